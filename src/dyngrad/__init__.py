@@ -1,0 +1,81 @@
+"""dyngrad: PyTorch's dynamic graph and autograd on NumPy, as a glass box.
+
+`import dyngrad as torch` and PyTorch code runs with the same values, gradients, grad_fn
+names, warnings and errors.
+"""
+
+from __future__ import annotations
+
+from . import autograd
+from ._tensor import Tensor
+from ._tensor_str import set_printoptions
+from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from .autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .backend import device
+from .backend.dtypes import (
+    bfloat16,
+    bool_,
+    can_cast,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from .backend.dtypes import float_ as float  # noqa: A001
+from .backend.dtypes import int_ as int  # noqa: A001
+from .backend.random import Generator, default_generator, initial_seed, manual_seed, seed
+from .ops import FUNCTIONS as _FUNCTIONS
+from .ops import result_type
+from .size import Size
+
+globals().update(_FUNCTIONS)
+bool = bool_  # noqa: A001 - torch.bool
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj) -> bool:
+    """Matches `torch.is_tensor`."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input) -> bool:
+    return input.is_floating_point()
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+__all__ = sorted(set(_FUNCTIONS) | {
+    "Tensor", "Size", "autograd", "device", "dtype", "Generator", "manual_seed", "seed",
+    "initial_seed", "default_generator", "no_grad", "enable_grad", "set_grad_enabled",
+    "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "get_default_dtype",
+    "set_default_dtype", "set_printoptions", "promote_types", "result_type", "can_cast",
+    "is_tensor", "numel", "is_floating_point", "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled", "float32", "float64", "float16", "bfloat16", "int8",
+    "int16", "int32", "int64", "uint8", "bool", "float", "double", "half", "long", "int",
+    "short", "complex64", "complex128", "cfloat", "cdouble"})

@@ -1,0 +1,479 @@
+"""Tensor: an array plus autograd metadata (requires_grad, grad, grad_fn, version, base).
+
+Op methods (`add`, `sum`, `__mul__`, ...) are attached by `dyngrad.ops` from the op table;
+this module holds only what every tensor is.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+import weakref
+
+import numpy as np
+
+from .autograd.graph import AccumulateGrad
+from .backend import device_of, dtypes
+from .backend.dtypes import from_numpy_dtype
+
+__all__ = ["Tensor", "VersionCounter"]
+
+_PACKAGE_DIR = __file__.rsplit("/", 1)[0]
+
+
+class VersionCounter:
+    """# Note [Version counters]
+
+    Every in-place op bumps the counter of the tensor it writes. A view shares its base's
+    counter, and so does `detach()`: writing through any alias is seen by all. A node records
+    the version of each tensor it saves; at backward a changed version raises PyTorch's
+    "modified by an inplace operation" error. The counter also remembers which op wrote last
+    and from which line, so the error can name them (PyTorch cannot).
+    """
+
+    __slots__ = ("value", "last_op", "last_site")
+
+    def __init__(self):
+        self.value = 0
+        self.last_op = None
+        self.last_site = None
+
+    def bump(self, op_name: str) -> None:
+        self.value += 1
+        self.last_op = op_name
+        self.last_site = user_site()
+
+
+def user_site(depth: int = 2) -> tuple[str, int] | None:
+    """(file, line) of the nearest caller outside the dyngrad package."""
+    frame = sys._getframe(depth)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.")
+
+
+class Tensor:
+    """Matches `torch.Tensor`: an n-dimensional array that can record its history."""
+
+    __slots__ = ("_data", "_rg", "_fn", "_out_nr", "_grad", "_vc", "_base", "_view_chain",
+                 "_view_ver", "_hooks", "_retains", "_accum", "_post_hooks", "__dict__",
+                 "__weakref__")
+    __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
+
+    def __new__(cls, *args, **kwargs):
+        self = object.__new__(cls)
+        self._init(np.empty((0,), np.float32), False, None)
+        return self
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            from .ops.creation import legacy_tensor  # torch.Tensor(2, 3) / torch.Tensor([..])
+
+            self._data = legacy_tensor(*args, **kwargs)
+
+    def _init(self, data, requires_grad: bool, grad_fn, output_nr: int = 0) -> None:
+        self._data = data
+        self._rg = requires_grad
+        self._fn = grad_fn
+        self._out_nr = output_nr
+        self._grad = None
+        self._vc = VersionCounter()
+        self._base = None
+        self._view_chain = None
+        self._view_ver = 0
+        self._hooks = None
+        self._retains = False
+        self._accum = None
+        self._post_hooks = None
+
+    @classmethod
+    def _wrap(cls, data, requires_grad: bool = False, grad_fn=None, output_nr: int = 0):
+        # The hot-path constructor: no validation, the array is taken as is.
+        self = object.__new__(cls)
+        self._data = data
+        self._rg = requires_grad
+        self._fn = grad_fn
+        self._out_nr = output_nr
+        self._grad = None
+        self._vc = VersionCounter()
+        self._base = None
+        self._view_chain = None
+        self._view_ver = 0
+        self._hooks = None
+        self._retains = False
+        self._accum = None
+        self._post_hooks = None
+        return self
+
+    # ---- array facts ----------------------------------------------------------------------
+    @property
+    def shape(self):
+        from .size import Size
+
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        """Matches `torch.Tensor.size`."""
+        if dim is None:
+            return self.shape
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self):
+        return device_of(self._data)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.type == "cpu"
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.nbytes)
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f" or self._data.dtype == dtypes.bfloat16.np
+
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def stride(self, dim: int | None = None):
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
+
+    def storage_offset(self) -> int:
+        base = self._base._data if self._base is not None else self._data
+        start = base.__array_interface__["data"][0]
+        return (self._data.__array_interface__["data"][0] - start) // self._data.itemsize
+
+    def data_ptr(self) -> int:
+        return self._data.__array_interface__["data"][0]
+
+    def untyped_storage(self):
+        return _Storage(self._base._data if self._base is not None else self._data)
+
+    # ---- conversions ------------------------------------------------------------------------
+    def item(self):
+        """Matches `torch.Tensor.item`: the one element as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item() if self._data.dtype != dtypes.bfloat16.np \
+            else float(self._data.reshape(()))
+
+    def tolist(self):
+        if self._data.dtype == dtypes.bfloat16.np:
+            return self._data.astype(np.float32).tolist()
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """Matches `torch.Tensor.numpy`: shares memory; refuses a tensor that requires grad."""
+        if self._rg and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead.")
+        if type(self._data) is not np.ndarray:
+            if not force:
+                raise TypeError(
+                    f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
+                    "to copy the tensor to host memory first.")
+            return self._data.get()
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if self._rg:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead.")
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                "Boolean value of Tensor with more than one value is ambiguous"
+                if self._data.size > 1 else
+                "Boolean value of Tensor with no values is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self._data.reshape(()))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def _scalar(self, kind: str):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(())
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        from ._tensor_str import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and not self._rg and spec:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (self._data.copy(), self._rg))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                "this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001")
+        new = type(self).__new__(type(self))
+        new._init(self._data.copy(), self._rg, None)
+        if type(self) is not Tensor:
+            new.__dict__.update(self.__dict__)
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+    # ---- autograd metadata --------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self._fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if value and not (self.is_floating_point() or self.is_complex()):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._rg = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Matches `torch.Tensor.requires_grad_`."""
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        if self._base is not None and self._view_ver != self._vc.value:
+            from .autograd.views import refresh_view
+
+            refresh_view(self)
+        return self._fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._fn is None
+
+    @property
+    def grad(self):
+        if self._fn is not None and not self._retains:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains
+
+    def retain_grad(self) -> None:
+        """Matches `torch.Tensor.retain_grad`: keep `.grad` on a non-leaf after backward."""
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._fn is None or self._retains:
+            return
+        self._retains = True
+        self.grad_fn._retain_grad_of(self, self._out_nr)
+
+    @property
+    def _version(self) -> int:
+        return self._vc.value
+
+    @property
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    def is_view(self) -> bool:
+        return self._base is not None
+
+    @property
+    def data(self) -> Tensor:
+        # Note [.data]: a new tensor on the same array, with its own version counter, so
+        # writes through it are invisible to autograd: the reason `.data` is discouraged.
+        return Tensor._wrap(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+
+    def detach(self) -> Tensor:
+        """Matches `torch.Tensor.detach`: same array, no history, shared version counter."""
+        out = Tensor._wrap(self._data)
+        out._vc = self._vc
+        return out
+
+    def detach_(self) -> Tensor:
+        """Matches `torch.Tensor.detach_`."""
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self._fn = None
+        self._rg = False
+        self._out_nr = 0
+        return self
+
+    def register_hook(self, hook):
+        """Matches `torch.Tensor.register_hook`: `hook(grad)` may return a new gradient."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        if self._fn is not None:
+            return self.grad_fn._register_tensor_hook(self._out_nr, hook)
+        from .autograd.graph import RemovableHandle
+
+        if self._hooks is None:
+            self._hooks = {}
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Matches `torch.Tensor.register_post_accumulate_grad_hook`: `hook(tensor)`."""
+        if self._fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        from .autograd.graph import RemovableHandle
+
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        handle = RemovableHandle(self._post_hooks)
+        self._post_hooks[handle.id] = hook
+        return handle
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Matches `torch.Tensor.backward`."""
+        from .autograd.engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def grad_accumulator(tensor: Tensor) -> AccumulateGrad:
+    """The one AccumulateGrad node of a leaf, shared by every graph that uses the leaf."""
+    ref = tensor._accum
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(tensor)
+        tensor._accum = weakref.ref(node)
+    return node
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+class _Storage:
+    """Just enough of `untyped_storage()` to compare data pointers and sizes."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def data_ptr(self) -> int:
+        return self._array.__array_interface__["data"][0]
+
+    def nbytes(self) -> int:
+        return int(self._array.nbytes)
+
+    def size(self) -> int:
+        return int(self._array.nbytes)
+
+
+def _rebuild(data, requires_grad):
+    return Tensor._wrap(data, requires_grad)

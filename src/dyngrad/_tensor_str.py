@@ -1,0 +1,183 @@
+"""`repr(tensor)` exactly as PyTorch prints it, and `set_printoptions`."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .backend import dtypes
+
+__all__ = ["tensor_repr", "set_printoptions"]
+
+
+@dataclass
+class _PrintOptions:
+    precision: int = 4
+    threshold: float = 1000
+    edgeitems: int = 3
+    linewidth: int = 80
+    sci_mode: bool | None = None
+
+
+PRINT_OPTS = _PrintOptions()
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None) -> None:
+    """Matches `torch.set_printoptions`."""
+    if profile == "default":
+        PRINT_OPTS.__init__()
+    elif profile == "short":
+        PRINT_OPTS.__init__(precision=2, threshold=1000, edgeitems=2, linewidth=80)
+    elif profile == "full":
+        PRINT_OPTS.__init__(precision=4, threshold=math.inf, edgeitems=3, linewidth=80)
+    for name, value in (("precision", precision), ("threshold", threshold),
+                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if value is not None:
+            setattr(PRINT_OPTS, name, value)
+    PRINT_OPTS.sci_mode = sci_mode
+
+
+class _Formatter:
+    """Chooses integer, fixed or scientific notation and one width for all elements."""
+
+    def __init__(self, values: np.ndarray):
+        self.floating = values.dtype.kind in "fc"
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        p = PRINT_OPTS.precision
+        flat = values.reshape(-1)
+        if not self.floating:
+            for v in flat.tolist():
+                self.max_width = max(self.max_width, len(str(v)))
+            return
+        finite = flat[np.isfinite(flat) & (flat != 0)]
+        if finite.size == 0:
+            return
+        absolute = np.abs(finite.astype(np.float64))
+        lo, hi = absolute.min(), absolute.max()
+        self.int_mode = bool(np.all(finite == np.ceil(finite)))
+        if self.int_mode:
+            if hi / lo > 1000.0 or hi > 1.0e8:
+                self.sci_mode = True
+                widths = [len(f"{v:.{p}e}") for v in finite.tolist()]
+            else:
+                widths = [len(f"{v:.0f}") + 1 for v in finite.tolist()]
+        elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
+            self.sci_mode = True
+            widths = [len(f"{v:.{p}e}") for v in finite.tolist()]
+        else:
+            widths = [len(f"{v:.{p}f}") for v in finite.tolist()]
+        self.max_width = max([self.max_width] + widths)
+        if PRINT_OPTS.sci_mode is not None:
+            self.sci_mode = PRINT_OPTS.sci_mode
+
+    def format(self, value) -> str:
+        p = PRINT_OPTS.precision
+        if self.floating:
+            if self.sci_mode:
+                text = f"{value:{self.max_width}.{p}e}"
+            elif self.int_mode:
+                text = f"{value:.0f}"
+                if not (math.isinf(value) or math.isnan(value)):
+                    text += "."
+            else:
+                text = f"{value:.{p}f}"
+        else:
+            text = str(value)
+        return " " * (self.max_width - len(text)) + text
+
+
+def _vector(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / (fmt.max_width + 2))))
+    edge = PRINT_OPTS.edgeitems
+    if summarize and values.shape[0] > 2 * edge:
+        data = ([fmt.format(v) for v in values[:edge].tolist()] + [" ..."]
+                + [fmt.format(v) for v in values[-edge:].tolist()])
+    else:
+        data = [fmt.format(v) for v in values.tolist()]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _nested(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    ndim = values.ndim
+    if ndim == 0:
+        return fmt.format(values.item())
+    if ndim == 1:
+        return _vector(values, indent, summarize, fmt)
+    edge = PRINT_OPTS.edgeitems
+    if summarize and values.shape[0] > 2 * edge:
+        rows = ([_nested(values[i], indent + 1, summarize, fmt) for i in range(edge)] + ["..."]
+                + [_nested(values[i], indent + 1, summarize, fmt)
+                   for i in range(values.shape[0] - edge, values.shape[0])])
+    else:
+        rows = [_nested(values[i], indent + 1, summarize, fmt) for i in range(values.shape[0])]
+    return "[" + ("," + "\n" * (ndim - 1) + " " * (indent + 1)).join(rows) + "]"
+
+
+def _summarized(values: np.ndarray) -> np.ndarray:
+    edge = PRINT_OPTS.edgeitems
+    if values.ndim == 0:
+        return values
+    if values.ndim == 1:
+        if values.shape[0] > 2 * edge:
+            return np.concatenate([values[:edge], values[-edge:]])
+        return values
+    if values.shape[0] > 2 * edge:
+        parts = [_summarized(values[i]) for i in list(range(edge)) +
+                 list(range(values.shape[0] - edge, values.shape[0]))]
+    else:
+        parts = [_summarized(v) for v in values]
+    return np.stack(parts)
+
+
+def _tensor_str(values: np.ndarray, indent: int) -> str:
+    summarize = values.size > PRINT_OPTS.threshold
+    if values.dtype in (np.float16, dtypes.bfloat16.np):
+        values = values.astype(np.float32)
+    fmt = _Formatter(_summarized(values) if summarize else values)
+    return _nested(values, indent, summarize, fmt)
+
+
+def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
+    parts = [text]
+    last_line_len = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line_len += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)
+
+
+def tensor_repr(t, prefix: str = "tensor(") -> str:
+    indent = len(prefix)
+    values = t._data if type(t._data) is np.ndarray else t._data.get()
+    dtype = t.dtype
+    default = dtypes.get_default_dtype()
+    suffixes = []
+    if t.device.type != "cpu":
+        suffixes.append(f"device='{t.device}'")
+    if values.size == 0:
+        if values.ndim != 1:
+            suffixes.append(f"size={tuple(values.shape)}")
+        if dtype is not default:
+            suffixes.append(f"dtype={dtype}")
+        body = "[]"
+    else:
+        if dtype not in (default, default.to_complex(), dtypes.int64, dtypes.bool_):
+            suffixes.append(f"dtype={dtype}")
+        body = _tensor_str(values, indent)
+    fn = t.grad_fn
+    if fn is not None:
+        suffixes.append(f"grad_fn=<{fn.name()}>")
+    elif t._rg:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent)

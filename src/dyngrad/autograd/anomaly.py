@@ -1,0 +1,101 @@
+"""Anomaly detection: nodes remember the forward stack; NaN in backward raises at its node."""
+
+from __future__ import annotations
+
+import threading
+import traceback
+import warnings
+
+__all__ = ["set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled"]
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.enabled = False
+        self.check_nan = True
+
+
+state = _State()
+
+
+def is_anomaly_enabled() -> bool:
+    """Matches `torch.is_anomaly_enabled`."""
+    return state.enabled
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """Matches `torch.is_anomaly_check_nan_enabled`."""
+    return state.check_nan
+
+
+def record(node) -> None:
+    """Keep the forward stack of a node (only in anomaly mode: capturing it is costly)."""
+    node._trace = traceback.format_stack()[:-3]
+
+
+class set_detect_anomaly:
+    """Matches `torch.autograd.set_detect_anomaly(mode, check_nan=True)`."""
+
+    def __init__(self, mode: bool, check_nan: bool = True):
+        self.prev = (state.enabled, state.check_nan)
+        state.enabled = bool(mode)
+        state.check_nan = bool(check_nan)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        state.enabled, state.check_nan = self.prev
+
+
+class detect_anomaly:
+    """Matches `torch.autograd.detect_anomaly`: a context manager and decorator."""
+
+    def __init__(self, check_nan: bool = True):
+        self.check_nan = check_nan
+        self.prev = (False, True)
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and "
+            "should only be enabled for debugging.", UserWarning, stacklevel=2)
+
+    def __enter__(self):
+        self.prev = (state.enabled, state.check_nan)
+        state.enabled = True
+        state.check_nan = self.check_nan
+        return self
+
+    def __exit__(self, *exc):
+        state.enabled, state.check_nan = self.prev
+
+    def __call__(self, func):
+        import functools
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self:
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+def forward_trace_warning(node) -> None:
+    """PyTorch's warning that shows the forward call of the node whose backward failed."""
+    if node._trace is None:
+        return
+    warnings.warn(
+        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+        + "".join(node._trace), UserWarning, stacklevel=2)
+
+
+def check_nan(node, grads) -> None:
+    for i, g in enumerate(grads):
+        if g is not None and g._data.dtype.kind in "fc" and _has_nan(g._data):
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               "output.")
+
+
+def _has_nan(array) -> bool:
+    import numpy as np
+
+    return bool(np.isnan(array).any())

@@ -1,0 +1,334 @@
+"""The engine: walks the graph backward from outputs; `backward()` and `autograd.grad()`.
+
+# Note [Engine order]
+# A node runs once every node that feeds it a gradient has run (dependency counts from one
+# walk of the graph). Among ready nodes the most recently created runs first, as in PyTorch,
+# and AccumulateGrad nodes run as soon as they are ready. With `inputs=` (or in `grad()`)
+# only the nodes on a path to those inputs run.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from .._tensor import Tensor
+from ..backend import dtypes
+from . import anomaly
+from .graph import AccumulateGrad
+from .grad_mode import state as grad_state
+
+__all__ = ["backward", "grad"]
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _root_grads(outputs, grad_outputs, create_graph: bool) -> list:
+    from ..ops.creation import ones_like
+
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out._rg and out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if out._rg and not out.is_floating_point():
+                raise RuntimeError("grad can be implicitly created only for real scalar "
+                                   f"outputs but got {out.dtype}")
+            grads.append(ones_like(out) if out._rg else None)
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError("gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
+        if g._data.shape != out._data.shape:
+            from ..size import Size
+
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
+                f"output[{i}] has a shape of {Size(out._data.shape)}.")
+        if g.is_floating_point() != out.is_floating_point():
+            raise TypeError(f"For complex Tensors, both grad_output and output are required to "
+                            f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a "
+                            f"dtype of {g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+        grads.append(g)
+    return grads
+
+
+def _roots(outputs) -> list:
+    from ..ops.registry import edge
+
+    roots = []
+    for i, out in enumerate(outputs):
+        if not out._rg:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               f"have a grad_fn" + _no_grad_reason(out))
+        roots.append(edge(out))
+    return roots
+
+
+def _no_grad_reason(t) -> str:
+    from .errors import explain_no_grad
+
+    return explain_no_grad(t)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None) -> None:
+    """Matches `torch.autograd.backward`: accumulate gradients into leaves' `.grad`."""
+    outputs = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+    if grad_tensors is None:
+        grad_tensors = (None,) * len(outputs)
+    if len(grad_tensors) != len(outputs):
+        raise RuntimeError(f"got {len(grad_tensors)} tensors and {len(outputs)} gradients")
+    if retain_graph is None:
+        retain_graph = create_graph
+    inputs = _as_tuple(inputs)
+    if inputs is not None and len(inputs) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    roots = _roots(outputs)
+    grads = _root_grads(outputs, grad_tensors, create_graph)
+    if inputs is None:
+        _execute(roots, grads, retain_graph, create_graph)
+        return
+    targets = _targets(inputs, "backward")
+    captured = _execute(roots, grads, retain_graph, create_graph, targets, accumulate=True)
+    for t, g in zip(inputs, captured):
+        if t._fn is not None and g is not None:  # non-leaf inputs accumulate too
+            _accumulate_into(t, g, create_graph, shared=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False,
+         materialize_grads=False) -> tuple:
+    """Matches `torch.autograd.grad`: return d(outputs)/d(inputs); no `.grad` is touched."""
+    if is_grads_batched:
+        raise NotImplementedError("dyngrad does not implement torch.autograd.grad("
+                                  "is_grads_batched=True)")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got "
+                           f"{len(grad_outputs)} and {len(outputs)}")
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not t._rg:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    roots = _roots(outputs)
+    grads = _root_grads(outputs, grad_outputs, create_graph)
+    targets = _targets(inputs, "grad")
+    captured = _execute(roots, grads, retain_graph, create_graph, targets, accumulate=False)
+    result = []
+    for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is None:
+            if materialize_grads:
+                from ..ops.creation import zeros_like
+
+                g = zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
+        elif not create_graph:
+            g = g.detach()
+        result.append(g)
+    return tuple(result)
+
+
+def _targets(inputs, caller: str) -> dict:
+    from ..ops.registry import edge
+
+    targets: dict = {}
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{caller}: inputs must be Tensors, got {type(t).__name__}")
+        if not t._rg and caller == "backward":
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        targets.setdefault(edge(t), []).append(i)
+    return targets
+
+
+def _graph(roots) -> tuple[dict, dict]:
+    """Dependency counts of every node under the roots, and each node's parents."""
+    deps: dict = {}
+    parents: dict = {}
+    stack = [n for n, _ in roots if n is not None]
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            parents.setdefault(child, []).append(node)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps, parents
+
+
+def _needed(targets: dict, parents: dict) -> set:
+    needed = {node for node, _ in targets}
+    stack = list(needed)
+    while stack:
+        for parent in parents.get(stack.pop(), ()):
+            if parent not in needed:
+                needed.add(parent)
+                stack.append(parent)
+    return needed
+
+
+def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
+             accumulate=True):
+    deps, parents = _graph(roots)
+    needed = _needed(targets, parents) if targets is not None else None
+    captured = [None] * (sum(len(v) for v in targets.values()) if targets else 0)
+    buffers: dict = {}
+    dispatched: dict = {}  # id(grad) -> times handed on as is; >1 means an AccumulateGrad copies
+    for (node, nr), g in zip(roots, grads):
+        if g is None:
+            continue
+        slot = buffers.setdefault(node, [None] * node._n_outputs)
+        slot[nr] = g if slot[nr] is None else slot[nr] + g
+        dispatched[id(slot[nr])] = 2
+    ready = []
+    for node in buffers:
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._seq, id(node), node))
+    prev_mode = grad_state.enabled
+    grad_state.enabled = create_graph
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            buf = buffers.pop(node, None)
+            if buf is None:
+                buf = [None] * node._n_outputs
+            _run_tensor_hooks(node, buf, create_graph)
+            if targets is not None:
+                for nr, g in enumerate(buf):
+                    for index in targets.get((node, nr), ()):
+                        captured[index] = g
+            if type(node) is AccumulateGrad:
+                if accumulate and (needed is None or node in needed) and buf[0] is not None:
+                    _accumulate_into(node.variable, buf[0], create_graph,
+                                     dispatched.get(id(buf[0]), 0) > 1)
+                continue
+            if needed is not None and node not in needed:
+                continue
+            outs = _call(node, buf, keep_graph) if any(g is not None for g in buf) else None
+            for i, (child, nr) in enumerate(node.next_functions):
+                if child is None:
+                    continue
+                g = outs[i] if outs is not None else None
+                if g is not None:
+                    slot = buffers.setdefault(child, [None] * child._n_outputs)
+                    if slot[nr] is None:
+                        slot[nr] = g
+                        dispatched[id(g)] = dispatched.get(id(g), 0) + 1
+                    else:
+                        slot[nr] = slot[nr] + g
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(ready, (-child._seq, id(child), child))
+    finally:
+        grad_state.enabled = prev_mode
+    return captured
+
+
+def _call(node, buf: list, keep_graph: bool) -> tuple:
+    grads = tuple(buf)
+    if node._pre_hooks:
+        for hook in tuple(node._pre_hooks.values()):
+            result = hook(grads)
+            if result is not None:
+                grads = tuple(result)
+    try:
+        outs = node.apply(grads)
+    except Exception:
+        if anomaly.state.enabled:
+            anomaly.forward_trace_warning(node)
+        raise
+    if len(outs) != len(node.next_functions):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(node.next_functions)}, got {len(outs)})")
+    if anomaly.state.enabled and anomaly.state.check_nan:
+        try:
+            anomaly.check_nan(node, outs)
+        except RuntimeError:
+            anomaly.forward_trace_warning(node)
+            raise
+    if node._hooks:
+        for hook in tuple(node._hooks.values()):
+            result = hook(outs, grads)
+            if result is not None:
+                outs = tuple(result)
+    if not keep_graph:
+        node.release()
+    return outs
+
+
+def _run_tensor_hooks(node, buf: list, create_graph: bool) -> None:
+    hooks = node._tensor_hooks if type(node) is not AccumulateGrad else None
+    if hooks:
+        for nr, fns in hooks.items():
+            for hook in tuple(fns.values()):
+                if buf[nr] is not None:
+                    result = hook(buf[nr])
+                    if result is not None:
+                        buf[nr] = result
+    if type(node) is AccumulateGrad and node.variable._hooks and buf[0] is not None:
+        for hook in tuple(node.variable._hooks.values()):
+            result = hook(buf[0])
+            if result is not None:
+                buf[0] = result
+    if node._retains:  # retain_grad runs after the other hooks, as in PyTorch 2
+        for nr, ref in node._retains.items():
+            tensor = ref()
+            if tensor is not None and buf[nr] is not None:
+                _retain(tensor, buf[nr], create_graph)
+
+
+def _retain(tensor: Tensor, g: Tensor, create_graph: bool) -> None:
+    if tensor._grad is None:
+        tensor._grad = g if create_graph else Tensor._wrap(g._data.copy())
+    else:
+        tensor._grad = tensor._grad + g if create_graph else Tensor._wrap(tensor._grad._data
+                                                                          + g._data)
+
+
+def _accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) -> None:
+    """AccumulateGrad: add a gradient into `var.grad` (in place unless create_graph)."""
+    if g._data.dtype != var._data.dtype and var._fn is None:
+        g = g.to(dtypes.from_numpy_dtype(var._data.dtype))
+    current = var._grad
+    if current is None:
+        if create_graph:
+            var._grad = g
+        else:
+            data = g._data
+            if shared or data.base is not None or not data.flags.writeable:
+                data = data.copy()
+            var._grad = Tensor._wrap(data)
+    elif create_graph or current._rg:
+        var._grad = current + g
+    else:
+        data = current._data
+        if not data.flags.writeable:
+            current._data = data + g._data
+        else:
+            data += g._data
+        current._vc.bump("AccumulateGrad")
+    if var._post_hooks:
+        for hook in tuple(var._post_hooks.values()):
+            hook(var)

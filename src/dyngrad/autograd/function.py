@@ -1,0 +1,230 @@
+"""Custom differentiable functions: `autograd.Function` with `forward(ctx, ...)`/`backward`.
+
+As in PyTorch, `ctx` *is* the backward node (`CustomScaleBackward`), so what forward saves
+on it lives exactly as long as the graph does.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .._tensor import Tensor
+from .graph import SECOND_BACKWARD, Node
+from .grad_mode import no_grad
+from .grad_mode import state as grad_state
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+
+class FunctionCtx:
+    """What `forward` can tell `backward` (PyTorch's `FunctionCtx`)."""
+
+    def save_for_backward(self, *tensors) -> None:
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors) -> None:
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self._materialize = bool(value)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._saved is None:
+            raise RuntimeError(SECOND_BACKWARD)
+        out = []
+        for t, version in self._saved:
+            if t is not None and t._vc.value != version:
+                from ..ops.registry import edge  # noqa: F401  (keeps import order simple)
+                from .errors import modified_inplace_error
+
+                raise modified_inplace_error(self, "saved_tensors", t, version, t._fn,
+                                             t._out_nr)
+            out.append(t)
+        return tuple(out)
+
+    saved_variables = saved_tensors
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node of a custom Function; also the `ctx` its forward and backward receive."""
+
+    _function: type = None
+
+    def __init__(self):
+        Node.__init__(self, ())
+        self._to_save = ()
+        self._saved = ()
+        self._dirty = ()
+        self._non_differentiable = ()
+        self._materialize = True
+        self._arg_is_tensor = ()
+        self._input_meta = ()
+        self._output_meta = ()
+        self.needs_input_grad = ()
+
+    @property
+    def _n_outputs(self) -> int:
+        return len(self._output_meta)
+
+    def apply(self, grads):
+        if self._materialize:
+            from ..ops.creation import zeros
+
+            grads = tuple(zeros(shape, dtype=dtype) if g is None else g
+                          for g, (shape, dtype) in zip(grads, self._output_meta))
+        result = self._function.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n_args = len(self._arg_is_tensor)
+        if len(result) != n_args:
+            if len(result) > n_args and all(r is None for r in result[n_args:]):
+                result = result[:n_args]
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                                   f"gradients (expected {n_args}, got {len(result)})")
+        return tuple(self._check(i, g) for i, g in enumerate(result) if self._arg_is_tensor[i])
+
+    def _check(self, i: int, g):
+        if g is None:
+            return None
+        if not isinstance(g, Tensor):
+            raise TypeError(f"function {self.name()} returned a gradient of type "
+                            f"{type(g).__name__} at index {i}; expected a Tensor or None")
+        shape, dtype = self._input_meta[i]
+        if g._data.shape != shape:
+            import numpy as np
+
+            try:
+                np.broadcast_shapes(g._data.shape, shape)
+                g = g.sum_to_size(shape)
+            except (ValueError, RuntimeError):
+                raise RuntimeError(
+                    f"Function {self.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(g._data.shape)} but expected shape compatible with "
+                    f"{list(shape)}") from None
+        if g.dtype is not dtype and dtype.is_floating_point:
+            g = g.to(dtype)
+        return g
+
+    def release(self) -> None:
+        self._saved = None
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_function": cls})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Matches `torch.autograd.Function`: subclass with static forward and backward."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward "
+                                  "mode AD.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    vjp = backward
+
+    def __init__(self, *args, **kwargs):
+        import warnings
+
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.", DeprecationWarning,
+            stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run forward without recording, then make the outputs' history this function."""
+        ctx = cls._backward_cls()
+        tracking = grad_state.enabled and any(isinstance(a, Tensor) and a._rg for a in args)
+        ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        ctx.needs_input_grad = tuple(tracking and isinstance(a, Tensor) and a._rg
+                                     for a in args)
+        ctx._input_meta = tuple((a._data.shape, a.dtype) if isinstance(a, Tensor) else None
+                                for a in args)
+        custom_setup = cls.setup_context is not Function.setup_context
+        with no_grad():
+            if custom_setup:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        return _wrap_outputs(ctx, args, output, tracking)
+
+
+def _wrap_outputs(ctx, args, output, tracking: bool):
+    from ..ops.registry import edge
+    from .views import check_inplace_allowed
+
+    single = not isinstance(output, tuple)
+    outputs = (output,) if single else output
+    inputs = {id(a): a for a in args if isinstance(a, Tensor)}
+    dirty = {id(t) for t in ctx._dirty}
+    non_diff = {id(t) for t in ctx._non_differentiable}
+    if tracking:
+        ctx.next_functions = tuple(edge(a) if a._rg else (None, 0)
+                                   for a in args if isinstance(a, Tensor))
+    results = []
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            results.append(out)
+            continue
+        if id(out) in dirty:
+            out._vc.bump(f"{ctx.name()[:-8]}.forward (mark_dirty)")
+            if tracking:
+                check_inplace_allowed(out)
+        elif id(out) in inputs:
+            out = out.detach()  # an input returned as is: a new tensor on the same array
+        if tracking and out._data.dtype.kind in "fc" and id(out) not in non_diff:
+            if id(out) in dirty and out._base is not None:
+                from .views import rebase_history
+
+                rebase_history(out, ctx)
+            else:
+                out._fn, out._out_nr, out._rg = ctx, i, True
+        elif id(out) not in dirty:
+            out._rg = False
+        results.append(out)
+    ctx._output_meta = tuple((o._data.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
+                             for o in outputs)
+    ctx._saved = tuple((t, t._vc.value if t is not None else 0) for t in ctx._to_save)
+    ctx._to_save = ()
+    return results[0] if single else tuple(results)
+
+
+def once_differentiable(fn):
+    """Matches `torch.autograd.function.once_differentiable`: backward runs without grad."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            return fn(ctx, *args)
+
+    return wrapper

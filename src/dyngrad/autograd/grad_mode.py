@@ -1,0 +1,151 @@
+"""Grad modes: `no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode` (thread-local)."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled"]
+
+
+class _State(threading.local):
+    # Note [Grad mode]
+    # One flag per thread, read by every op before it builds a node: PyTorch's grad mode is
+    # thread-local, so a no_grad block in a DataLoader worker thread leaves the main one alone.
+    def __init__(self):
+        self.enabled = True
+        self.inference = False
+
+
+state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """Matches `torch.is_grad_enabled`."""
+    return state.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """Matches `torch.is_inference_mode_enabled`."""
+    return state.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions (and generators), as PyTorch's do."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise TypeError(f"{type(self).__name__} cannot decorate a class")
+        if inspect.isgeneratorfunction(func):
+            return self._wrap_generator(func)
+
+        @functools.wraps(func)
+        def decorated(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return decorated
+
+    def _wrap_generator(self, func):
+        @functools.wraps(func)
+        def decorated(*args, **kwargs):
+            gen = func(*args, **kwargs)
+            with self.clone():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    gen.close()
+                    raise
+                except BaseException as exc:  # forward throw() into the generator
+                    with self.clone():
+                        response = gen.throw(exc)
+                else:
+                    with self.clone():
+                        try:
+                            response = gen.send(request)
+                        except StopIteration as stop:
+                            return stop.value
+
+        return decorated
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_DecoratorContextManager):
+    """Matches `torch.no_grad`: ops inside record no graph."""
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = False
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Matches `torch.enable_grad`."""
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = True
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Matches `torch.set_grad_enabled`: takes effect at once, and also works as a context."""
+
+    def __init__(self, mode: bool):
+        self.prev = state.enabled
+        self.mode = bool(mode)
+        state.enabled = self.mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Matches `torch.inference_mode`: like no_grad; tensors made inside are inference tensors.
+
+    dyngrad departs from torch in one way: an inference tensor used later under grad mode is
+    treated as a constant instead of raising.
+    """
+
+    def __init__(self, mode: bool = True):
+        self.mode = bool(mode)
+        self.prev = (True, False)
+
+    def __new__(cls, mode_or_func=True):
+        if callable(mode_or_func) and not isinstance(mode_or_func, bool):
+            return cls()(mode_or_func)
+        return super().__new__(cls)
+
+    def __enter__(self):
+        self.prev = (state.enabled, state.inference)
+        if self.mode:
+            state.enabled = False
+            state.inference = True
+
+    def __exit__(self, *exc):
+        state.enabled, state.inference = self.prev
+
+    def clone(self):
+        return type(self)(self.mode)

@@ -1,0 +1,169 @@
+"""Graph nodes: the base `Node`, `AccumulateGrad` for leaves, hooks and saved-tensor checks.
+
+# Note [Graph ownership]
+# An output tensor points to its node (`grad_fn`); a node points to the nodes of its inputs
+# (`next_functions`) and to what it saved; nothing points back from a node to its outputs.
+# A graph is therefore freed by reference counting as soon as its last tensor goes. A node
+# that must save its own output keeps only the array and the version counter (see
+# `SavedOutput`), and rebuilds a tensor whose grad_fn is the node when a formula asks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "SavedOutput", "describe"]
+
+_sequence = itertools.count()
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+class RemovableHandle:
+    """Matches `torch.utils.hooks.RemovableHandle`: `remove()` unregisters a hook."""
+
+    __slots__ = ("_store", "id")
+    _ids = itertools.count()
+
+    def __init__(self, store: dict):
+        self._store = store
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        self._store.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class Node:
+    """A step of the backward graph; matches `torch.autograd.graph.Node`.
+
+    Subclasses implement `apply(grads)`: the gradients of the forward outputs in, one
+    gradient per entry of `next_functions` out (None where an input needs none).
+    """
+
+    __slots__ = ("next_functions", "_seq", "_hooks", "_pre_hooks", "_tensor_hooks",
+                 "_retains", "_trace", "metadata", "__weakref__")
+    _n_outputs = 1
+
+    def __init__(self, next_functions=()):
+        self.next_functions = next_functions
+        self._seq = next(_sequence)
+        self._hooks = None
+        self._pre_hooks = None
+        self._tensor_hooks = None
+        self._retains = None
+        self._trace = None
+        self.metadata = None
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    def __call__(self, *grads):
+        return self.apply(grads)
+
+    def apply(self, grads: tuple) -> tuple:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Drop saved buffers after a backward without retain_graph."""
+
+    # hooks -------------------------------------------------------------------------------
+    def register_hook(self, fn) -> RemovableHandle:
+        """Matches `Node.register_hook`: `fn(grad_inputs, grad_outputs)` after the node runs."""
+        if self._hooks is None:
+            self._hooks = {}
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = fn
+        return handle
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """Matches `Node.register_prehook`: `fn(grad_outputs)` before the node runs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        handle = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[handle.id] = fn
+        return handle
+
+    def _register_tensor_hook(self, output_nr: int, fn) -> RemovableHandle:
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        store = self._tensor_hooks.setdefault(output_nr, {})
+        handle = RemovableHandle(store)
+        store[handle.id] = fn
+        return handle
+
+    def _retain_grad_of(self, tensor, output_nr: int) -> None:
+        # weak: the node must not keep its own output alive (see Note [Graph ownership])
+        if self._retains is None:
+            self._retains = {}
+        self._retains[output_nr] = weakref.ref(tensor)
+
+    @property
+    def _saved_tensor_names(self) -> tuple:
+        return ()
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: adds incoming gradients into `variable.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__(())
+        self.variable = variable
+        self._seq = float("inf")  # run as soon as ready, as PyTorch does
+
+    def apply(self, grads):
+        raise RuntimeError("AccumulateGrad is run by the engine")
+
+
+class SavedOutput:
+    """An op's own output, saved without a reference back to the op's node."""
+
+    __slots__ = ("tensor", "output_nr")
+
+    def __init__(self, tensor, output_nr: int):
+        self.tensor = tensor
+        self.output_nr = output_nr
+
+
+def describe(tensor_or_node, file=None) -> str:
+    """A text picture of the backward graph under `tensor_or_node`, one node a line."""
+    node = getattr(tensor_or_node, "grad_fn", tensor_or_node)
+    lines: list[str] = []
+    seen: set[int] = set()
+
+    def walk(n, depth):
+        if n is None:
+            return
+        label = n.name()
+        if isinstance(n, AccumulateGrad):
+            v = n.variable
+            label += f" (leaf {tuple(v.shape)} {v.dtype})"
+        if id(n) in seen:
+            lines.append("  " * depth + label + " (seen above)")
+            return
+        seen.add(id(n))
+        lines.append("  " * depth + label)
+        for child, _ in n.next_functions:
+            walk(child, depth + 1)
+
+    walk(node, 0)
+    text = "\n".join(lines)
+    if file is not None:
+        print(text, file=file)
+    return text

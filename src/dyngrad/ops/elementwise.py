@@ -1,0 +1,429 @@
+"""Elementwise ops: arithmetic, exp/log/trig, comparisons, clamp and where.
+
+Each op is one `defop` row: forward on arrays, one backward formula per input.
+"""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+from . import promotion
+from .registry import apply, apply_inplace, defop
+from .surface import public
+
+# ---- the table ------------------------------------------------------------------------------
+
+ADD = defop("add", lambda xp, x, y: x + y,
+            {"x": lambda g: g, "y": lambda g: g}, promote=promotion.binary)
+ADD_SCALED = defop("add_scaled", lambda xp, x, y, *, alpha: x + alpha * y,
+                   {"x": lambda g: g, "y": lambda g, alpha: g * alpha},
+                   node="AddBackward0", promote=promotion.binary)
+SUB = defop("sub", lambda xp, x, y: x - y,
+            {"x": lambda g: g, "y": lambda g: -g}, promote=promotion.binary)
+SUB_SCALED = defop("sub_scaled", lambda xp, x, y, *, alpha: x - alpha * y,
+                   {"x": lambda g: g, "y": lambda g, alpha: g * -alpha},
+                   node="SubBackward0", promote=promotion.binary)
+# y - x for a Python number y: PyTorch's `1 - x` is RsubBackward1, tensor-tensor RsubBackward0
+RSUB = defop("rsub", lambda xp, x, y: y - x,
+             {"x": lambda g: -g, "y": lambda g: g}, node="RsubBackward0",
+             promote=promotion.binary)
+RSUB_SCALAR = defop("rsub_scalar", lambda xp, x, y: y - x, {"x": lambda g: -g},
+                    node="RsubBackward1", promote=promotion.binary)
+MUL = defop("mul", lambda xp, x, y: x * y,
+            {"x": lambda g, y: g * y, "y": lambda g, x: g * x}, promote=promotion.binary)
+DIV = defop("div", lambda xp, x, y: x / y,
+            {"x": lambda g, y: g / y, "y": lambda g, x, y: -g * x / (y * y)},
+            promote=promotion.binary_floating)
+NEG = defop("neg", lambda xp, x: -x, {"x": lambda g: -g})
+RECIPROCAL = defop("reciprocal", lambda xp, x: 1 / x,
+                   {"x": lambda g, out: -g * out * out}, promote=promotion.floating)
+
+
+def _pow_scalar_grad(g, x, y):
+    # d(x^c)/dx = c x^(c-1); PyTorch returns exact zeros for c == 0 (no 0 * inf = nan)
+    if y == 0:
+        return g * 0
+    return g * (y * x.pow(y - 1))
+
+
+def _pow_base_grad(g, x, y):
+    return where(y == 0, 0.0, g * (y * x.pow(y - 1)))
+
+
+def _pow_exponent_grad(g, x, out):
+    # d(x^y)/dy = x^y log x, taken as 0 where x == 0 and y >= 0 (the limit PyTorch uses)
+    return g * where(x == 0, 0.0, out * x.log())
+
+
+def _log_scalar(x):
+    import math
+
+    return math.log(x)
+
+
+POW = defop("pow", lambda xp, x, y: x ** y, {"x": _pow_scalar_grad}, promote=promotion.binary)
+POW_TENSOR = defop("pow_tensor", lambda xp, x, y: x ** y,
+                   {"x": _pow_base_grad, "y": lambda g, x, y, out: _pow_exponent_grad(g, x, out)},
+                   node="PowBackward1", promote=promotion.binary)
+# a Python number raised to a tensor: torch.pow(2, x) / 2 ** x
+RPOW = defop("rpow", lambda xp, y, x: x ** y,
+             {"y": lambda g, x, out: g * out * _log_scalar(x) if x > 0 else g * 0},
+             node="PowBackward2", promote=promotion.binary)
+
+EXP = defop("exp", lambda xp, x: xp.exp(x), {"x": lambda g, out: g * out},
+            promote=promotion.floating)
+LOG = defop("log", lambda xp, x: xp.log(x), {"x": lambda g, x: g / x},
+            promote=promotion.floating)
+SQRT = defop("sqrt", lambda xp, x: xp.sqrt(x), {"x": lambda g, out: g / (2 * out)},
+             promote=promotion.floating)
+SIN = defop("sin", lambda xp, x: xp.sin(x), {"x": lambda g, x: g * x.cos()},
+            promote=promotion.floating)
+COS = defop("cos", lambda xp, x: xp.cos(x), {"x": lambda g, x: g * -x.sin()},
+            promote=promotion.floating)
+TANH = defop("tanh", lambda xp, x: xp.tanh(x), {"x": lambda g, out: g * (1 - out * out)},
+             promote=promotion.floating)
+SIGMOID = defop("sigmoid", lambda xp, x: _sigmoid(xp, x),
+                {"x": lambda g, out: g * (out * (1 - out))}, promote=promotion.floating)
+RELU = defop("relu", lambda xp, x: xp.maximum(x, 0, dtype=x.dtype),
+             {"x": lambda g, out: g * (out > 0)})
+ABS = defop("abs", lambda xp, x: xp.abs(x), {"x": lambda g, x: g * x.sign()})
+SIGN = defop("sign", lambda xp, x: xp.sign(x), {"x": lambda g: g * 0})
+CLAMP = defop("clamp", lambda xp, x, *, min, max: _clip(xp, x, min, max),
+              {"x": lambda g, x, min, max: g * _in_bounds(x, min, max)}, node="ClampBackward1")
+CLAMP_TENSOR = defop(
+    "clamp_tensor", lambda xp, x, lo, hi: _clip(xp, x, lo, hi),
+    {"x": lambda g, x, lo, hi: g * _in_bounds(x, lo, hi),
+     "lo": lambda g, x, lo: g * (x < lo),
+     "hi": lambda g, x, hi: g * (x > hi)},
+    node="ClampBackward0", promote=promotion.binary)
+WHERE = defop("where", lambda xp, condition, x, y: xp.where(condition, x, y),
+              {"x": lambda g, condition: where(condition, g, 0.0),
+               "y": lambda g, condition: where(condition, 0.0, g)},
+              promote=lambda arrays, args: [arrays[0]] + promotion.binary(arrays[1:], args[1:]))
+
+
+def _tie_split(g, x, y, loses):
+    # maximum/minimum: where x == y each side gets half the gradient, as in PyTorch
+    return where(x == y, g / 2, g).masked_fill(loses, 0)
+
+
+MAXIMUM = defop("maximum", lambda xp, x, y: xp.maximum(x, y),
+                {"x": lambda g, x, y: _tie_split(g, x, y, x < y),
+                 "y": lambda g, x, y: _tie_split(g, x, y, x > y)}, promote=promotion.binary)
+MINIMUM = defop("minimum", lambda xp, x, y: xp.minimum(x, y),
+                {"x": lambda g, x, y: _tie_split(g, x, y, x > y),
+                 "y": lambda g, x, y: _tie_split(g, x, y, x < y)}, promote=promotion.binary)
+
+
+def _sigmoid(xp, x):
+    # split by sign so exp never overflows: 1/(1+e^-x) for x >= 0, e^x/(1+e^x) below
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+def _clip(xp, x, lo, hi):
+    if lo is not None:
+        x = xp.maximum(x, lo)
+    if hi is not None:
+        x = xp.minimum(x, hi)
+    return x
+
+
+def _in_bounds(x, lo, hi):
+    # PyTorch passes the gradient where lo <= x <= hi (both ends inclusive)
+    if lo is None:
+        return x <= hi
+    if hi is None:
+        return x >= lo
+    return (x >= lo).logical_and(x <= hi)
+
+
+def _compare(name, fn):
+    op = defop(name, fn, promote=promotion.binary)
+
+    def compare(input, other):
+        return apply(op, (input, other))
+
+    compare.__name__ = name
+    compare.__doc__ = f"Matches `torch.{name}`."
+    return op, compare
+
+
+EQ, eq = _compare("eq", lambda xp, x, y: x == y)
+NE, ne = _compare("ne", lambda xp, x, y: x != y)
+LT, lt = _compare("lt", lambda xp, x, y: x < y)
+LE, le = _compare("le", lambda xp, x, y: x <= y)
+GT, gt = _compare("gt", lambda xp, x, y: x > y)
+GE, ge = _compare("ge", lambda xp, x, y: x >= y)
+for _f in (eq, ne, lt, le, gt, ge):
+    public(_f)
+LOGICAL_AND = defop("logical_and", lambda xp, x, y: xp.logical_and(x, y))
+LOGICAL_OR = defop("logical_or", lambda xp, x, y: xp.logical_or(x, y))
+LOGICAL_NOT = defop("logical_not", lambda xp, x: xp.logical_not(x))
+
+# ---- the public surface ----------------------------------------------------------------------
+
+
+@public
+def add(input, other, *, alpha=1, out=None):
+    """Matches `torch.add`: input + alpha * other."""
+    if alpha != 1:
+        return apply(ADD_SCALED, (input, other), {"alpha": alpha})
+    return apply(ADD, (input, other))
+
+
+@public
+def sub(input, other, *, alpha=1, out=None):
+    """Matches `torch.sub`: input - alpha * other."""
+    _check_bool_sub(input, other)
+    if alpha != 1:
+        return apply(SUB_SCALED, (input, other), {"alpha": alpha})
+    return apply(SUB, (input, other))
+
+
+subtract = public(sub, name="subtract")
+
+
+def _check_bool_sub(input, other):
+    if _is_bool(input) and _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+            "or `logical_xor()` operator instead.")
+
+
+def _is_bool(x):
+    return isinstance(x, bool) or (isinstance(x, Tensor) and x._data.dtype == bool)
+
+
+@public
+def rsub(input, other, *, alpha=1):
+    """Matches `torch.rsub`: other - alpha * input."""
+    if alpha != 1:
+        input = input * alpha
+    if isinstance(other, Tensor):
+        return apply(RSUB, (input, other))
+    return apply(RSUB_SCALAR, (input, other))
+
+
+@public
+def mul(input, other, *, out=None):
+    """Matches `torch.mul`."""
+    return apply(MUL, (input, other))
+
+
+multiply = public(mul, name="multiply")
+
+
+@public
+def div(input, other, *, rounding_mode=None, out=None):
+    """Matches `torch.div`; `rounding_mode` 'trunc' or 'floor' give integer-valued results."""
+    if rounding_mode is None:
+        return apply(DIV, (input, other))
+    from .rounding import divide_rounded
+
+    return divide_rounded(input, other, rounding_mode)
+
+
+true_divide = public(lambda input, other: apply(DIV, (input, other)), name="true_divide")
+divide = public(div, name="divide")
+
+
+@public
+def pow(input, exponent, *, out=None):
+    """Matches `torch.pow`: tensor ** number, tensor ** tensor, number ** tensor."""
+    if not isinstance(input, Tensor):
+        return apply(RPOW, (exponent, input))
+    if isinstance(exponent, Tensor):
+        return apply(POW_TENSOR, (input, exponent))
+    return apply(POW, (input, exponent))
+
+
+@public
+def neg(input):
+    """Matches `torch.neg`."""
+    if input._data.dtype == bool:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return apply(NEG, (input,))
+
+
+negative = public(neg, name="negative")
+
+
+@public
+def maximum(input, other):
+    """Matches `torch.maximum`: ties split the gradient."""
+    return apply(MAXIMUM, (input, other))
+
+
+@public
+def minimum(input, other):
+    """Matches `torch.minimum`: ties split the gradient."""
+    return apply(MINIMUM, (input, other))
+
+
+@public
+def clamp(input, min=None, max=None):
+    """Matches `torch.clamp` with number or tensor bounds."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return apply(CLAMP_TENSOR, (input, min, max))
+    return apply(CLAMP, (input,), {"min": min, "max": max})
+
+
+clip = public(clamp, name="clip")
+
+
+@public
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+@public
+def clamp_max(input, max):
+    return clamp(input, max=max)
+
+
+@public
+def where(condition, input=None, other=None):
+    """Matches `torch.where(condition, input, other)`; one argument gives `nonzero` tuples."""
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    if not isinstance(condition, Tensor):
+        raise TypeError("where(): argument 'condition' must be Tensor")
+    if condition._data.dtype != bool:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {condition.dtype._legacy}")
+    return apply(WHERE, (condition, input, other))
+
+
+def _unary(name: str, op, *, inplace: bool = True):
+    def fn(input):
+        return apply(op, (input,))
+
+    fn.__name__ = name
+    fn.__doc__ = f"Matches `torch.{name}`."
+    public(fn)
+    if inplace:
+        def fn_(self):
+            return apply_inplace(op, (self,), name=name + "_")
+
+        fn_.__name__ = name + "_"
+        public(fn_, function=False)
+    return fn
+
+
+exp = _unary("exp", EXP)
+log = _unary("log", LOG)
+sqrt = _unary("sqrt", SQRT)
+sin = _unary("sin", SIN)
+cos = _unary("cos", COS)
+tanh = _unary("tanh", TANH)
+sigmoid = _unary("sigmoid", SIGMOID)
+relu = _unary("relu", RELU)
+abs = _unary("abs", ABS)
+sign = _unary("sign", SIGN)
+reciprocal = _unary("reciprocal", RECIPROCAL)
+absolute = public(abs, name="absolute")
+logical_not = public(lambda input: apply(LOGICAL_NOT, (input,)), name="logical_not")
+logical_and = public(lambda input, other: apply(LOGICAL_AND, (input, other)), name="logical_and")
+logical_or = public(lambda input, other: apply(LOGICAL_OR, (input, other)), name="logical_or")
+
+# ---- in-place and operator methods ----------------------------------------------------------
+
+
+def _inplace_binary(name, op_plain, op_scaled=None):
+    def method(self, other, *, alpha=1):
+        if alpha != 1:
+            return apply_inplace(op_scaled, (self, other), {"alpha": alpha}, name=name)
+        return apply_inplace(op_plain, (self, other), name=name)
+
+    method.__name__ = name
+    public(method, function=False)
+    return method
+
+
+add_ = _inplace_binary("add_", ADD, ADD_SCALED)
+sub_ = _inplace_binary("sub_", SUB, SUB_SCALED)
+mul_ = _inplace_binary("mul_", MUL)
+div_ = _inplace_binary("div_", DIV)
+
+
+@public(function=False)
+def pow_(self, exponent):
+    op = POW_TENSOR if isinstance(exponent, Tensor) else POW
+    return apply_inplace(op, (self, exponent), name="pow_")
+
+
+@public(function=False)
+def clamp_(self, min=None, max=None):
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return apply_inplace(CLAMP_TENSOR, (self, min, max), name="clamp_")
+    return apply_inplace(CLAMP, (self,), {"min": min, "max": max}, name="clamp_")
+
+
+@public(function=False)
+def neg_(self):
+    return apply_inplace(NEG, (self,), name="neg_")
+
+
+_OPERATORS = {
+    "__add__": lambda self, other: apply(ADD, (self, other)),
+    "__radd__": lambda self, other: apply(ADD, (other, self)),
+    "__iadd__": lambda self, other: apply_inplace(ADD, (self, other), name="add_"),
+    "__sub__": lambda self, other: sub(self, other),
+    "__rsub__": lambda self, other: rsub(self, other),
+    "__isub__": lambda self, other: apply_inplace(SUB, (self, other), name="sub_"),
+    "__mul__": lambda self, other: apply(MUL, (self, other)),
+    "__rmul__": lambda self, other: apply(MUL, (other, self)),
+    "__imul__": lambda self, other: apply_inplace(MUL, (self, other), name="mul_"),
+    "__truediv__": lambda self, other: apply(DIV, (self, other)),
+    # PyTorch computes `2 / x` as reciprocal(x) * 2, hence MulBackward0
+    "__rtruediv__": lambda self, other: apply(MUL, (apply(RECIPROCAL, (self,)), other)),
+    "__itruediv__": lambda self, other: apply_inplace(DIV, (self, other), name="div_"),
+    "__pow__": lambda self, other: pow(self, other),
+    "__rpow__": lambda self, other: pow(other, self),
+    "__ipow__": lambda self, other: pow_(self, other),
+    "__neg__": lambda self: neg(self),
+    "__pos__": lambda self: self,
+    "__abs__": lambda self: apply(ABS, (self,)),
+    "__eq__": lambda self, other: eq(self, other) if _comparable(other) else NotImplemented,
+    "__ne__": lambda self, other: ne(self, other) if _comparable(other) else NotImplemented,
+    "__lt__": lambda self, other: lt(self, other),
+    "__le__": lambda self, other: le(self, other),
+    "__gt__": lambda self, other: gt(self, other),
+    "__ge__": lambda self, other: ge(self, other),
+    "__invert__": lambda self: _invert(self),
+    "__and__": lambda self, other: _bitwise("and", self, other),
+    "__or__": lambda self, other: _bitwise("or", self, other),
+    "__xor__": lambda self, other: _bitwise("xor", self, other),
+    "__rand__": lambda self, other: _bitwise("and", self, other),
+    "__ror__": lambda self, other: _bitwise("or", self, other),
+    "__rxor__": lambda self, other: _bitwise("xor", self, other),
+}
+
+
+def _comparable(other) -> bool:
+    return isinstance(other, (Tensor, bool, int, float, complex))
+
+
+BITWISE_NOT = defop("bitwise_not", lambda xp, x: ~x)
+BITWISE = {kind: defop(f"bitwise_{kind}", fn, promote=promotion.binary)
+           for kind, fn in (("and", lambda xp, x, y: x & y), ("or", lambda xp, x, y: x | y),
+                            ("xor", lambda xp, x, y: x ^ y))}
+
+
+def _invert(self):
+    if self.is_floating_point():
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return apply(BITWISE_NOT, (self,))
+
+
+def _bitwise(kind, self, other):
+    return apply(BITWISE[kind], (self, other))
+
+
+for _name, _fn in _OPERATORS.items():
+    public(_fn, name=_name, function=False)

@@ -1,0 +1,364 @@
+"""The op table machinery: `defop` registers an op, `apply` runs it and records its node.
+
+# Note [One op, one entry]
+# An entry holds the forward on arrays (`fwd(xp, *inputs, **attrs)`) and one backward
+# formula per differentiable input, written with Tensor ops so that `create_graph=True`
+# differentiates the formulas themselves. A formula's parameter names say what it reads:
+#   g          the gradient of the output (a tuple of them for multi-output ops)
+#   out        the op's output (saved without a reference cycle, see Note [Graph ownership])
+#   x, y, ...  the op's inputs by the forward's parameter names (saved tensors)
+#   dim, ...   the forward's keyword-only attributes (kept, never "freed")
+#   x_shape    an input's shape (recorded for every input that needs grad)
+# From the names the registry knows, at definition time, what to save for every combination
+# of inputs that require grad: a frozen weight's op saves no activation.
+# Formulas never un-broadcast; the node sums each gradient back to its input's shape once.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import numpy as np
+
+from .._tensor import Tensor, grad_accumulator
+from ..autograd import anomaly
+from ..autograd.graph import SECOND_BACKWARD, Node, SavedOutput
+from ..autograd.grad_mode import state as grad_state
+from ..backend import dtypes, namespace
+
+__all__ = ["OpDef", "OpNode", "defop", "apply", "apply_inplace", "OPS", "edge"]
+
+OPS: dict[str, OpDef] = {}
+_EMPTY: dict = {}
+
+
+class OpNode(Node):
+    """The backward node of a table op; its class (`MulBackward0`) is made per entry."""
+
+    __slots__ = ("_saved", "_versions", "_attrs", "_meta")
+    _op: OpDef
+
+    def apply(self, grads):
+        op = self._op
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(SECOND_BACKWARD + _freed_detail(self))
+        env = dict(self._attrs) if self._attrs else {}
+        if saved:
+            env.update(unpack_saved(self))
+        env["g"] = grads[0] if op.n_outputs == 1 else grads
+        meta = self._meta
+        for i, m in enumerate(meta):
+            if m is not None:
+                env[op.inputs[i] + "_shape"] = m[0]
+        results = []
+        for i, (next_fn, _) in enumerate(self.next_functions):
+            if next_fn is None:
+                results.append(None)
+                continue
+            fn, params = op.formulas[i]
+            grad = fn(*[env[p] for p in params])
+            if grad is not None:
+                grad = conform(grad, meta[i])
+            results.append(grad)
+        return tuple(results)
+
+    def release(self) -> None:
+        if self._saved:
+            self._saved = None
+
+    @property
+    def _saved_tensor_names(self) -> tuple:
+        return tuple(self._saved) if self._saved else ()
+
+    def __getattr__(self, name):
+        # PyTorch exposes saved values as `_saved_self`, `_saved_other`, `_saved_result`
+        if name.startswith("_saved_") and not name.startswith("_saved_tensor"):
+            key = _TORCH_SAVED_NAMES.get(name[7:], name[7:])
+            saved = object.__getattribute__(self, "_saved")
+            if saved is None:
+                raise RuntimeError(SECOND_BACKWARD)
+            if key in saved:
+                return unpack_saved(self)[key]
+            attrs = object.__getattribute__(self, "_attrs") or _EMPTY
+            if key in attrs:
+                return attrs[key]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+_TORCH_SAVED_NAMES = {"self": "x", "other": "y", "result": "out"}
+
+
+def conform(grad: Tensor, meta) -> Tensor:
+    """Sum a gradient back to its input's shape and cast it to the input's dtype."""
+    shape, np_dtype = meta
+    if grad._data.shape != shape:
+        grad = grad.sum_to_size(shape)
+    if grad._data.dtype != np_dtype:
+        grad = grad.to(dtypes.from_numpy_dtype(np_dtype))
+    return grad
+
+
+def unpack_saved(node: OpNode) -> dict:
+    """The saved values of a node, after checking no saved tensor changed since it was saved."""
+    values = dict(node._saved)
+    for name, version in node._versions.items():
+        value = values[name]
+        tensor = value.tensor if type(value) is SavedOutput else value
+        if tensor._vc.value != version:
+            from ..autograd.errors import modified_inplace_error
+
+            # PyTorch names the saving node for a saved output, else the tensor's history now
+            fn, out_nr = ((node, value.output_nr) if type(value) is SavedOutput
+                          else (tensor._fn, tensor._out_nr))
+            raise modified_inplace_error(node, name, tensor, version, fn, out_nr)
+        if type(value) is SavedOutput:
+            if grad_state.enabled:  # create_graph: the output's history is this node
+                rebuilt = Tensor._wrap(tensor._data, True, node, value.output_nr)
+                rebuilt._vc = tensor._vc
+                values[name] = rebuilt
+            else:
+                values[name] = tensor
+    return values
+
+
+def _freed_detail(node) -> str:
+    return (f"\n[dyngrad] {node.name()} already released its saved tensors in an earlier "
+            "backward. Pass retain_graph=True to the first backward() if you need a second "
+            "one, or run the forward again to build a fresh graph.")
+
+
+class OpDef:
+    """One row of the op table."""
+
+    __slots__ = ("name", "fwd", "inputs", "attrs", "formulas", "node_cls", "plans", "promote",
+                 "view", "n_outputs", "differentiable")
+
+    def __repr__(self) -> str:
+        return f"OpDef({self.name})"
+
+
+def _node_name(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_")) + "Backward0"
+
+
+def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
+          promote=None, view: bool = False, outputs: int = 1,
+          differentiable: tuple | None = None) -> OpDef:
+    """Register an op: its forward on arrays and each input's backward formula.
+
+    `promote` casts the input arrays first (see `ops.promotion`); `view=True` marks an output
+    that shares its input's array and version counter; `differentiable` lists which outputs
+    carry gradients (the indices output of `max(dim)` does not).
+    """
+    sig = inspect.signature(fwd)
+    params = list(sig.parameters.values())[1:]  # after xp
+    op = OpDef()
+    op.name = name
+    op.fwd = fwd
+    op.inputs = tuple(p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD)
+    op.attrs = tuple(p.name for p in params if p.kind == p.KEYWORD_ONLY)
+    op.promote = promote
+    op.view = view
+    op.n_outputs = outputs
+    op.differentiable = differentiable if differentiable is not None else tuple(range(outputs))
+    grads = grads or {}
+    unknown = set(grads) - set(op.inputs)
+    if unknown:
+        raise TypeError(f"{name}: formulas for unknown inputs {sorted(unknown)}")
+    known = {"g", "out"} | set(op.inputs) | set(op.attrs) | {i + "_shape" for i in op.inputs}
+    op.formulas = []
+    for inp in op.inputs:
+        formula = grads.get(inp)
+        if formula is None:
+            op.formulas.append(None)
+            continue
+        fparams = tuple(inspect.signature(formula).parameters)
+        bad = set(fparams) - known
+        if bad:
+            raise TypeError(f"{name}: formula for {inp} reads unknown names {sorted(bad)}")
+        op.formulas.append((formula, fparams))
+    op.formulas = tuple(op.formulas)
+    op.plans = _save_plans(op)
+    cls_name = node or _node_name(name)
+    op.node_cls = type(cls_name, (OpNode,), {"__slots__": (), "_op": op}) if grads else None
+    OPS[name] = op
+    return op
+
+
+def _save_plans(op: OpDef) -> dict:
+    # For every mask of inputs that require grad, the (name, input index) pairs to save;
+    # index -1 stands for the output.
+    plans = {}
+    for mask in range(1 << len(op.inputs)):
+        names: list[str] = []
+        for i, formula in enumerate(op.formulas):
+            if mask >> i & 1 and formula is not None:
+                names += [p for p in formula[1] if p in op.inputs or p == "out"]
+        ordered = dict.fromkeys(names)
+        plans[mask] = tuple((n, -1 if n == "out" else op.inputs.index(n)) for n in ordered)
+    return plans
+
+
+def edge(t: Tensor):
+    """The (node, output_nr) a gradient for `t` flows into."""
+    if t._base is not None and t._view_ver != t._vc.value:
+        from ..autograd.views import refresh_view
+
+        refresh_view(t)
+    fn = t._fn
+    if fn is not None:
+        return (fn, t._out_nr)
+    return (grad_accumulator(t), 0)
+
+
+def apply(op: OpDef, args: tuple, attrs: dict = _EMPTY):
+    """Run `op` on `args` (tensors or numbers) and record a node when a gradient is needed."""
+    arrays = []
+    mask = 0
+    bit = 1
+    for a in args:
+        if isinstance(a, Tensor):
+            arrays.append(a._data)
+            if a._rg:
+                mask |= bit
+        else:
+            arrays.append(a)
+        bit <<= 1
+    if op.promote is not None:
+        arrays = op.promote(arrays, args)
+    try:
+        out = op.fwd(namespace(arrays[0]), *arrays, **attrs)
+    except (ValueError, IndexError, TypeError) as exc:
+        from .errors import translate
+
+        raise translate(op, args, attrs, exc) from None
+    if not (mask and grad_state.enabled and op.node_cls is not None):
+        return _wrap_outputs(op, args, attrs, out, None)
+    node = op.node_cls()
+    node.next_functions = tuple(edge(a) if mask >> i & 1 else (None, 0)
+                                for i, a in enumerate(args))
+    node._attrs = attrs
+    node._meta = tuple((a._data.shape, a._data.dtype) if mask >> i & 1 else None
+                       for i, a in enumerate(args))
+    if anomaly.state.enabled:
+        anomaly.record(node)
+    result = _wrap_outputs(op, args, attrs, out, node)
+    _save(node, op.plans[mask], args, result)
+    return result
+
+
+def _save(node: OpNode, plan: tuple, args: tuple, result) -> None:
+    saved = {}
+    versions = {}
+    for name, index in plan:
+        if index < 0:
+            out = result if node._op.n_outputs == 1 else result[0]
+            holder = Tensor._wrap(out._data)
+            holder._vc = out._vc
+            saved[name] = SavedOutput(holder, 0)
+            versions[name] = out._vc.value
+        else:
+            value = args[index]
+            saved[name] = value
+            if isinstance(value, Tensor):
+                versions[name] = value._vc.value
+    node._saved = saved
+    node._versions = versions
+
+
+def _as_array(x):
+    return x if type(x) is np.ndarray else np.asarray(x)
+
+
+def _wrap_outputs(op: OpDef, args, attrs, out, node):
+    if op.n_outputs == 1:
+        t = Tensor._wrap(_as_array(out), node is not None, node, 0)
+        if op.view:
+            _make_view(t, args[0], op, attrs)
+        return t
+    results = []
+    for i, o in enumerate(out):
+        differentiable = node is not None and i in op.differentiable
+        t = Tensor._wrap(_as_array(o), differentiable, node if differentiable else None, i)
+        if op.view:
+            _make_view(t, args[0], op, attrs)
+        results.append(t)
+    return tuple(results)
+
+
+def _make_view(view: Tensor, source: Tensor, op: OpDef, attrs) -> None:
+    # See Note [Version counters]: a view shares its base's counter.
+    view._vc = source._vc
+    view._base = source._base if source._base is not None else source
+    view._view_chain = (source._view_chain or ()) + ((op, attrs),)
+    view._view_ver = source._vc.value
+
+
+def apply_inplace(op: OpDef, args: tuple, attrs: dict = _EMPTY, name: str | None = None):
+    """Run `op` and write its result into `args[0]`, rewriting that tensor's history."""
+    from ..autograd.views import check_inplace_allowed, rebase_history
+
+    self = args[0]
+    grad_on = grad_state.enabled
+    if grad_on:
+        check_inplace_allowed(self)
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if op.promote is not None:
+        arrays = op.promote(arrays, args)
+    try:
+        out = op.fwd(namespace(arrays[0]), *arrays, **attrs)
+    except (ValueError, IndexError, TypeError) as exc:
+        from .errors import translate
+
+        raise translate(op, args, attrs, exc) from None
+    out = _as_array(out)
+    _check_inplace_result(self, out)
+    mask = 0
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a._rg:
+            mask |= 1 << i
+    need = grad_on and mask and op.node_cls is not None
+    node = None
+    if need:
+        plan = op.plans[mask]
+        inputs = list(args)
+        if any(index == 0 for _, index in plan):  # the formula needs self before the write
+            inputs[0] = _snapshot(self)
+        node = op.node_cls()
+        node.next_functions = tuple(edge(a) if mask >> i & 1 else (None, 0)
+                                    for i, a in enumerate(args))
+        node._attrs = attrs
+        node._meta = tuple((a._data.shape, a._data.dtype) if mask >> i & 1 else None
+                           for i, a in enumerate(args))
+        if anomaly.state.enabled:
+            anomaly.record(node)
+    self._data[...] = out
+    self._vc.bump(name or op.name + "_")
+    if need:
+        rebase_history(self, node)
+        _save(node, plan, tuple(inputs), self)
+    return self
+
+
+def _snapshot(t: Tensor) -> Tensor:
+    copy = Tensor._wrap(t._data.copy(), t._rg, t._fn, t._out_nr)
+    return copy
+
+
+def _check_inplace_result(self: Tensor, out) -> None:
+    if out.shape != self._data.shape:
+        if np.broadcast_shapes(out.shape, self._data.shape) != self._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                f"{list(out.shape)}")
+    src, dst = dtypes.from_numpy_dtype(out.dtype), dtypes.from_numpy_dtype(self._data.dtype)
+    if not dtypes.can_cast(src, dst):
+        raise RuntimeError(f"result type {src._legacy} can't be cast to the desired output "
+                           f"type {dst._legacy}")
+
+
+def op_name_of(node: Node) -> str:
+    """PyTorch's short op name in messages: `SigmoidBackward0` -> `Sigmoid`."""
+    return re.sub(r"Backward\d*$", "", node.name())

@@ -1,0 +1,321 @@
+"""Shape ops and views: view/reshape, transpose/permute, expand, squeeze/unsqueeze, clone.
+
+Ops marked `view=True` return an array that shares memory with their input; their output
+shares the input's version counter (see Note [Version counters]).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from .registry import apply, defop
+from .surface import public
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """A dim in [-ndim, ndim) made non-negative; PyTorch's IndexError otherwise."""
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def normalize_dims(dim, ndim: int) -> tuple:
+    """A dim or sequence of dims as a sorted tuple of non-negative ints, checked for repeats."""
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if ndim == 0:
+        for d in dims:
+            wrap_dim(d, 0)
+        return ()
+    out = tuple(wrap_dim(d, ndim) for d in dims)
+    if len(set(out)) != len(out):
+        repeated = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+    return out
+
+
+def shape_arg(shape) -> tuple:
+    """`view(2, 3)`, `view((2, 3))`, `view([2, 3])` and `view(torch.Size)` all mean (2, 3)."""
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, Tensor)):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+def infer_shape(shape: tuple, numel: int) -> tuple:
+    """Resolve one -1 in `shape`; PyTorch's error when the sizes do not fit."""
+    known = 1
+    unknown = None
+    for i, s in enumerate(shape):
+        if s == -1:
+            if unknown is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            unknown = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s}")
+        else:
+            known *= s
+    if unknown is not None:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = shape[:unknown] + (numel // known,) + shape[unknown + 1:]
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def _view_fwd(xp, x, *, shape):
+    try:
+        return xp.reshape(x, shape, copy=False)
+    except ValueError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+
+
+VIEW = defop("view", _view_fwd, {"x": lambda g, x_shape: g.reshape(x_shape)}, view=True)
+UNSAFE_VIEW = defop("unsafe_view", lambda xp, x, *, shape: xp.reshape(x, shape),
+                    {"x": lambda g, x_shape: g.reshape(x_shape)})
+ALIAS = defop("alias", lambda xp, x: x.view(), {"x": lambda g: g}, view=True)
+CLONE = defop("clone", lambda xp, x: x.copy(order="K"), {"x": lambda g: g})
+TRANSPOSE = defop("transpose", lambda xp, x, *, dim0, dim1: xp.swapaxes(x, dim0, dim1),
+                  {"x": lambda g, dim0, dim1: g.transpose(dim0, dim1)}, view=True)
+T = defop("t", lambda xp, x: x.T, {"x": lambda g: g.t()}, view=True)
+PERMUTE = defop("permute", lambda xp, x, *, dims: xp.transpose(x, dims),
+                {"x": lambda g, dims: g.permute(tuple(np.argsort(dims).tolist()))}, view=True)
+EXPAND = defop("expand", lambda xp, x, *, size: xp.broadcast_to(x, size),
+               {"x": lambda g, x_shape: g.sum_to_size(x_shape)}, view=True)
+SQUEEZE = defop("squeeze", lambda xp, x: x.reshape([s for s in x.shape if s != 1]),
+                {"x": lambda g, x_shape: g.reshape(x_shape)}, view=True)
+SQUEEZE_DIM = defop("squeeze_dim", lambda xp, x, *, dim: _squeeze_dims(x, (dim,)),
+                    {"x": lambda g, x_shape: g.reshape(x_shape)}, node="SqueezeBackward1",
+                    view=True)
+SQUEEZE_DIMS = defop("squeeze_dims", lambda xp, x, *, dims: _squeeze_dims(x, dims),
+                     {"x": lambda g, x_shape: g.reshape(x_shape)}, node="SqueezeBackward2",
+                     view=True)
+UNSQUEEZE = defop("unsqueeze", lambda xp, x, *, dim: xp.expand_dims(x, dim),
+                  {"x": lambda g, dim: g.squeeze(dim)}, view=True)
+SUM_TO_SIZE = defop("sum_to_size", lambda xp, x, *, size: sum_to(xp, x, size),
+                    {"x": lambda g, x_shape: g.expand(x_shape)}, node="SumBackward1")
+
+
+def _squeeze_dims(x, dims):
+    keep = [s for i, s in enumerate(x.shape) if not (i in dims and s == 1)]
+    return x.reshape(keep)
+
+
+def sum_to(xp, x, size):
+    """Sum `x` down to the broadcastable `size` (leading dims, then size-1 dims)."""
+    lead = x.ndim - len(size)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(size) if s == 1 and x.shape[lead + i] != 1)
+    if not axes:
+        return x.reshape(size) if x.shape != tuple(size) else x
+    out = xp.sum(x, axis=axes, keepdims=True)
+    return out.reshape(size) if lead else out
+
+
+@public
+def reshape(input, *shape):
+    """Matches `torch.reshape`: a view when the strides allow, else a copy."""
+    shape = infer_shape(shape_arg(shape), input._data.size)
+    try:
+        np.reshape(input._data, shape, copy=False)
+    except ValueError:  # not expressible as a view: copy first, as PyTorch does
+        return apply(UNSAFE_VIEW, (apply(CLONE, (input,)),), {"shape": shape})
+    return apply(VIEW, (input,), {"shape": shape})
+
+
+@public(function=False)
+def view(self, *shape):
+    """Matches `torch.Tensor.view`; `view(dtype)` reinterprets the bytes."""
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, np.integer)):
+        from .conversion import view_as_dtype
+
+        return view_as_dtype(self, shape[0])
+    return apply(VIEW, (self,), {"shape": infer_shape(shape_arg(shape), self._data.size)})
+
+
+@public(function=False)
+def view_as(self, other):
+    return view(self, other._data.shape)
+
+
+@public(function=False)
+def reshape_as(self, other):
+    return reshape(self, other._data.shape)
+
+
+@public
+def flatten(input, start_dim=0, end_dim=-1):
+    """Matches `torch.flatten`."""
+    ndim = input._data.ndim
+    if ndim == 0:
+        return reshape(input, (1,))
+    start, end = wrap_dim(start_dim, ndim), wrap_dim(end_dim, ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    s = input._data.shape
+    return reshape(input, s[:start] + (-1,) + s[end + 1:])
+
+
+@public
+def unflatten(input, dim, sizes):
+    """Matches `torch.unflatten`."""
+    d = wrap_dim(dim, input._data.ndim)
+    s = input._data.shape
+    sizes = infer_shape(tuple(sizes), s[d])
+    return view(input, s[:d] + tuple(sizes) + s[d + 1:])
+
+
+@public
+def transpose(input, dim0, dim1):
+    """Matches `torch.transpose`."""
+    ndim = input._data.ndim
+    d0, d1 = wrap_dim(dim0, ndim), wrap_dim(dim1, ndim)
+    return apply(TRANSPOSE, (input,), {"dim0": d0, "dim1": d1})
+
+
+swapaxes = public(transpose, name="swapaxes")
+swapdims = public(transpose, name="swapdims")
+
+
+@public
+def t(input):
+    """Matches `torch.t`: transpose of a tensor with at most 2 dims."""
+    if input._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input._data.ndim}D")
+    return apply(T, (input,))
+
+
+@public
+def permute(input, *dims):
+    """Matches `torch.permute`."""
+    dims = shape_arg(dims)
+    ndim = input._data.ndim
+    if len(dims) != ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not "
+            f"equal to len(dims) = {len(dims)}")
+    dims = tuple(wrap_dim(d, ndim) for d in dims)
+    if len(set(dims)) != ndim:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return apply(PERMUTE, (input,), {"dims": dims})
+
+
+@public(function=False)
+def expand(self, *sizes):
+    """Matches `torch.Tensor.expand`: -1 keeps a size; new dims go in front."""
+    sizes = shape_arg(sizes)
+    shape = self._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the number of "
+            "sizes provided (%d) must be greater or equal to the number of dimensions in the "
+            "tensor (%d)" % (len(sizes), len(shape)))
+    lead = len(sizes) - len(shape)
+    target = []
+    for i, s in enumerate(sizes):
+        own = shape[i - lead] if i >= lead else None
+        if s == -1:
+            if own is None:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            s = own
+        elif own is not None and own != s and own != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({own}) "
+                f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(shape)}")
+        target.append(s)
+    return apply(EXPAND, (self,), {"size": tuple(target)})
+
+
+@public(function=False)
+def expand_as(self, other):
+    return expand(self, other._data.shape)
+
+
+@public
+def broadcast_to(input, size):
+    """Matches `torch.broadcast_to`."""
+    return expand(input, tuple(size))
+
+
+@public
+def squeeze(input, dim=None):
+    """Matches `torch.squeeze`: all size-1 dims, one dim, or a tuple of dims."""
+    ndim = input._data.ndim
+    if dim is None:
+        return apply(SQUEEZE, (input,))
+    if isinstance(dim, (tuple, list)):
+        return apply(SQUEEZE_DIMS, (input,), {"dims": normalize_dims(dim, ndim)})
+    d = wrap_dim(dim, ndim)
+    return apply(SQUEEZE_DIM, (input,), {"dim": d if ndim else None})
+
+
+@public
+def unsqueeze(input, dim):
+    """Matches `torch.unsqueeze`."""
+    return apply(UNSQUEEZE, (input,), {"dim": wrap_dim(dim, input._data.ndim + 1)})
+
+
+@public(function=False)
+def sum_to_size(self, *size):
+    """Matches `torch.Tensor.sum_to_size`."""
+    size = shape_arg(size)
+    if tuple(size) == self._data.shape:
+        return self
+    try:
+        np.broadcast_shapes(tuple(size), self._data.shape)
+    except ValueError:
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
+                           f"{{{list(self._data.shape)}}}.") from None
+    return apply(SUM_TO_SIZE, (self,), {"size": tuple(size)})
+
+
+@public
+def clone(input, *, memory_format=None):
+    """Matches `torch.clone`."""
+    return apply(CLONE, (input,))
+
+
+@public(function=False)
+def contiguous(self, memory_format=None):
+    """Matches `torch.Tensor.contiguous`: itself when already contiguous, else a clone."""
+    if self._data.flags.c_contiguous:
+        return self
+    out = apply(CLONE, (self,))
+    out._data = np.ascontiguousarray(out._data)
+    return out
+
+
+@public(function=False)
+def alias(self):
+    return apply(ALIAS, (self,))
+
+
+def _property(fn):
+    return property(fn)
+
+
+def _T(self):
+    # PyTorch's .T is a permute (PermuteBackward0), also for matrices
+    return permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
+
+
+def _mT(self):
+    if self._data.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {self._data.ndim}-D tensor.")
+    return transpose(self, -2, -1)
+
+
+public(_property(_T), name="T", function=False)
+public(_property(_mT), name="mT", function=False)

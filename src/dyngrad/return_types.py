@@ -1,0 +1,30 @@
+"""Named result tuples: `torch.return_types.max(values=..., indices=...)`."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+__all__ = ["max", "min", "sort", "topk", "median", "mode", "kthvalue", "var_mean", "std_mean"]
+
+
+def _result_type(name: str, fields: tuple[str, ...]):
+    base = namedtuple(name, fields)
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"torch.return_types.{name}(\n{body})"
+
+    cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+    cls.__module__ = "torch.return_types"
+    return cls
+
+
+max = _result_type("max", ("values", "indices"))
+min = _result_type("min", ("values", "indices"))
+sort = _result_type("sort", ("values", "indices"))
+topk = _result_type("topk", ("values", "indices"))
+median = _result_type("median", ("values", "indices"))
+mode = _result_type("mode", ("values", "indices"))
+kthvalue = _result_type("kthvalue", ("values", "indices"))
+var_mean = _result_type("var_mean", ("var", "mean"))  # torch returns plain tuples here
+std_mean = _result_type("std_mean", ("std", "mean"))
