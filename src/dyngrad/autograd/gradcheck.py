@@ -8,7 +8,6 @@ import numpy as np
 
 from .._tensor import Tensor
 from .engine import grad as autograd_grad
-from .grad_mode import no_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -30,17 +29,15 @@ def _numerical_jacobians(func, inputs, targets, eps: float) -> list:
     outputs = [o.detach() for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
     jac = []
     for t in targets:
-        flat = t._data.reshape(-1)  # a view: writing it perturbs the input in place
-        cols = [np.zeros((t._data.size, o._data.size)) for o in outputs]
-        for k in range(t._data.size):
-            orig = flat[k].item()
-            flat[k] = orig - eps
-            with no_grad():
-                lo = [o._data.astype(np.float64).copy() for o in _tensors(func(*inputs))]
-            flat[k] = orig + eps
-            with no_grad():
-                hi = [o._data.astype(np.float64).copy() for o in _tensors(func(*inputs))]
-            flat[k] = orig
+        data = t._data  # perturbed in place, element by element, in C order
+        cols = [np.zeros((data.size, o._data.size)) for o in outputs]
+        for k, idx in enumerate(np.ndindex(data.shape)):
+            orig = data[idx].item()
+            data[idx] = orig - eps
+            lo = [o._data.astype(np.float64).copy() for o in _tensors(func(*inputs))]
+            data[idx] = orig + eps
+            hi = [o._data.astype(np.float64).copy() for o in _tensors(func(*inputs))]
+            data[idx] = orig
             for j, (a, b) in enumerate(zip(lo, hi)):
                 cols[j][k] = ((b - a) / (2 * eps)).reshape(-1)
         jac.append(cols)

@@ -127,6 +127,9 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._seq = float("inf")  # run as soon as ready, as PyTorch does
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
     def apply(self, grads):
         raise RuntimeError("AccumulateGrad is run by the engine")
 

@@ -96,6 +96,9 @@ class CopySlices(Node):
 
     __slots__ = ("_fn", "_chain")
 
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
     def apply(self, grads):
         g = grads[0]
         result = g.clone()

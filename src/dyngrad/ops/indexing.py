@@ -161,6 +161,7 @@ def getitem(self, key):
         key = (key,)
     if any(_is_advanced(k) for k in key):
         return apply(INDEX, (self,), {"key": _advanced_key(key)})
+    explicit = key
     key = _expand_ellipsis(key, self._data.ndim)
     out = self
     dim = 0
@@ -183,7 +184,7 @@ def getitem(self, key):
             index = _check_index(int(k), dim, out._data.shape[dim])
             out = apply(SELECT, (out,), {"dim": dim, "index": index})
     if out is self:  # x[:] or x[...] is still a new view, as in PyTorch
-        if key and any(isinstance(k, slice) for k in key) and self._data.ndim:
+        if any(isinstance(k, slice) for k in explicit) and self._data.ndim:
             return apply(SLICE, (self,), {"dim": 0, "item": _FULL})
         from .shape import ALIAS
 
@@ -201,6 +202,39 @@ def _unsqueeze():
     from .shape import UNSQUEEZE
 
     return UNSQUEEZE
+
+
+MASKED_FILL = defop("masked_fill", lambda xp, x, mask, *, value: xp.where(mask, value, x),
+                    {"x": lambda g, mask: g.masked_fill(mask, 0.0)})
+MASKED_FILL_TENSOR = defop(
+    "masked_fill_tensor", lambda xp, x, mask, value: xp.where(mask, value, x),
+    {"x": lambda g, mask: g.masked_fill(mask, 0.0),
+     "value": lambda g, mask: g.masked_fill(mask.logical_not(), 0.0).sum()},
+    node="MaskedFillBackward1")
+
+
+@public
+def masked_fill(input, mask, value):
+    """Matches `torch.masked_fill`."""
+    _check_mask(mask)
+    if isinstance(value, Tensor):
+        return apply(MASKED_FILL_TENSOR, (input, mask, value))
+    return apply(MASKED_FILL, (input, mask), {"value": value})
+
+
+@public(function=False)
+def masked_fill_(self, mask, value):
+    """Matches `torch.Tensor.masked_fill_`."""
+    _check_mask(mask)
+    if isinstance(value, Tensor):
+        return apply_inplace(MASKED_FILL_TENSOR, (self, mask, value), name="masked_fill_")
+    return apply_inplace(MASKED_FILL, (self, mask), {"value": value}, name="masked_fill_")
+
+
+def _check_mask(mask):
+    if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
 
 
 def setitem(self, key, value):

@@ -127,10 +127,10 @@ def _max_min(input, dim, keepdim, other, full_op, dim_op, result, pairwise, name
         return apply(full_op, (input,))
     d = wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:  # a 0-d tensor reduces as a 1-element one
-        return result(apply(dim_op, (input.reshape(1),), {"dim": 0, "keepdim": False}))
+        return result(*apply(dim_op, (input.reshape(1),), {"dim": 0, "keepdim": False}))
     if input._data.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    return result(apply(dim_op, (input,), {"dim": d, "keepdim": keepdim}))
+    return result(*apply(dim_op, (input,), {"dim": d, "keepdim": keepdim}))
 
 
 @public

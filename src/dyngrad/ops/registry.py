@@ -114,12 +114,15 @@ def unpack_saved(node: OpNode) -> dict:
                           else (tensor._fn, tensor._out_nr))
             raise modified_inplace_error(node, name, tensor, version, fn, out_nr)
         if type(value) is SavedOutput:
-            if grad_state.enabled:  # create_graph: the output's history is this node
+            differentiable = value.output_nr in node._op.differentiable
+            if grad_state.enabled and differentiable:  # create_graph: history is this node
                 rebuilt = Tensor._wrap(tensor._data, True, node, value.output_nr)
                 rebuilt._vc = tensor._vc
                 values[name] = rebuilt
             else:
                 values[name] = tensor
+    if node._op.n_outputs > 1 and "out0" in values:
+        values["out"] = tuple(values.pop(f"out{i}") for i in range(node._op.n_outputs))
     return values
 
 
@@ -253,19 +256,26 @@ def _save(node: OpNode, plan: tuple, args: tuple, result) -> None:
     saved = {}
     versions = {}
     for name, index in plan:
-        if index < 0:
-            out = result if node._op.n_outputs == 1 else result[0]
-            holder = Tensor._wrap(out._data)
-            holder._vc = out._vc
-            saved[name] = SavedOutput(holder, 0)
-            versions[name] = out._vc.value
-        else:
+        if index >= 0:
             value = args[index]
             saved[name] = value
             if isinstance(value, Tensor):
                 versions[name] = value._vc.value
+        elif node._op.n_outputs == 1:
+            saved[name] = _saved_output(result, 0)
+            versions[name] = result._vc.value
+        else:  # every output of a multi-output op, e.g. max(dim)'s values and indices
+            for i, out in enumerate(result):
+                saved[f"{name}{i}"] = _saved_output(out, i)
+                versions[f"{name}{i}"] = out._vc.value
     node._saved = saved
     node._versions = versions
+
+
+def _saved_output(out: Tensor, output_nr: int) -> SavedOutput:
+    holder = Tensor._wrap(out._data)
+    holder._vc = out._vc
+    return SavedOutput(holder, output_nr)
 
 
 def _as_array(x):
