@@ -52,6 +52,9 @@ from .ops import result_type
 from .size import Size
 
 globals().update(_FUNCTIONS)
+
+# Library layers (one line each; keep this block sorted)
+# -- end of library layers
 bool = bool_  # noqa: A001 - torch.bool
 
 __version__ = "0.1.0"

@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
-from .specs_core import SPECS as CORE
+from . import (
+    specs_activation,
+    specs_core,
+    specs_elementwise,
+    specs_indexing,
+    specs_linalg,
+    specs_nn,
+    specs_reduction,
+    specs_shape,
+)
 
-SPECS = CORE
+SPECS = [spec for module in (specs_core, specs_elementwise, specs_activation, specs_reduction,
+                             specs_shape, specs_indexing, specs_linalg, specs_nn)
+         for spec in module.SPECS]

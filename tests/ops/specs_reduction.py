@@ -1,0 +1,7 @@
+"""Specs for the reduction op family."""
+
+from __future__ import annotations
+
+from .spec import OpSpec, T  # noqa: F401
+
+SPECS: list[OpSpec] = []
