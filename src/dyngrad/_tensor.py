@@ -31,12 +31,11 @@ class VersionCounter:
     and from which line, so the error can name them (PyTorch cannot).
     """
 
-    __slots__ = ("value", "last_op", "last_site")
-
-    def __init__(self):
-        self.value = 0
-        self.last_op = None
-        self.last_site = None
+    # Class-level defaults, no __init__: one is made for every op output, so creating it
+    # must cost next to nothing; the instance gets its own fields on the first bump.
+    value = 0
+    last_op = None
+    last_site = None
 
     def bump(self, op_name: str) -> None:
         self.value += 1
@@ -65,10 +64,17 @@ NON_LEAF_GRAD_WARNING = (
 class Tensor:
     """Matches `torch.Tensor`: an n-dimensional array that can record its history."""
 
-    __slots__ = ("_data", "_rg", "_fn", "_out_nr", "_grad", "_vc", "_base", "_view_chain",
-                 "_view_ver", "_hooks", "_retains", "_accum", "_post_hooks", "__dict__",
+    # Slots are what every op reads or writes; rarely set fields fall back to the class
+    # defaults below and live in __dict__ once set (see Note [Hot path] in ops/registry.py).
+    __slots__ = ("_data", "_rg", "_fn", "_out_nr", "_grad", "_vc", "_base", "__dict__",
                  "__weakref__")
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
+    _view_chain = None  # for a view: the (op, attrs) steps that replay it from its base
+    _view_ver = 0  # the version at which a view's history was last made
+    _hooks = None
+    _retains = False
+    _accum = None  # a leaf's AccumulateGrad node, made on first use
+    _post_hooks = None
 
     def __new__(cls, *args, **kwargs):
         self = object.__new__(cls)
@@ -89,12 +95,6 @@ class Tensor:
         self._grad = None
         self._vc = VersionCounter()
         self._base = None
-        self._view_chain = None
-        self._view_ver = 0
-        self._hooks = None
-        self._retains = False
-        self._accum = None
-        self._post_hooks = None
 
     @classmethod
     def _wrap(cls, data, requires_grad: bool = False, grad_fn=None, output_nr: int = 0):
@@ -107,12 +107,6 @@ class Tensor:
         self._grad = None
         self._vc = VersionCounter()
         self._base = None
-        self._view_chain = None
-        self._view_ver = 0
-        self._hooks = None
-        self._retains = False
-        self._accum = None
-        self._post_hooks = None
         return self
 
     # ---- array facts ----------------------------------------------------------------------
@@ -275,7 +269,7 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and not self._rg and spec:
+        if self._data.ndim == 0:  # PyTorch formats a 0-d tensor as its number: f"{t}" -> 6.0
             return format(self.item(), spec)
         return format(repr(self), spec)
 
@@ -291,8 +285,8 @@ class Tensor:
                 "https://github.com/pytorch/pytorch/pull/103001")
         new = type(self).__new__(type(self))
         new._init(self._data.copy(), self._rg, None)
-        if type(self) is not Tensor:
-            new.__dict__.update(self.__dict__)
+        if type(self) is not Tensor:  # a subclass's own attributes, not autograd's
+            new.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_accum"})
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = new
@@ -443,11 +437,9 @@ class Tensor:
 
 def grad_accumulator(tensor: Tensor) -> AccumulateGrad:
     """The one AccumulateGrad node of a leaf, shared by every graph that uses the leaf."""
-    ref = tensor._accum
-    node = ref() if ref is not None else None
+    node = tensor._accum
     if node is None:
-        node = AccumulateGrad(tensor)
-        tensor._accum = weakref.ref(node)
+        node = tensor._accum = AccumulateGrad(tensor)
     return node
 
 

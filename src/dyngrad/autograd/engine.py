@@ -159,8 +159,8 @@ def _targets(inputs, caller: str) -> dict:
     return targets
 
 
-def _graph(roots) -> tuple[dict, dict]:
-    """Dependency counts of every node under the roots, and each node's parents."""
+def _graph(roots, with_parents: bool) -> tuple[dict, dict]:
+    """Dependency counts of every node under the roots (and each node's parents, if asked)."""
     deps: dict = {}
     parents: dict = {}
     stack = [n for n, _ in roots if n is not None]
@@ -170,8 +170,12 @@ def _graph(roots) -> tuple[dict, dict]:
         for child, _ in node.next_functions:
             if child is None:
                 continue
-            deps[child] = deps.get(child, 0) + 1
-            parents.setdefault(child, []).append(node)
+            if child in deps:
+                deps[child] += 1
+            else:
+                deps[child] = 1
+            if with_parents:
+                parents.setdefault(child, []).append(node)
             if child not in seen:
                 seen.add(child)
                 stack.append(child)
@@ -191,11 +195,12 @@ def _needed(targets: dict, parents: dict) -> set:
 
 def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
              accumulate=True):
-    deps, parents = _graph(roots)
+    deps, parents = _graph(roots, targets is not None)
     needed = _needed(targets, parents) if targets is not None else None
     captured = [None] * (sum(len(v) for v in targets.values()) if targets else 0)
     buffers: dict = {}
-    dispatched: dict = {}  # id(grad) -> times handed on as is; >1 means an AccumulateGrad copies
+    # id(grad) -> how often it was handed on as is; an AccumulateGrad copies a shared one
+    dispatched: dict = {}
     for (node, nr), g in zip(roots, grads):
         if g is None:
             continue
@@ -204,49 +209,85 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
         dispatched[id(slot[nr])] = 2
     ready = []
     for node in buffers:
-        if deps.get(node, 0) == 0:
+        if node not in deps:
             heapq.heappush(ready, (-node._seq, id(node), node))
+    push, pop = heapq.heappush, heapq.heappop
     prev_mode = grad_state.enabled
     grad_state.enabled = create_graph
     try:
         while ready:
-            node = heapq.heappop(ready)[2]
-            buf = buffers.pop(node, None)
-            if buf is None:
-                buf = [None] * node._n_outputs
-            _run_tensor_hooks(node, buf, create_graph)
+            node = pop(ready)[2]
+            buf = buffers.pop(node, None) or [None] * node._n_outputs
+            if type(node) is AccumulateGrad:
+                variable = node.variable
+                if variable is not None and variable._hooks and buf[0] is not None:
+                    buf[0] = _run_leaf_hooks(variable, buf[0])
+            elif node._tensor_hooks or node._retains:
+                _run_tensor_hooks(node, buf, create_graph)
             if targets is not None:
                 for nr, g in enumerate(buf):
                     for index in targets.get((node, nr), ()):
                         captured[index] = g
             if type(node) is AccumulateGrad:
-                if accumulate and (needed is None or node in needed) and buf[0] is not None:
-                    _accumulate_into(node.variable, buf[0], create_graph,
-                                     dispatched.get(id(buf[0]), 0) > 1)
+                if accumulate and buf[0] is not None and (needed is None or node in needed):
+                    _accumulate_leaf(node, buf[0], create_graph, dispatched)
                 continue
             if needed is not None and node not in needed:
                 continue
-            outs = _call(node, buf, keep_graph) if any(g is not None for g in buf) else None
-            for i, (child, nr) in enumerate(node.next_functions):
+            if node._pre_hooks or node._hooks or anomaly.state.enabled:
+                outs = _call(node, buf, keep_graph)
+            elif buf[0] is not None or any(buf):
+                outs = node.apply(tuple(buf))
+                if not keep_graph:
+                    node.release()
+            else:
+                outs = None
+            next_functions = node.next_functions
+            if outs is not None and len(outs) != len(next_functions):
+                raise RuntimeError(f"function {node.name()} returned an incorrect number of "
+                                   f"gradients (expected {len(next_functions)}, got "
+                                   f"{len(outs)})")
+            for i, (child, nr) in enumerate(next_functions):
                 if child is None:
                     continue
                 g = outs[i] if outs is not None else None
                 if g is not None:
-                    slot = buffers.setdefault(child, [None] * child._n_outputs)
+                    slot = buffers.get(child)
+                    if slot is None:
+                        slot = buffers[child] = [None] * child._n_outputs
                     if slot[nr] is None:
                         slot[nr] = g
-                        dispatched[id(g)] = dispatched.get(id(g), 0) + 1
+                        key = id(g)
+                        dispatched[key] = dispatched.get(key, 0) + 1
                     else:
                         slot[nr] = slot[nr] + g
-                deps[child] -= 1
-                if deps[child] == 0:
-                    heapq.heappush(ready, (-child._seq, id(child), child))
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:
+                    push(ready, (-child._seq, id(child), child))
     finally:
         grad_state.enabled = prev_mode
     return captured
 
 
-def _call(node, buf: list, keep_graph: bool) -> tuple:
+def _accumulate_leaf(node, g, create_graph: bool, dispatched: dict) -> None:
+    variable = node.variable
+    if variable is not None:  # else the leaf is gone: nobody can read its gradient
+        _accumulate_into(variable, g, create_graph, dispatched.get(id(g), 0) > 1)
+
+
+def _run_leaf_hooks(variable: Tensor, g: Tensor) -> Tensor:
+    for hook in tuple(variable._hooks.values()):
+        result = hook(g)
+        if result is not None:
+            g = result
+    return g
+
+
+def _call(node, buf: list, keep_graph: bool) -> tuple | None:
+    """Run a node with its hooks and anomaly checks (the loop runs plain nodes itself)."""
+    if not any(g is not None for g in buf):
+        return None
     grads = tuple(buf)
     if node._pre_hooks:
         for hook in tuple(node._pre_hooks.values()):
@@ -259,9 +300,6 @@ def _call(node, buf: list, keep_graph: bool) -> tuple:
         if anomaly.state.enabled:
             anomaly.forward_trace_warning(node)
         raise
-    if len(outs) != len(node.next_functions):
-        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                           f"(expected {len(node.next_functions)}, got {len(outs)})")
     if anomaly.state.enabled and anomaly.state.check_nan:
         try:
             anomaly.check_nan(node, outs)
@@ -279,7 +317,7 @@ def _call(node, buf: list, keep_graph: bool) -> tuple:
 
 
 def _run_tensor_hooks(node, buf: list, create_graph: bool) -> None:
-    hooks = node._tensor_hooks if type(node) is not AccumulateGrad else None
+    hooks = node._tensor_hooks
     if hooks:
         for nr, fns in hooks.items():
             for hook in tuple(fns.values()):
@@ -287,11 +325,6 @@ def _run_tensor_hooks(node, buf: list, create_graph: bool) -> None:
                     result = hook(buf[nr])
                     if result is not None:
                         buf[nr] = result
-    if type(node) is AccumulateGrad and node.variable._hooks and buf[0] is not None:
-        for hook in tuple(node.variable._hooks.values()):
-            result = hook(buf[0])
-            if result is not None:
-                buf[0] = result
     if node._retains:  # retain_grad runs after the other hooks, as in PyTorch 2
         for nr, ref in node._retains.items():
             tensor = ref()

@@ -52,19 +52,26 @@ class Node:
     gradient per entry of `next_functions` out (None where an input needs none).
     """
 
-    __slots__ = ("next_functions", "_seq", "_hooks", "_pre_hooks", "_tensor_hooks",
-                 "_retains", "_trace", "metadata", "__weakref__")
+    # Only what every node sets is a slot; hooks and traces are rare and fall back to the
+    # class defaults until set (they then live in __dict__).
+    __slots__ = ("next_functions", "_seq", "__dict__", "__weakref__")
     _n_outputs = 1
+    _hooks = None
+    _pre_hooks = None
+    _tensor_hooks = None
+    _retains = None
+    _trace = None
 
     def __init__(self, next_functions=()):
         self.next_functions = next_functions
         self._seq = next(_sequence)
-        self._hooks = None
-        self._pre_hooks = None
-        self._tensor_hooks = None
-        self._retains = None
-        self._trace = None
-        self.metadata = None
+
+    @property
+    def metadata(self) -> dict:
+        """Matches `Node.metadata`: a dict for the user's annotations."""
+        if "_metadata" not in self.__dict__:
+            self._metadata = {}
+        return self._metadata
 
     def name(self) -> str:
         return type(self).__name__
@@ -120,12 +127,19 @@ class Node:
 class AccumulateGrad(Node):
     """The sink of a leaf that requires grad: adds incoming gradients into `variable.grad`."""
 
-    __slots__ = ("variable",)
+    # The leaf holds its AccumulateGrad strongly and the node holds the leaf weakly: no cycle,
+    # and the node lives as long as the leaf, so building a graph never re-creates it.
+    __slots__ = ("_variable",)
 
     def __init__(self, variable):
         super().__init__(())
-        self.variable = variable
+        self._variable = weakref.ref(variable)
         self._seq = float("inf")  # run as soon as ready, as PyTorch does
+
+    @property
+    def variable(self):
+        """The leaf tensor (None once it has been freed: its gradient then goes nowhere)."""
+        return self._variable()
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"

@@ -21,9 +21,9 @@ import re
 
 import numpy as np
 
-from .._tensor import Tensor, grad_accumulator
+from .._tensor import Tensor, VersionCounter, grad_accumulator
 from ..autograd import anomaly
-from ..autograd.graph import SECOND_BACKWARD, Node, SavedOutput
+from ..autograd.graph import SECOND_BACKWARD, Node, SavedOutput, _sequence
 from ..autograd.grad_mode import state as grad_state
 from ..backend import dtypes, namespace
 
@@ -31,6 +31,10 @@ __all__ = ["OpDef", "OpNode", "defop", "apply", "apply_inplace", "OPS", "edge"]
 
 OPS: dict[str, OpDef] = {}
 _EMPTY: dict = {}
+_new = object.__new__
+_ndarray = np.ndarray
+_NO_EDGE = (None, 0)
+_next_seq = _sequence.__next__
 
 
 class OpNode(Node):
@@ -114,16 +118,26 @@ def unpack_saved(node: OpNode) -> dict:
                           else (tensor._fn, tensor._out_nr))
             raise modified_inplace_error(node, name, tensor, version, fn, out_nr)
         if type(value) is SavedOutput:
-            differentiable = value.output_nr in node._op.differentiable
+            differentiable = _differentiable(node._op, value.output_nr)
             if grad_state.enabled and differentiable:  # create_graph: history is this node
                 rebuilt = Tensor._wrap(tensor._data, True, node, value.output_nr)
                 rebuilt._vc = tensor._vc
                 values[name] = rebuilt
             else:
                 values[name] = tensor
-    if node._op.n_outputs > 1 and "out0" in values:
-        values["out"] = tuple(values.pop(f"out{i}") for i in range(node._op.n_outputs))
+    if node._n_outputs > 1 and "out0" in values:
+        values["out"] = tuple(values.pop(f"out{i}") for i in range(node._n_outputs))
     return values
+
+
+class VariadicOpNode(OpNode):
+    """The node of an op whose number of outputs is set per call (`outputs=None`)."""
+
+    __slots__ = ("_n_outputs",)
+
+
+def _differentiable(op: OpDef, output_nr: int) -> bool:
+    return op.differentiable is None or output_nr in op.differentiable
 
 
 def _freed_detail(node) -> str:
@@ -147,13 +161,14 @@ def _node_name(name: str) -> str:
 
 
 def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
-          promote=None, view: bool = False, outputs: int = 1,
+          promote=None, view: bool = False, outputs: int | None = 1,
           differentiable: tuple | None = None) -> OpDef:
     """Register an op: its forward on arrays and each input's backward formula.
 
     `promote` casts the input arrays first (see `ops.promotion`); `view=True` marks an output
     that shares its input's array and version counter; `differentiable` lists which outputs
-    carry gradients (the indices output of `max(dim)` does not).
+    carry gradients (the indices output of `max(dim)` does not). `outputs=None` is an op whose
+    forward returns as many outputs as the call asks (`unbind`, `split`), all differentiable.
     """
     sig = inspect.signature(fwd)
     params = list(sig.parameters.values())[1:]  # after xp
@@ -165,7 +180,9 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
     op.promote = promote
     op.view = view
     op.n_outputs = outputs
-    op.differentiable = differentiable if differentiable is not None else tuple(range(outputs))
+    if differentiable is None and outputs is not None:
+        differentiable = tuple(range(outputs))
+    op.differentiable = differentiable
     grads = grads or {}
     unknown = set(grads) - set(op.inputs)
     if unknown:
@@ -185,7 +202,11 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
     op.formulas = tuple(op.formulas)
     op.plans = _save_plans(op)
     cls_name = node or _node_name(name)
-    op.node_cls = type(cls_name, (OpNode,), {"__slots__": (), "_op": op}) if grads else None
+    body = {"__slots__": (), "_op": op}
+    if outputs is not None:
+        body["_n_outputs"] = outputs
+    base = OpNode if outputs is not None else VariadicOpNode
+    op.node_cls = type(cls_name, (base,), body) if grads else None
     OPS[name] = op
     return op
 
@@ -218,33 +239,39 @@ def edge(t: Tensor):
 
 def apply(op: OpDef, args: tuple, attrs: dict = _EMPTY):
     """Run `op` on `args` (tensors or numbers) and record a node when a gradient is needed."""
-    arrays = []
-    mask = 0
-    bit = 1
-    for a in args:
-        if isinstance(a, Tensor):
-            arrays.append(a._data)
-            if a._rg:
-                mask |= bit
-        else:
-            arrays.append(a)
-        bit <<= 1
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.promote is not None:
         arrays = op.promote(arrays, args)
+    first = arrays[0]
     try:
-        out = op.fwd(namespace(arrays[0]), *arrays, **attrs)
+        out = op.fwd(np if type(first) is _ndarray else namespace(first), *arrays, **attrs)
     except (ValueError, IndexError, TypeError) as exc:
         from .errors import translate
 
         raise translate(op, args, attrs, exc) from None
-    if not (mask and grad_state.enabled and op.node_cls is not None):
+    mask = 0
+    if grad_state.enabled and op.node_cls is not None:
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor) and a._rg:
+                mask |= 1 << i
+    if not mask:
         return _wrap_outputs(op, args, attrs, out, None)
-    node = op.node_cls()
-    node.next_functions = tuple(edge(a) if mask >> i & 1 else (None, 0)
-                                for i, a in enumerate(args))
+    node = _new(op.node_cls)
+    node._seq = _next_seq()
+    if op.n_outputs is None:
+        node._n_outputs = len(out)
+    edges = []
+    meta = []
+    for i, a in enumerate(args):
+        if mask >> i & 1:
+            edges.append(edge(a))
+            meta.append((a._data.shape, a._data.dtype))
+        else:
+            edges.append(_NO_EDGE)
+            meta.append(None)
+    node.next_functions = tuple(edges)
+    node._meta = tuple(meta)
     node._attrs = attrs
-    node._meta = tuple((a._data.shape, a._data.dtype) if mask >> i & 1 else None
-                       for i, a in enumerate(args))
     if anomaly.state.enabled:
         anomaly.record(node)
     result = _wrap_outputs(op, args, attrs, out, node)
@@ -284,13 +311,22 @@ def _as_array(x):
 
 def _wrap_outputs(op: OpDef, args, attrs, out, node):
     if op.n_outputs == 1:
-        t = Tensor._wrap(_as_array(out), node is not None, node, 0)
+        if type(out) is not _ndarray:
+            out = _as_array(out)
+        t = _new(Tensor)
+        t._data = out
+        t._rg = node is not None
+        t._fn = node
+        t._out_nr = 0
+        t._grad = None
+        t._vc = VersionCounter()
+        t._base = None
         if op.view:
             _make_view(t, args[0], op, attrs)
         return t
     results = []
     for i, o in enumerate(out):
-        differentiable = node is not None and i in op.differentiable
+        differentiable = node is not None and _differentiable(op, i)
         t = Tensor._wrap(_as_array(o), differentiable, node if differentiable else None, i)
         if op.view:
             _make_view(t, args[0], op, attrs)
@@ -344,11 +380,15 @@ def apply_inplace(op: OpDef, args: tuple, attrs: dict = _EMPTY, name: str | None
                            for i, a in enumerate(args))
         if anomaly.state.enabled:
             anomaly.record(node)
+    before = self._vc.value
     self._data[...] = out
     self._vc.bump(name or op.name + "_")
     if need:
         rebase_history(self, node)
         _save(node, plan, tuple(inputs), self)
+        for key, value in node._saved.items():  # `y.mul_(y)`: y was saved before the write
+            if type(value) is Tensor and value._vc is self._vc:
+                node._versions[key] = before
     return self
 
 
@@ -372,3 +412,140 @@ def _check_inplace_result(self: Tensor, out) -> None:
 def op_name_of(node: Node) -> str:
     """PyTorch's short op name in messages: `SigmoidBackward0` -> `Sigmoid`."""
     return re.sub(r"Backward\d*$", "", node.name())
+
+
+# Note [Hot path]
+# `x + y` on small tensors is dominated by Python, not by NumPy, so the ops users call most
+# get a generated fast callable. It does exactly what `apply` does for the common case
+# (tensors of one dtype on the CPU, or a tensor and a Python number) with no loops, no
+# kwargs and no intermediate lists, and hands every other case to `apply`.
+
+
+def _fast_edge(t: Tensor):
+    fn = t._fn
+    if fn is not None and t._base is None:
+        return (fn, t._out_nr)
+    return edge(t)
+
+
+def binary(op: OpDef):
+    """The fast form of an elementwise two-input row: `binary(MUL)(x, y) == apply(MUL, (x, y))`.
+
+    `x` is a Tensor; `y` a Tensor or a Python number.
+    """
+    fwd = op.fwd
+    differentiable = op.node_cls is not None
+
+    def run(x, y):
+        xd = x._data
+        # integer and bool tensors take the general path: their promotion rules differ
+        if type(xd) is not _ndarray or xd.dtype.kind != "f":
+            return apply(op, (x, y))
+        if isinstance(y, Tensor):
+            yd = y._data
+            if xd.dtype != yd.dtype:
+                return apply(op, (x, y))
+            yrg = y._rg
+        elif type(y) is float or type(y) is int:
+            yd, yrg = y, False
+        else:
+            return apply(op, (x, y))
+        try:
+            out = fwd(np, xd, yd)
+        except (ValueError, IndexError, TypeError) as exc:
+            from .errors import translate
+
+            raise translate(op, (x, y), _EMPTY, exc) from None
+        if type(out) is not _ndarray:
+            out = np.asarray(out)
+        t = _new(Tensor)
+        t._data = out
+        t._out_nr = 0
+        t._grad = None
+        t._vc = VersionCounter()
+        t._base = None
+        xrg = x._rg
+        if (xrg or yrg) and differentiable and grad_state.enabled:
+            node = _new(node_cls)
+            node._seq = _next_seq()
+            if xrg:
+                fn = x._fn
+                ex = (fn, x._out_nr) if fn is not None and x._base is None else edge(x)
+                mx = (xd.shape, xd.dtype)
+            else:
+                ex = mx = None
+            if yrg:
+                fn = y._fn
+                ey = (fn, y._out_nr) if fn is not None and y._base is None else edge(y)
+                node.next_functions = (ex or _NO_EDGE, ey)
+                node._meta = (mx, (yd.shape, yd.dtype))
+                plan = plans[1 + 2 * xrg] if xrg else plans[2]
+            else:
+                node.next_functions = (ex, _NO_EDGE)
+                node._meta = (mx, None)
+                plan = plans[1]
+            node._attrs = _EMPTY
+            t._rg = True
+            t._fn = node
+            if plan:
+                _save(node, plan, (x, y), t)
+            else:
+                node._saved = _EMPTY
+                node._versions = _EMPTY
+            if anomaly.state.enabled:
+                anomaly.record(node)
+        else:
+            t._rg = False
+            t._fn = None
+        return t
+
+    node_cls = op.node_cls
+    plans = op.plans
+    run.__name__ = op.name
+    return run
+
+
+def unary(op: OpDef):
+    """The fast form of a one-input row without attributes: `unary(EXP)(x)`."""
+    fwd = op.fwd
+    differentiable = op.node_cls is not None
+
+    def run(x):
+        xd = x._data
+        if type(xd) is not _ndarray or xd.dtype.kind != "f":
+            return apply(op, (x,))
+        out = fwd(np, xd)
+        if type(out) is not _ndarray:
+            out = np.asarray(out)
+        t = _new(Tensor)
+        t._data = out
+        t._out_nr = 0
+        t._grad = None
+        t._vc = VersionCounter()
+        t._base = None
+        if x._rg and differentiable and grad_state.enabled:
+            node = _new(node_cls)
+            node._seq = _next_seq()
+            fn = x._fn
+            node.next_functions = ((fn, x._out_nr) if fn is not None and x._base is None
+                                   else edge(x),)
+            node._meta = ((xd.shape, xd.dtype),)
+            node._attrs = _EMPTY
+            t._rg = True
+            t._fn = node
+            if plan:
+                _save(node, plan, (x,), t)
+            else:
+                node._saved = _EMPTY
+                node._versions = _EMPTY
+            if anomaly.state.enabled:
+                anomaly.record(node)
+        else:
+            t._rg = False
+            t._fn = None
+        return t
+
+    node_cls = op.node_cls
+    plan = op.plans[1]
+    run.__name__ = op.name
+    return run
