@@ -54,6 +54,11 @@ from .size import Size
 globals().update(_FUNCTIONS)
 
 # Library layers (one line each; keep this block sorted)
+from . import amp, backends, cuda, linalg, nn, optim, utils, viz
+from .amp import autocast
+from .amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
+from .serialization import load, save
+
 # -- end of library layers
 bool = bool_  # noqa: A001 - torch.bool
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 import warnings
-import weakref
 
 import numpy as np
 
@@ -58,7 +57,7 @@ NON_LEAF_GRAD_WARNING = (
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
     "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-    "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.")
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
 class Tensor:
@@ -231,6 +230,10 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
+        if self._rg:  # PyTorch warns for float() alone, not for item(), int() or bool()
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                          "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=2)
         return float(self._scalar("float"))
 
     def __int__(self) -> int:
@@ -300,8 +303,8 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if self._fn is not None:
-            if value:
-                return
+            if value:  # requires_grad_() lets this pass; the attribute does not
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
@@ -312,7 +315,8 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Matches `torch.Tensor.requires_grad_`."""
-        self.requires_grad = requires_grad
+        if not (requires_grad and self._fn is not None):
+            self.requires_grad = requires_grad
         return self
 
     @property
@@ -340,10 +344,10 @@ class Tensor:
                 raise TypeError(
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}")
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
-            if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+            if value._data.dtype != self._data.dtype or value._data.shape != self._data.shape:
+                from .autograd.errors import assigned_grad_error
+
+                raise assigned_grad_error(self, value)
         self._grad = value
 
     @property

@@ -24,8 +24,9 @@ class _PrintOptions:
 PRINT_OPTS = _PrintOptions()
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
-                     profile=None, sci_mode=None) -> None:
+def set_printoptions(
+    precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None
+) -> None:
     """Matches `torch.set_printoptions`."""
     if profile == "default":
         PRINT_OPTS.__init__()
@@ -33,8 +34,12 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
         PRINT_OPTS.__init__(precision=2, threshold=1000, edgeitems=2, linewidth=80)
     elif profile == "full":
         PRINT_OPTS.__init__(precision=4, threshold=math.inf, edgeitems=3, linewidth=80)
-    for name, value in (("precision", precision), ("threshold", threshold),
-                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
+    for name, value in (
+        ("precision", precision),
+        ("threshold", threshold),
+        ("edgeitems", edgeitems),
+        ("linewidth", linewidth),
+    ):
         if value is not None:
             setattr(PRINT_OPTS, name, value)
     PRINT_OPTS.sci_mode = sci_mode
@@ -91,15 +96,32 @@ class _Formatter:
         return " " * (self.max_width - len(text)) + text
 
 
+class _ComplexFormatter:
+    """A complex number prints as its real part (aligned) then its imaginary part (not)."""
+
+    def __init__(self, values: np.ndarray):
+        self.real = _Formatter(np.ascontiguousarray(values.real))
+        self.imag = _Formatter(np.ascontiguousarray(values.imag))
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, value) -> str:
+        sign = "-" if value.imag < 0 else "+"
+        imag = self.imag.format(abs(value.imag)).lstrip()
+        return self.real.format(value.real) + sign + imag + "j"
+
+
 def _vector(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
     per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / (fmt.max_width + 2))))
     edge = PRINT_OPTS.edgeitems
     if summarize and values.shape[0] > 2 * edge:
-        data = ([fmt.format(v) for v in values[:edge].tolist()] + [" ..."]
-                + [fmt.format(v) for v in values[-edge:].tolist()])
+        data = (
+            [fmt.format(v) for v in values[:edge].tolist()]
+            + [" ..."]
+            + [fmt.format(v) for v in values[-edge:].tolist()]
+        )
     else:
         data = [fmt.format(v) for v in values.tolist()]
-    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
@@ -111,9 +133,14 @@ def _nested(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -
         return _vector(values, indent, summarize, fmt)
     edge = PRINT_OPTS.edgeitems
     if summarize and values.shape[0] > 2 * edge:
-        rows = ([_nested(values[i], indent + 1, summarize, fmt) for i in range(edge)] + ["..."]
-                + [_nested(values[i], indent + 1, summarize, fmt)
-                   for i in range(values.shape[0] - edge, values.shape[0])])
+        rows = (
+            [_nested(values[i], indent + 1, summarize, fmt) for i in range(edge)]
+            + ["..."]
+            + [
+                _nested(values[i], indent + 1, summarize, fmt)
+                for i in range(values.shape[0] - edge, values.shape[0])
+            ]
+        )
     else:
         rows = [_nested(values[i], indent + 1, summarize, fmt) for i in range(values.shape[0])]
     return "[" + ("," + "\n" * (ndim - 1) + " " * (indent + 1)).join(rows) + "]"
@@ -128,8 +155,10 @@ def _summarized(values: np.ndarray) -> np.ndarray:
             return np.concatenate([values[:edge], values[-edge:]])
         return values
     if values.shape[0] > 2 * edge:
-        parts = [_summarized(values[i]) for i in list(range(edge)) +
-                 list(range(values.shape[0] - edge, values.shape[0]))]
+        parts = [
+            _summarized(values[i])
+            for i in list(range(edge)) + list(range(values.shape[0] - edge, values.shape[0]))
+        ]
     else:
         parts = [_summarized(v) for v in values]
     return np.stack(parts)
@@ -139,7 +168,8 @@ def _tensor_str(values: np.ndarray, indent: int) -> str:
     summarize = values.size > PRINT_OPTS.threshold
     if values.dtype in (np.float16, dtypes.bfloat16.np):
         values = values.astype(np.float32)
-    fmt = _Formatter(_summarized(values) if summarize else values)
+    shown = _summarized(values) if summarize else values
+    fmt = _ComplexFormatter(shown) if values.dtype.kind == "c" else _Formatter(shown)
     return _nested(values, indent, summarize, fmt)
 
 
@@ -177,7 +207,7 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
         body = _tensor_str(values, indent)
     fn = t.grad_fn
     if fn is not None:
-        suffixes.append(f"grad_fn=<{fn.name()}>")
+        suffixes.append(f"grad_fn=<{type(fn).__name__}>")  # not name(): `<CopySlices>`
     elif t._rg:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

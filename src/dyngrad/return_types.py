@@ -10,11 +10,11 @@ __all__ = ["max", "min", "sort", "topk", "median", "mode", "kthvalue", "var_mean
 def _result_type(name: str, fields: tuple[str, ...]):
     base = namedtuple(name, fields)
 
-    def __repr__(self):
+    def represent(self):
         body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
         return f"torch.return_types.{name}(\n{body})"
 
-    cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+    cls = type(name, (base,), {"__slots__": (), "__repr__": represent})
     cls.__module__ = "torch.return_types"
     return cls
 

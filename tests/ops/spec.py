@@ -6,8 +6,8 @@ same line runs on both: parity is checked by running it twice.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

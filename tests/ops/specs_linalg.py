@@ -1,7 +1,160 @@
-"""Specs for the linalg op family."""
+"""Specs for linear algebra: matmul in every shape case, the add* forms, outer, einsum,
+tensordot."""
 
 from __future__ import annotations
 
-from .spec import OpSpec, T  # noqa: F401
+from .spec import OpSpec, T
 
-SPECS: list[OpSpec] = []
+SPECS = [
+    OpSpec(
+        "matmul_batched",
+        lambda t, x, y: x @ y,
+        [
+            (T((2, 3, 4)), T((2, 4, 2))),
+            (T((2, 3, 4)), T((1, 4, 2))),
+            (T((2, 3, 4), nc=True), T((4, 2))),
+        ],
+        covers=("matmul",),
+        ref=lambda np, x, y: x @ y,
+    ),
+    OpSpec(
+        "matmul_batch_vector",
+        lambda t, x, y: t.matmul(x, y),
+        [(T((2, 3, 4)), T((4,))), (T((4,)), T((2, 4, 3)))],
+        covers=("matmul",),
+        ref=lambda np, x, y: x @ y,
+    ),
+    OpSpec(
+        "matmul_folded",
+        lambda t, x, y: x @ y,
+        [(T((3, 4)), T((2, 4, 5)))],
+        ref=lambda np, x, y: x @ y,
+    ),
+    OpSpec(
+        "matmul_nc",
+        lambda t, x, y: x @ y,
+        [(T((3, 4), nc=True), T((4, 2), nc=True))],
+        covers=("mm",),
+    ),
+    OpSpec("mm_fn", lambda t, x, y: t.mm(x, y), [(T((1, 4)), T((4, 1)))], covers=("mm",)),
+    OpSpec("mv_fn", lambda t, x, y: x.mv(y), [(T((3, 4)), T((4,)))], covers=("mv",)),
+    OpSpec("dot_fn", lambda t, x, y: t.dot(x, y), [(T((5,)), T((5,)))], covers=("dot",)),
+    OpSpec(
+        "outer",
+        lambda t, x, y: t.outer(x, y),
+        [(T((3,)), T((4,)))],
+        covers=("mul",),
+        ref=lambda np, x, y: np.outer(x, y),
+    ),
+    OpSpec(
+        "addmm",
+        lambda t, c, a, b: t.addmm(c, a, b),
+        [(T((3, 2)), T((3, 4)), T((4, 2))), (T((2,)), T((3, 4)), T((4, 2)))],
+        ref=lambda np, c, a, b: c + a @ b,
+    ),
+    OpSpec(
+        "addmm_scaled",
+        lambda t, c, a, b: t.addmm(c, a, b, beta=0.5, alpha=-2),
+        [(T((3, 2)), T((3, 4)), T((4, 2), nc=True))],
+        covers=("addmm",),
+    ),
+    OpSpec(
+        "addmm_beta0",
+        lambda t, c, a, b: t.addmm(c, a, b, beta=0),
+        [(T((3, 2)), T((3, 4)), T((4, 2)))],
+        covers=("addmm",),
+    ),
+    OpSpec(
+        "addmv",
+        lambda t, c, a, b: t.addmv(c, a, b, alpha=2),
+        [(T((3,)), T((3, 4)), T((4,)))],
+        ref=lambda np, c, a, b: c + 2 * (a @ b),
+    ),
+    OpSpec(
+        "addr",
+        lambda t, c, a, b: t.addr(c, a, b, beta=3),
+        [(T((3, 4)), T((3,)), T((4,)))],
+        ref=lambda np, c, a, b: 3 * c + np.outer(a, b),
+    ),
+    OpSpec(
+        "baddbmm",
+        lambda t, c, a, b: t.baddbmm(c, a, b, alpha=0.5),
+        [(T((2, 3, 2)), T((2, 3, 4)), T((2, 4, 2))), (T((3, 1)), T((2, 3, 4)), T((2, 4, 2)))],
+        ref=lambda np, c, a, b: c + 0.5 * (a @ b),
+    ),
+    OpSpec(
+        "addbmm",
+        lambda t, c, a, b: t.addbmm(c, a, b),
+        [(T((3, 2)), T((2, 3, 4)), T((2, 4, 2)))],
+        ref=lambda np, c, a, b: c + (a @ b).sum(0),
+    ),
+    OpSpec(
+        "einsum_mm",
+        lambda t, x, y: t.einsum("ij,kj->ik", x, y),
+        [(T((3, 4)), T((2, 4)))],
+        covers=("bmm", "view"),
+        ref=lambda np, x, y: np.einsum("ij,kj->ik", x, y),
+    ),
+    OpSpec(
+        "einsum_batch",
+        lambda t, x, y: t.einsum("...ij,...jk", x, y),
+        [(T((2, 3, 4)), T((2, 4, 2))), (T((1, 3, 4)), T((2, 4, 2)))],
+        covers=("bmm",),
+        ref=lambda np, x, y: np.einsum("...ij,...jk", x, y),
+    ),
+    OpSpec(
+        "einsum_three",
+        lambda t, x, y, z: t.einsum("bn,anm,bm->ba", x, y, z),
+        [(T((2, 3)), T((4, 3, 2)), T((2, 2)))],
+        covers=("bmm",),
+        ref=lambda np, x, y, z: np.einsum("bn,anm,bm->ba", x, y, z),
+    ),
+    OpSpec(
+        "einsum_outer",
+        lambda t, x, y: t.einsum("i,j->ij", x, y),
+        [(T((3,)), T((4,)))],
+        covers=("mul",),
+    ),
+    OpSpec(
+        "einsum_trace",
+        lambda t, x: t.einsum("ii", x),
+        [(T((3, 3)),)],
+        covers=("diagonal", "sum_dim"),
+        ref=lambda np, x: np.trace(x),
+    ),
+    OpSpec(
+        "einsum_diag",
+        lambda t, x: t.einsum("ii->i", x),
+        [(T((3, 3)),)],
+        covers=("diagonal", "permute"),
+    ),
+    OpSpec(
+        "einsum_reduce",
+        lambda t, x: t.einsum("ijk->kj", x),
+        [(T((2, 3, 4)),)],
+        covers=("sum_dim",),
+        ref=lambda np, x: np.einsum("ijk->kj", x),
+    ),
+    OpSpec(
+        "einsum_rowdot",
+        lambda t, x, y: t.einsum("ij,ij->i", x, y),
+        [(T((3, 4)), T((3, 4)))],
+        covers=("bmm",),
+    ),
+    OpSpec(
+        "tensordot",
+        lambda t, x, y: t.tensordot(x, y, dims=([1, 2], [1, 0])),
+        [(T((2, 3, 4)), T((4, 3, 2)))],
+        covers=("mm", "view"),
+        ref=lambda np, x, y: np.tensordot(x, y, ([1, 2], [1, 0])),
+    ),
+    OpSpec(
+        "tensordot_int",
+        lambda t, x, y: t.tensordot(x, y, 1),
+        [(T((2, 3)), T((3, 2)))],
+        covers=("mm",),
+    ),
+    OpSpec(
+        "tensordot_zero", lambda t, x, y: t.tensordot(x, y, 0), [(T((2,)), T((3,)))], covers=("mm",)
+    ),
+]

@@ -1,7 +1,149 @@
-"""Specs for the nn op family."""
+"""Specs for the nn op family: linear, convolution, pooling, normalization, losses, embedding.
+
+Each backward op (convolution_input, max_pool2d_backward, ...) is exercised by the
+gradgradcheck of the op whose formula uses it, hence the `covers`.
+"""
 
 from __future__ import annotations
 
-from .spec import OpSpec, T  # noqa: F401
+from .spec import OpSpec, T
 
-SPECS: list[OpSpec] = []
+PROB = (0.1, 0.9)
+
+
+def _f(t):
+    return t.nn.functional
+
+
+SPECS: list[OpSpec] = [
+    OpSpec(
+        "linear",
+        lambda t, x, w, b: _f(t).linear(x, w, b),
+        [(T((4, 3)), T((2, 3)), T((2,))), (T((3,)), T((2, 3)), T((2,)))],
+        ref=lambda np, x, w, b: x @ w.T + b,
+    ),
+    OpSpec(
+        "convolution",
+        lambda t, x, w, b: _f(t).conv2d(x, w, b, stride=(2, 1), padding=1, groups=2),
+        [(T((1, 2, 4, 3)), T((2, 1, 2, 2)), T((2,)))],
+        covers=("convolution_input", "convolution_weight"),
+    ),
+    OpSpec(
+        "convolution_1d_dilated",
+        lambda t, x, w: _f(t).conv1d(x, w, None, stride=2, padding=2, dilation=2),
+        [(T((2, 2, 5)), T((3, 2, 2)))],
+        covers=("convolution",),
+    ),
+    OpSpec(
+        "conv_transpose",
+        lambda t, x, w, b: _f(t).conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1),
+        [(T((1, 2, 2, 3)), T((2, 2, 2, 2)), T((2,)))],
+        covers=("convolution", "convolution_weight"),
+    ),
+    OpSpec("constant_pad_nd", lambda t, x: _f(t).pad(x, (1, 2, -1, 1), value=0.5), [(T((3, 4)),)]),
+    OpSpec(
+        "max_pool2d_with_indices",
+        lambda t, x: _f(t).max_pool2d(x, 2, stride=1, padding=1, ceil_mode=True),
+        [(T((1, 2, 3, 4)),)],
+        covers=("max_pool2d_backward", "max_pool2d_gather"),
+    ),
+    OpSpec(
+        "avg_pool2d",
+        lambda t, x: _f(t).avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+        [(T((1, 2, 4, 3)),)],
+        covers=("avg_pool2d_backward",),
+    ),
+    OpSpec(
+        "adaptive_avg_pool2d",
+        lambda t, x: _f(t).adaptive_avg_pool2d(x, (2, 3)),
+        [(T((2, 3, 4)),)],
+        covers=("adaptive_avg_pool2d_backward",),
+    ),
+    OpSpec(
+        "native_batch_norm",
+        lambda t, x, w, b: _f(t).batch_norm(x, None, None, w, b, training=True),
+        [(T((3, 2, 2)), T((2,)), T((2,))), (T((4, 3)), None, None)],
+    ),
+    OpSpec(
+        "native_batch_norm_eval",
+        lambda t, x, m, v, w, b: _f(t).batch_norm(x, m, v, w, b),
+        [(T((3, 2, 2)), T((2,), grad=False), T((2,), 0.5, 2.0, grad=False), T((2,)), T((2,)))],
+    ),
+    OpSpec(
+        "native_layer_norm",
+        lambda t, x, w, b: _f(t).layer_norm(x, (2, 3), w, b),
+        [(T((3, 2, 3)), T((2, 3)), T((2, 3))), (T((4, 2, 3)), None, None)],
+        grad_atol=1e-4,
+    ),
+    OpSpec(
+        "native_group_norm",
+        lambda t, x, w, b: _f(t).group_norm(x, 2, w, b),
+        [(T((2, 4, 3)), T((4,)), T((4,)))],
+        grad_atol=1e-4,
+    ),
+    OpSpec(
+        "mse_loss",
+        lambda t, x, y: _f(t).mse_loss(x, y),
+        [(T((3, 4)), T((3, 4))), (T((3, 4)), T((3, 4), grad=False))],
+        ref=lambda np, x, y: ((x - y) ** 2).mean(),
+    ),
+    OpSpec(
+        "mse_loss_none",
+        lambda t, x, y: _f(t).mse_loss(x, y, reduction="none"),
+        [(T((3, 4)), T((3, 4)))],
+        covers=("mse_loss",),
+    ),
+    OpSpec(
+        "huber_loss",
+        lambda t, x, y: _f(t).huber_loss(x, y, reduction="sum", delta=0.8),
+        [(T((3, 4)), T((3, 4)))],
+    ),
+    OpSpec(
+        "smooth_l1_loss",
+        lambda t, x, y: _f(t).smooth_l1_loss(x, y, beta=0.7),
+        [(T((3, 4)), T((3, 4)))],
+    ),
+    OpSpec(
+        "nll_loss",
+        lambda t, x, y, w: _f(t).nll_loss(x, y, w),
+        [(T((4, 3)), T((4,), 0, 3, kind="int"), T((3,), 0.5, 2.0, grad=False))],
+    ),
+    OpSpec(
+        "nll_loss2d",
+        lambda t, x, y: _f(t).nll_loss(x, y, reduction="sum"),
+        [(T((2, 3, 2, 2)), T((2, 2, 2), 0, 3, kind="int"))],
+    ),
+    OpSpec(
+        "cross_entropy_probabilities",
+        lambda t, x, y: _f(t).cross_entropy(x, y, label_smoothing=0.1),
+        [(T((4, 3)), T((4, 3), 0.0, 1.0, grad=False))],
+        covers=("loss_div_count", "log_softmax"),
+    ),
+    OpSpec(
+        "binary_cross_entropy",
+        lambda t, x, y, w: _f(t).binary_cross_entropy(x, y, w),
+        [(T((3, 4), *PROB), T((3, 4), *PROB), T((4,), 0.5, 2.0, grad=False))],
+    ),
+    OpSpec(
+        "binary_cross_entropy_with_logits",
+        lambda t, x, y, w, p: _f(t).binary_cross_entropy_with_logits(
+            x, y, w, pos_weight=p, reduction="none"
+        ),
+        [
+            (
+                T((3, 4), -4.0, 4.0),
+                T((3, 4), 0.0, 1.0),
+                T((4,), 0.5, 2.0, grad=False),
+                T((4,), 0.5, 3.0, grad=False),
+            ),
+            (T((3, 4)), T((3, 4), 0.0, 1.0), None, None),
+        ],
+    ),
+    # padding_idx is left out: its row's zero gradient is not the numerical derivative
+    OpSpec(
+        "embedding",
+        lambda t, i, w: _f(t).embedding(i, w),
+        [(T((2, 3), 0, 4, kind="int"), T((4, 3)))],
+        covers=("embedding_backward",),
+    ),
+]

@@ -10,8 +10,8 @@ import pytest
 import dyngrad
 from dyngrad.ops.registry import OPS
 
-from .specs import SPECS
 from .spec import OpSpec
+from .specs import SPECS
 
 CASES = [(spec, i) for spec in SPECS for i in range(len(spec.samples))]
 IDS = [f"{spec.name}-{i}" for spec, i in CASES]

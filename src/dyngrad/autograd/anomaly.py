@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-import threading
+import os
 import traceback
 import warnings
 
-__all__ = ["set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled"]
+__all__ = [
+    "set_detect_anomaly",
+    "detect_anomaly",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+]
 
 
-class _State(threading.local):
+class _State:
+    # Process-wide, unlike grad mode: PyTorch's anomaly flag is global to all threads
     def __init__(self):
         self.enabled = False
         self.check_nan = True
@@ -29,9 +34,13 @@ def is_anomaly_check_nan_enabled() -> bool:
     return state.check_nan
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def record(node) -> None:
     """Keep the forward stack of a node (only in anomaly mode: capturing it is costly)."""
-    node._trace = traceback.format_stack()[:-3]
+    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE_DIR)]
+    node._trace = traceback.format_list(frames)
 
 
 class set_detect_anomaly:
@@ -57,7 +66,10 @@ class detect_anomaly:
         self.prev = (False, True)
         warnings.warn(
             "Anomaly Detection has been enabled. This mode will increase the runtime and "
-            "should only be enabled for debugging.", UserWarning, stacklevel=2)
+            "should only be enabled for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
 
     def __enter__(self):
         self.prev = (state.enabled, state.check_nan)
@@ -85,14 +97,16 @@ def forward_trace_warning(node) -> None:
         return
     warnings.warn(
         f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-        + "".join(node._trace), UserWarning, stacklevel=2)
+        + "".join(node._trace),
+        UserWarning,
+        stacklevel=2,
+    )
 
 
 def check_nan(node, grads) -> None:
     for i, g in enumerate(grads):
         if g is not None and g._data.dtype.kind in "fc" and _has_nan(g._data):
-            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
-                               "output.")
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 
 def _has_nan(array) -> bool:

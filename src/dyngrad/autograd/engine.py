@@ -10,12 +10,13 @@
 from __future__ import annotations
 
 import heapq
+import warnings
 
 from .._tensor import Tensor
-from ..backend import dtypes
+from ..backend import dtypes, quiet_floating_point
 from . import anomaly
-from .graph import AccumulateGrad
 from .grad_mode import state as grad_state
+from .graph import AccumulateGrad, _sequence
 
 __all__ = ["backward", "grad"]
 
@@ -50,10 +51,12 @@ def _root_grads(outputs, grad_outputs, create_graph: bool) -> list:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
                 f"output[{i}] has a shape of {Size(out._data.shape)}.")
-        if g.is_floating_point() != out.is_floating_point():
+        if g.is_complex() != out.is_complex():
             raise TypeError(f"For complex Tensors, both grad_output and output are required to "
                             f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a "
                             f"dtype of {g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+        if g._data.dtype != out._data.dtype:  # PyTorch casts a root gradient to its output's
+            g = g.to(out.dtype)
         grads.append(g)
     return grads
 
@@ -84,12 +87,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if grad_tensors is None:
         grad_tensors = (None,) * len(outputs)
     if len(grad_tensors) != len(outputs):
-        raise RuntimeError(f"got {len(grad_tensors)} tensors and {len(outputs)} gradients")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_tensors)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        _warn_create_graph_cycle()
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     roots = _roots(outputs)
     grads = _root_grads(outputs, grad_tensors, create_graph)
     if inputs is None:
@@ -100,6 +105,21 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     for t, g in zip(inputs, captured):
         if t._fn is not None and g is not None:  # non-leaf inputs accumulate too
             _accumulate_into(t, g, create_graph, shared=True)
+
+
+CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using autograd.grad "
+    "when creating the graph to avoid this. If you have to use this function, make sure to "
+    "reset the .grad fields of your parameters to None after use to break the cycle and avoid "
+    "the leak.")
+_warned = set()
+
+
+def _warn_create_graph_cycle() -> None:
+    if "create_graph" not in _warned:  # once per process, as PyTorch's TORCH_WARN_ONCE
+        _warned.add("create_graph")
+        warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -118,11 +138,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs = _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad requires one grad_output per output: got "
-                           f"{len(grad_outputs)} and {len(outputs)}")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
     for t in inputs:
+        if not isinstance(t, Tensor):
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
         if not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     roots = _roots(outputs)
@@ -135,7 +157,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if materialize_grads:
                 from ..ops.creation import zeros_like
 
-                g = zeros_like(t)
+                g = zeros_like(t, requires_grad=create_graph)  # as PyTorch, a leaf
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
@@ -152,9 +174,10 @@ def _targets(inputs, caller: str) -> dict:
     targets: dict = {}
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor):
-            raise TypeError(f"{caller}: inputs must be Tensors, got {type(t).__name__}")
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
         if not t._rg and caller == "backward":
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         targets.setdefault(edge(t), []).append(i)
     return targets
 
@@ -193,8 +216,23 @@ def _needed(targets: dict, parents: dict) -> set:
     return needed
 
 
+# Note [Backward passes]
+# Each backward (or grad) call is numbered. A node that frees its buffers keeps the pass that
+# freed them, so a later backward through it can say which pass used the graph, and (when the
+# tensor it starts from was made after that pass) that the graph mixes in an earlier iteration.
+current_pass = (0, 0, 0)  # (number, sequence number at its start, its newest root's number)
+
+
+def _start_pass(roots) -> None:
+    global current_pass
+    newest = max((n._seq for n, _ in roots if n is not None and n._seq != float("inf")),
+                 default=-1)
+    current_pass = (current_pass[0] + 1, next(_sequence), newest)
+
+
 def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
              accumulate=True):
+    _start_pass(roots)
     deps, parents = _graph(roots, targets is not None)
     needed = _needed(targets, parents) if targets is not None else None
     captured = [None] * (sum(len(v) for v in targets.values()) if targets else 0)
@@ -214,6 +252,8 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
     push, pop = heapq.heappush, heapq.heappop
     prev_mode = grad_state.enabled
     grad_state.enabled = create_graph
+    quiet = quiet_floating_point()  # See Note [Floating-point warnings]
+    quiet.__enter__()
     try:
         while ready:
             node = pop(ready)[2]
@@ -236,7 +276,7 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
                 continue
             if node._pre_hooks or node._hooks or anomaly.state.enabled:
                 outs = _call(node, buf, keep_graph)
-            elif buf[0] is not None or any(buf):
+            elif buf[0] is not None or any(g is not None for g in buf):
                 outs = node.apply(tuple(buf))
                 if not keep_graph:
                     node.release()
@@ -267,6 +307,7 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
                     push(ready, (-child._seq, id(child), child))
     finally:
         grad_state.enabled = prev_mode
+        quiet.__exit__(None, None, None)
     return captured
 
 
@@ -346,8 +387,10 @@ def _accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) -
         g = g.to(dtypes.from_numpy_dtype(var._data.dtype))
     current = var._grad
     if current is None:
-        if create_graph:
-            var._grad = g
+        if create_graph:  # a copy with history, as PyTorch's (CopyBackwards), never `g` itself
+            from ..ops.creation import empty_like
+
+            var._grad = empty_like(g).copy_(g)
         else:
             data = g._data
             if shared or data.base is not None or not data.flags.writeable:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import functools
 
 from .._tensor import Tensor
-from .graph import SECOND_BACKWARD, Node
+from . import anomaly
 from .grad_mode import no_grad
 from .grad_mode import state as grad_state
+from .graph import SECOND_BACKWARD, Node, SavedOutput
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -22,8 +23,10 @@ class FunctionCtx:
     def save_for_backward(self, *tensors) -> None:
         for t in tensors:
             if t is not None and not isinstance(t, Tensor):
-                raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{tensors.index(t)} is of type {type(t).__name__}")
+                raise TypeError(
+                    "save_for_backward can only save variables, but argument "
+                    f"{tensors.index(t)} is of type {type(t).__name__}"
+                )
         self._to_save = tensors
 
     def mark_dirty(self, *tensors) -> None:
@@ -41,12 +44,12 @@ class FunctionCtx:
             raise RuntimeError(SECOND_BACKWARD)
         out = []
         for t, version in self._saved:
+            if type(t) is SavedOutput:  # rebuilt with this node as its history
+                t = _rebuild_output(self, t)
             if t is not None and t._vc.value != version:
-                from ..ops.registry import edge  # noqa: F401  (keeps import order simple)
                 from .errors import modified_inplace_error
 
-                raise modified_inplace_error(self, "saved_tensors", t, version, t._fn,
-                                             t._out_nr)
+                raise modified_inplace_error(self, "saved_tensors", t, version, t._fn, t._out_nr)
             out.append(t)
         return tuple(out)
 
@@ -78,8 +81,10 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._materialize:
             from ..ops.creation import zeros
 
-            grads = tuple(zeros(shape, dtype=dtype) if g is None else g
-                          for g, (shape, dtype) in zip(grads, self._output_meta))
+            grads = tuple(
+                zeros(shape, dtype=dtype) if g is None else g
+                for g, (shape, dtype) in zip(grads, self._output_meta)
+            )
         result = self._function.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
@@ -88,16 +93,17 @@ class BackwardCFunction(Node, FunctionCtx):
             if len(result) > n_args and all(r is None for r in result[n_args:]):
                 result = result[:n_args]
             else:
-                raise RuntimeError(f"function {self.name()} returned an incorrect number of "
-                                   f"gradients (expected {n_args}, got {len(result)})")
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of "
+                    f"gradients (expected {n_args}, got {len(result)})"
+                )
         return tuple(self._check(i, g) for i, g in enumerate(result) if self._arg_is_tensor[i])
 
     def _check(self, i: int, g):
         if g is None:
             return None
         if not isinstance(g, Tensor):
-            raise TypeError(f"function {self.name()} returned a gradient of type "
-                            f"{type(g).__name__} at index {i}; expected a Tensor or None")
+            raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
         shape, dtype = self._input_meta[i]
         if g._data.shape != shape:
             import numpy as np
@@ -109,7 +115,8 @@ class BackwardCFunction(Node, FunctionCtx):
                 raise RuntimeError(
                     f"Function {self.name()} returned an invalid gradient at index {i} - got "
                     f"{list(g._data.shape)} but expected shape compatible with "
-                    f"{list(shape)}") from None
+                    f"{list(shape)}"
+                ) from None
         if g.dtype is not dtype and dtype.is_floating_point:
             g = g.to(dtype)
         return g
@@ -129,14 +136,17 @@ class Function(metaclass=_FunctionMeta):
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
-        raise NotImplementedError("You must implement the forward function for custom "
-                                  "autograd.Function.")
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("You must implement either the backward or vjp method for "
-                                  "your custom autograd.Function to use it with backward "
-                                  "mode AD.")
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for "
+            "your custom autograd.Function to use it with backward "
+            "mode AD."
+        )
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -150,14 +160,17 @@ class Function(metaclass=_FunctionMeta):
         warnings.warn(
             f"{type(self)} should not be instantiated. Methods on autograd functions are all "
             "static, so you should invoke them on the class itself. Instantiating an autograd "
-            "function will raise an error in a future version of PyTorch.", DeprecationWarning,
-            stacklevel=2)
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use "
             "new-style autograd function with static forward method. (Example: "
-            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -165,10 +178,13 @@ class Function(metaclass=_FunctionMeta):
         ctx = cls._backward_cls()
         tracking = grad_state.enabled and any(isinstance(a, Tensor) and a._rg for a in args)
         ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
-        ctx.needs_input_grad = tuple(tracking and isinstance(a, Tensor) and a._rg
-                                     for a in args)
-        ctx._input_meta = tuple((a._data.shape, a.dtype) if isinstance(a, Tensor) else None
-                                for a in args)
+        # PyTorch reads requires_grad alone here, so it is True even under no_grad
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
+        if tracking and anomaly.state.enabled:
+            anomaly.record(ctx)
+        ctx._input_meta = tuple(
+            (a._data.shape, a.dtype) if isinstance(a, Tensor) else None for a in args
+        )
         custom_setup = cls.setup_context is not Function.setup_context
         with no_grad():
             if custom_setup:
@@ -181,7 +197,6 @@ class Function(metaclass=_FunctionMeta):
 
 def _wrap_outputs(ctx, args, output, tracking: bool):
     from ..ops.registry import edge
-    from .views import check_inplace_allowed
 
     single = not isinstance(output, tuple)
     outputs = (output,) if single else output
@@ -189,8 +204,9 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
     if tracking:
-        ctx.next_functions = tuple(edge(a) if a._rg else (None, 0)
-                                   for a in args if isinstance(a, Tensor))
+        ctx.next_functions = tuple(
+            edge(a) if a._rg else (None, 0) for a in args if isinstance(a, Tensor)
+        )
     results = []
     for i, out in enumerate(outputs):
         if not isinstance(out, Tensor):
@@ -199,7 +215,7 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
         if id(out) in dirty:
             out._vc.bump(f"{ctx.name()[:-8]}.forward (mark_dirty)")
             if tracking:
-                check_inplace_allowed(out)
+                _check_dirty_allowed(out)
         elif id(out) in inputs:
             out = out.detach()  # an input returned as is: a new tensor on the same array
         if tracking and out._data.dtype.kind in "fc" and id(out) not in non_diff:
@@ -212,19 +228,90 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
         elif id(out) not in dirty:
             out._rg = False
         results.append(out)
-    ctx._output_meta = tuple((o._data.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
-                             for o in outputs)
-    ctx._saved = tuple((t, t._vc.value if t is not None else 0) for t in ctx._to_save)
-    ctx._to_save = ()
+    ctx._output_meta = tuple(
+        (o._data.shape, o.dtype) if isinstance(o, Tensor) else ((), None) for o in outputs
+    )
+    _save_tensors(ctx, results)
     return results[0] if single else tuple(results)
 
 
+def _save_tensors(ctx, results) -> None:
+    produced = {id(o): i for i, o in enumerate(results) if isinstance(o, Tensor) and o._fn is ctx}
+    ctx._saved = tuple(
+        (_saved_output(t, produced[id(t)]) if id(t) in produced else t, _version_of(t))
+        for t in ctx._to_save
+    )
+    ctx._to_save = ()
+
+
+def _version_of(t) -> int:
+    return t._vc.value if t is not None else 0
+
+
+def _saved_output(t, output_nr: int) -> SavedOutput:
+    # See Note [Graph ownership]: an output saved on its own node would make a cycle
+    holder = Tensor._wrap(t._data)
+    holder._vc = t._vc
+    return SavedOutput(holder, output_nr)
+
+
+def _rebuild_output(ctx, saved: SavedOutput):
+    t = Tensor._wrap(saved.tensor._data, True, ctx, saved.output_nr)
+    t._vc = saved.tensor._vc
+    return t
+
+
+def _check_dirty_allowed(out) -> None:
+    from .views import check_inplace_allowed
+
+    if out._rg and out._fn is None and out._base is None:  # PyTorch words this case apart
+        raise RuntimeError(
+            "a leaf Variable that requires grad has been used in an in-place operation."
+        )
+    check_inplace_allowed(out)
+
+
+ONCE_DIFFERENTIABLE = (
+    "trying to differentiate twice a function that was marked with @once_differentiable"
+)
+
+
+class Error(Node):
+    """PyTorch's `Error` node: differentiating through it raises its message."""
+
+    def __init__(self, next_functions, message: str):
+        super().__init__(next_functions)
+        self._message = message
+
+    def apply(self, grads):
+        raise RuntimeError(self._message)
+
+
 def once_differentiable(fn):
-    """Matches `torch.autograd.function.once_differentiable`: backward runs without grad."""
+    """Matches `torch.autograd.function.once_differentiable`: backward runs without grad.
+
+    Under `create_graph=True` its results get an `Error` node, so a second differentiation
+    through them raises instead of silently giving zero.
+    """
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        needing = [a for a in args if isinstance(a, Tensor) and a._rg]
+        if not (grad_state.enabled and needing):
+            return outputs
+        from ..ops.registry import edge
+
+        edges = tuple(edge(a) for a in needing)
+        if isinstance(outputs, tuple):
+            return tuple(_delay_error(o, edges) for o in outputs)
+        return _delay_error(outputs, edges)
 
     return wrapper
+
+
+def _delay_error(out, edges):
+    if not isinstance(out, Tensor):
+        return out
+    return Tensor._wrap(out._data, True, Error(edges, ONCE_DIFFERENTIABLE))

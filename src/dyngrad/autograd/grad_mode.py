@@ -5,9 +5,16 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+__all__ = [
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+]
 
 
 class _State(threading.local):
@@ -37,7 +44,16 @@ class _DecoratorContextManager:
 
     def __call__(self, func):
         if inspect.isclass(func):
-            raise TypeError(f"{type(self).__name__} cannot decorate a class")
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You "
+                "should only decorate functions or methods. To preserve the current behavior of "
+                "class decoration, you can directly decorate the `__init__` method and nothing "
+                "else.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            cls = func
+            func = lambda *args, **kwargs: cls(*args, **kwargs)  # noqa: E731
         if inspect.isgeneratorfunction(func):
             return self._wrap_generator(func)
 
@@ -76,7 +92,16 @@ class _DecoratorContextManager:
         return type(self)()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also decorates without parentheses: `@torch.no_grad` as well as `@torch.no_grad()`."""
+
+    def __new__(cls, func=None):
+        if func is None:
+            return super().__new__(cls)
+        return cls()(func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Matches `torch.no_grad`: ops inside record no graph."""
 
     def __init__(self):
@@ -90,7 +115,7 @@ class no_grad(_DecoratorContextManager):
         state.enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Matches `torch.enable_grad`."""
 
     def __init__(self):
@@ -112,11 +137,19 @@ class set_grad_enabled(_DecoratorContextManager):
         self.mode = bool(mode)
         state.enabled = self.mode
 
+    def __call__(self, func):
+        # as a decorator it must not leave grad mode changed once the function is defined
+        state.enabled = self.prev
+        return super().__call__(func)
+
     def __enter__(self):
-        pass
+        state.enabled = self.mode
 
     def __exit__(self, *exc):
         state.enabled = self.prev
+
+    def __repr__(self) -> str:
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
     def clone(self):
         return type(self)(self.mode)
@@ -140,9 +173,9 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = (state.enabled, state.inference)
-        if self.mode:
-            state.enabled = False
-            state.inference = True
+        # inference_mode(False) is a way back to grad mode, even inside no_grad
+        state.enabled = not self.mode
+        state.inference = self.mode
 
     def __exit__(self, *exc):
         state.enabled, state.inference = self.prev

@@ -13,7 +13,15 @@ from __future__ import annotations
 import itertools
 import weakref
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "SavedOutput", "describe"]
+__all__ = [
+    "Node",
+    "AccumulateGrad",
+    "RemovableHandle",
+    "SavedOutput",
+    "describe",
+    "print_graph",
+    "saved_bytes",
+]
 
 _sequence = itertools.count()
 
@@ -22,7 +30,13 @@ SECOND_BACKWARD = (
     "after they have already been freed). Saved intermediate values of the graph are freed "
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
     "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward.")
+    "calling backward."
+)
+
+
+_CPP_NODES = frozenset(
+    {"AccumulateGrad", "CopySlices", "CopyBackwards", "GraphRoot", "Error", "DelayedError"}
+)
 
 
 class RemovableHandle:
@@ -74,13 +88,17 @@ class Node:
         return self._metadata
 
     def name(self) -> str:
-        return type(self).__name__
+        name = type(self).__name__
+        # nodes that PyTorch writes in C++ outside its generated table carry their namespace
+        return "torch::autograd::" + name if name in _CPP_NODES else name
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
     def __call__(self, *grads):
-        return self.apply(grads)
+        """Run the node by hand, as PyTorch allows: `y.grad_fn(torch.ones(2))`."""
+        result = self.apply(grads)
+        return result[0] if len(result) == 1 else result  # one input: the tensor itself
 
     def apply(self, grads: tuple) -> tuple:
         raise NotImplementedError
@@ -141,9 +159,6 @@ class AccumulateGrad(Node):
         """The leaf tensor (None once it has been freed: its gradient then goes nowhere)."""
         return self._variable()
 
-    def name(self) -> str:
-        return "torch::autograd::AccumulateGrad"
-
     def apply(self, grads):
         raise RuntimeError("AccumulateGrad is run by the engine")
 
@@ -158,29 +173,37 @@ class SavedOutput:
         self.output_nr = output_nr
 
 
-def describe(tensor_or_node, file=None) -> str:
-    """A text picture of the backward graph under `tensor_or_node`, one node a line."""
-    node = getattr(tensor_or_node, "grad_fn", tensor_or_node)
-    lines: list[str] = []
-    seen: set[int] = set()
+def describe(tensor_or_node, file=None, *, params: dict | None = None, detail: bool = False) -> str:
+    """A text picture of the backward graph under a tensor (or node, or a list of them).
 
-    def walk(n, depth):
-        if n is None:
-            return
-        label = n.name()
-        if isinstance(n, AccumulateGrad):
-            v = n.variable
-            label += f" (leaf {tuple(v.shape)} {v.dtype})"
-        if id(n) in seen:
-            lines.append("  " * depth + label + " (seen above)")
-            return
-        seen.add(id(n))
-        lines.append("  " * depth + label)
-        for child, _ in n.next_functions:
-            walk(child, depth + 1)
+    By default one node a line, leaves with their shape and dtype. `detail=True` draws a tree
+    with each node's output shape and dtype and what it saved (names, shapes, bytes), and a
+    total (see `saved_bytes`); `params` (name -> tensor) names the leaves. Printed to `file`
+    if given. *dyngrad only*.
+    """
+    from .inspect_graph import render_compact, render_tree
 
-    walk(node, 0)
-    text = "\n".join(lines)
+    text = (render_tree if detail else render_compact)(tensor_or_node, params)
     if file is not None:
         print(text, file=file)
     return text
+
+
+def print_graph(tensor_or_node, params: dict | None = None, *, file=None) -> None:
+    """Print `describe(..., detail=True)`: the tree with shapes, dtypes and saved bytes."""
+    import sys
+
+    describe(
+        tensor_or_node, file=file if file is not None else sys.stdout, params=params, detail=True
+    )
+
+
+def saved_bytes(tensor_or_node, by: str | None = None):
+    """Bytes held by the graph's saved tensors: the total, or per "node" or per "module".
+
+    Each array counts once however many nodes saved it; a saved view counts its whole buffer
+    once (see Note [Saved bytes] in inspect_graph.py). *dyngrad only*.
+    """
+    from .inspect_graph import saved_bytes as count
+
+    return count(tensor_or_node, by)

@@ -28,6 +28,27 @@ def check_inplace_allowed(t) -> None:
     base = t._base
     if base is not None and base._rg and base._fn is None:
         raise RuntimeError(VIEW_OF_LEAF_INPLACE + _leaf_hint(base))
+    if base is not None and t._rg and _of_multi_output(t):
+        raise RuntimeError(_multi_output_error(t, "is being modified inplace"))
+
+
+MULTI_OUTPUT_VIEW = (
+    "This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation "
+    "by an out-of-place one.")
+
+
+def _of_multi_output(view) -> bool:
+    # views made by unbind/split/chunk cannot be replayed one at a time, so PyTorch forbids
+    # writing into them (or using them after their base was written) while they need grad
+    return any(op.n_outputs != 1 for op, _ in view._view_chain)
+
+
+def _multi_output_error(view, what: str) -> str:
+    from ..ops.registry import op_name_of
+
+    return f"Output {view._out_nr} of {op_name_of(view._fn)} is a view and {what}. " + (
+        MULTI_OUTPUT_VIEW)
 
 
 def _leaf_hint(t) -> str:
@@ -71,6 +92,9 @@ def refresh_view(view) -> None:
     """Rebuild a stale view's history from its base's current one (see Note above)."""
     if view._view_ver == view._vc.value:
         return
+    if view._base._rg and view._rg and _of_multi_output(view):
+        raise RuntimeError(_multi_output_error(
+            view, "its base or another view of its base has been modified inplace"))
     view._view_ver = view._vc.value
     if view._base._rg:
         _regenerate(view)

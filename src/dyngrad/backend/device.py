@@ -18,15 +18,18 @@ class device:
             type, index = "cuda", type
         if ":" in type:
             if index is not None:
-                raise RuntimeError(f"type (string) must not include an index because index was "
-                                   f"passed explicitly: {type}")
+                raise RuntimeError(
+                    f"type (string) must not include an index because index was "
+                    f"passed explicitly: {type}"
+                )
             type, _, idx = type.partition(":")
             index = int(idx)
         if type not in ("cpu", "cuda", "meta", "mps"):
             raise RuntimeError(
                 "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
                 "fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type "
-                f"at start of device string: {type}")
+                f"at start of device string: {type}"
+            )
         self.type = type
         self.index = index
 
@@ -39,8 +42,7 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other) -> bool:
-        if isinstance(other, str):
-            other = device(other)
+        # as in PyTorch, a device never equals a string: compare `t.device.type == "cpu"`
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:

@@ -11,8 +11,16 @@ __all__ = ["dtype", "promote_types", "promote_operands", "can_cast", "DTYPES"]
 class dtype:
     """Matches `torch.dtype`: a named element type backed by a NumPy dtype."""
 
-    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_complex", "is_signed",
-                 "_category", "_legacy")
+    __slots__ = (
+        "name",
+        "np",
+        "itemsize",
+        "is_floating_point",
+        "is_complex",
+        "is_signed",
+        "_category",
+        "_legacy",
+    )
 
     def __init__(self, name: str, np_dtype, category: int, legacy: str):
         self.name = name
@@ -50,11 +58,32 @@ float64 = dtype("float64", np.float64, 2, "Double")
 complex64 = dtype("complex64", np.complex64, 3, "ComplexFloat")
 complex128 = dtype("complex128", np.complex128, 3, "ComplexDouble")
 
-DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-          complex64, complex128)
+DTYPES = (
+    bool_,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    float16,
+    bfloat16,
+    float32,
+    float64,
+    complex64,
+    complex128,
+)
 # PyTorch's aliases: torch.float is float32, torch.long is int64, ...
-ALIASES = {"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
-           "short": int16, "cfloat": complex64, "cdouble": complex128, "bool": bool_}
+ALIASES = {
+    "float": float32,
+    "double": float64,
+    "half": float16,
+    "long": int64,
+    "int": int32,
+    "short": int16,
+    "cfloat": complex64,
+    "cdouble": complex128,
+    "bool": bool_,
+}
 
 _BY_NP = {d.np: d for d in DTYPES}
 _BY_NAME = {d.name: d for d in DTYPES} | ALIASES
@@ -72,12 +101,15 @@ def from_numpy_dtype(np_dtype) -> dtype:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
             "supported types are: float64, float32, float16, complex64, complex128, int64, "
-            "int32, int16, int8, uint8, and bool.") from None
+            "int32, int16, int8, uint8, and bool."
+        ) from None
 
 
 def _promote_pair(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
+    if {a, b} == {float64, complex64}:  # the complex type must keep float64's precision
+        return complex128
     if a._category != b._category:
         return a if a._category > b._category else b
     if a._category == 2 and {a, b} == {float16, bfloat16}:

@@ -3,7 +3,39 @@
 from __future__ import annotations
 
 from .._tensor import Tensor
-from . import conversion, creation, elementwise, indexing, linalg, reduction, shape  # noqa: F401
+from . import (  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401
+    activation,
+    compare,
+    conversion,
+    creation,
+    cumulative,
+    diagonal,
+    einsum,
+    elementwise,
+    fused,
+    index_dim,
+    indexing,
+    joining,
+    linalg,
+    masked,
+    nn_conv,
+    nn_linear,
+    nn_loss,
+    nn_norm,
+    nn_pool,
+    nn_sparse,
+    norms,
+    random_fill,
+    rearrange,
+    reduction,
+    rounding,
+    scatter,
+    shape,
+    softmax,
+    sorting,
+    statistics,
+    unary,
+)
 from .promotion import result_type
 from .registry import OPS
 from .surface import FUNCTIONS, METHODS, install

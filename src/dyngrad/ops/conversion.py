@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._tensor import Tensor
 from ..backend import device as Device
 from ..backend import dtypes
@@ -22,7 +20,10 @@ TO_COPY = defop("to_copy", lambda xp, x, *, dtype: x.astype(dtype), {"x": lambda
 COPY = defop("copy", lambda xp, x, src: xp.broadcast_to(src, x.shape).astype(x.dtype),
              {"x": lambda g: _zeros_of(g), "src": lambda g: g}, node="CopyBackwards")
 FILL = defop("fill", lambda xp, x, *, value: xp.full_like(x, value),
-             {"x": lambda g: _zeros_of(g)})
+             {"x": lambda g: _zeros_of(g)}, node="FillBackward2")
+# fill_ with a 0-d tensor value: PyTorch's FillBackward3 (the value's gradient is g summed)
+FILL_TENSOR = defop("fill_tensor", COPY.fwd, {"x": lambda g: _zeros_of(g), "src": lambda g: g},
+                    node="FillBackward3")
 ZERO = defop("zero", lambda xp, x: xp.zeros_like(x), {"x": lambda g: _zeros_of(g)})
 
 
@@ -122,7 +123,7 @@ def copy_(self, src, non_blocking=False):
     return apply_inplace(COPY, (self, src), name="copy_")
 
 
-@public(function=False)
+@public
 def fill_(self, value):
     """Matches `torch.Tensor.fill_`."""
     if isinstance(value, Tensor):
@@ -130,11 +131,11 @@ def fill_(self, value):
             raise RuntimeError(
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value._data.ndim} dimensions.")
-        return apply_inplace(COPY, (self, value), name="fill_")
+        return apply_inplace(FILL_TENSOR, (self, value), name="fill_")
     return apply_inplace(FILL, (self,), {"value": value}, name="fill_")
 
 
-@public(function=False)
+@public
 def zero_(self):
     """Matches `torch.Tensor.zero_`."""
     return apply_inplace(ZERO, (self,), name="zero_")

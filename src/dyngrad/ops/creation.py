@@ -16,8 +16,7 @@ from ..backend.random import rng_of
 from .shape import shape_arg
 from .surface import public
 
-REQUIRES_GRAD_DTYPE = ("Only Tensors of floating point and complex dtype can require "
-                       "gradients")
+REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
 
 
 def _leaf(array, requires_grad: bool = False, device=None) -> Tensor:
@@ -45,8 +44,12 @@ def _np_dtype(dtype, fallback=None):
     return from_numpy_dtype(dtype).np
 
 
-def _infer(data) -> np.ndarray:
-    """A NumPy array for Python data, with PyTorch's dtype inference."""
+def _infer(data, dtype=None) -> np.ndarray:
+    """A NumPy array for Python data, with PyTorch's dtype inference unless `dtype` is given.
+
+    Python numbers go to the requested dtype directly: `tensor([0.1], dtype=float64)` must not
+    pass through float32 on the way.
+    """
     if isinstance(data, np.ndarray):
         from_numpy_dtype(data.dtype)  # validate
         return data
@@ -54,38 +57,44 @@ def _infer(data) -> np.ndarray:
         return np.asarray(data)
     if isinstance(data, Tensor):
         return data._data
-    flat = _unwrap_tensors(data)
+    element_types: set = set()
+    flat = _unwrap(data, element_types)
     try:
         array = np.array(flat)
     except ValueError as exc:
         raise ValueError(_ragged_message(flat) or str(exc)) from None
     if array.dtype == object:
-        raise ValueError(_ragged_message(flat) or
-                         f"Could not infer dtype of {type(flat).__name__}")
-    if array.dtype.kind == "f":
-        if not _has_numpy_float64(flat):
-            array = array.astype(defaults.float.np)
-    elif array.dtype.kind == "c":
-        array = array.astype(defaults.float.to_complex().np)
-    elif array.dtype.kind in "US":
+        raise ValueError(_ragged_message(flat) or f"Could not infer dtype of {type(flat).__name__}")
+    if array.dtype.kind in "US":
         raise TypeError(f"new(): invalid data type '{array.dtype.kind == 'U' and 'str'}'")
-    return array
+    target = _np_dtype(dtype) if dtype is not None else _promoted(element_types).np
+    return array.astype(target, copy=False)
 
 
-def _has_numpy_float64(data) -> bool:
-    return isinstance(data, np.ndarray) and data.dtype == np.float64
-
-
-def _unwrap_tensors(data):
+def _unwrap(data, element_types: set):
+    # Python numbers, NumPy scalars and one-element tensors as plain numbers, noting each
+    # one's own dtype: PyTorch promotes them (`[1.5, np.float64(2)]` is float64).
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(d, element_types) for d in data]
     if isinstance(data, Tensor):
         if data._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        element_types.add(data.dtype)
         return data._data.reshape(()).item()
-    if isinstance(data, (list, tuple)):
-        return [_unwrap_tensors(d) for d in data]
-    if isinstance(data, np.ndarray):
+    if isinstance(data, (np.ndarray, np.generic)):
+        element_types.add(from_numpy_dtype(data.dtype))
         return data.tolist()
+    element_types.add(dtypes.scalar_dtype(data, defaults.float))
     return data
+
+
+def _promoted(element_types: set) -> dtypes.dtype:
+    if not element_types:
+        return defaults.float  # torch.tensor([]) is float32
+    result = element_types.pop()
+    for d in element_types:
+        result = dtypes.promote_types(result, d)
+    return result
 
 
 def _ragged_message(data) -> str | None:
@@ -114,8 +123,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             "To copy construct from a tensor, it is recommended to use "
             "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
             "requires_grad_(True), rather than torch.tensor(sourceTensor).",
-            UserWarning, stacklevel=2)
-    array = _infer(data)
+            UserWarning,
+            stacklevel=2,
+        )
+    array = _infer(data, dtype)
     array = np.array(array, dtype=_np_dtype(dtype, from_numpy_dtype(array.dtype)), copy=True)
     return _leaf(array, requires_grad, device)
 
@@ -125,7 +136,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Matches `torch.as_tensor`: shares memory with a NumPy array or tensor when it can."""
     if isinstance(data, Tensor):
         return data if dtype is None or dtype.np == data._data.dtype else data.to(dtype)
-    array = _infer(data)
+    array = _infer(data, dtype)
     if dtype is not None:
         array = array.astype(_np_dtype(dtype), copy=False)
     return _leaf(array, False, device)
@@ -143,12 +154,17 @@ def from_numpy(ndarray) -> Tensor:
     return Tensor._wrap(ndarray)
 
 
-def _filled(fill, size, dtype, requires_grad, device, fallback=None) -> Tensor:
-    shape = shape_arg(size)
+def _check_shape(shape) -> None:
     for s in shape:
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(shape)}")
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+            )
+
+
+def _filled(fill, size, dtype, requires_grad, device, fallback=None) -> Tensor:
+    shape = shape_arg(size)
+    _check_shape(shape)
     np_dtype = _np_dtype(dtype, fallback)
     if fill is None:
         array = np.empty(shape, np_dtype)
@@ -160,38 +176,73 @@ def _filled(fill, size, dtype, requires_grad, device, fallback=None) -> Tensor:
 
 
 @public
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-          pin_memory=False) -> Tensor:
+def zeros(
+    *size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False
+) -> Tensor:
     """Matches `torch.zeros`."""
+    if any(s < 0 for s in shape_arg(size)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _filled(0, size, dtype, requires_grad, device)
 
 
 @public
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-         pin_memory=False) -> Tensor:
+def ones(
+    *size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False
+) -> Tensor:
     """Matches `torch.ones`."""
     return _filled(1, size, dtype, requires_grad, device)
 
 
 @public
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-          pin_memory=False, memory_format=None) -> Tensor:
+def empty(
+    *size,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+    pin_memory=False,
+    memory_format=None,
+) -> Tensor:
     """Matches `torch.empty` (dyngrad fills with zeros: uninitialised memory helps no one)."""
     return _filled(0, size, dtype, requires_grad, device)
 
 
 @public
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None,
-         layout=None, pin_memory=False) -> Tensor:
+def full(
+    size,
+    fill_value,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+    pin_memory=False,
+) -> Tensor:
     """Matches `torch.full`: the dtype follows `fill_value` when not given."""
     fallback = dtypes.scalar_dtype(fill_value, defaults.float)
-    return _filled(fill_value, (tuple(size),) if not isinstance(size, int) else (size,),
-                   dtype, requires_grad, device, fallback)
+    return _filled(
+        fill_value,
+        (tuple(size),) if not isinstance(size, int) else (size,),
+        dtype,
+        requires_grad,
+        device,
+        fallback,
+    )
 
 
 def _like(fill):
-    def like(input, *, dtype=None, device=None, requires_grad=False, layout=None,
-             memory_format=None, pin_memory=False):
+    def like(
+        input,
+        *,
+        dtype=None,
+        device=None,
+        requires_grad=False,
+        layout=None,
+        memory_format=None,
+        pin_memory=False,
+    ):
         return _filled(fill, input._data.shape, dtype or input.dtype, requires_grad, device)
 
     return like
@@ -203,14 +254,33 @@ empty_like = public(_like(0), name="empty_like")
 
 
 @public
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
-              layout=None, memory_format=None, pin_memory=False) -> Tensor:
+def full_like(
+    input,
+    fill_value,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    layout=None,
+    memory_format=None,
+    pin_memory=False,
+) -> Tensor:
     return _filled(fill_value, input._data.shape, dtype or input.dtype, requires_grad, device)
 
 
 @public
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
-           out=None, layout=None, pin_memory=False) -> Tensor:
+def arange(
+    start,
+    end=None,
+    step=1,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+    pin_memory=False,
+) -> Tensor:
     """Matches `torch.arange`: integer arguments give int64, any float the default dtype."""
     if end is None:
         start, end = 0, start
@@ -218,13 +288,16 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     is_float = any(isinstance(v, float) for v in (start, end, step))
     fallback = defaults.float if is_float else dtypes.int64
     np_dtype = _np_dtype(dtype, fallback)
     n = int(np.ceil((end - start) / step))
-    array = (start + step * np.arange(n, dtype=np.float64)).astype(np_dtype) if is_float \
+    array = (
+        (start + step * np.arange(n, dtype=np.float64)).astype(np_dtype)
+        if is_float
         else np.arange(start, end, step, dtype=np.int64).astype(np_dtype)
+    )
     return _leaf(array, requires_grad, device)
 
 
@@ -233,35 +306,44 @@ def _number(v):
 
 
 @public
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None,
-             layout=None) -> Tensor:
+def linspace(
+    start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None, layout=None
+) -> Tensor:
     """Matches `torch.linspace`."""
     array = np.linspace(_number(start), _number(end), int(steps)).astype(_np_dtype(dtype))
     return _leaf(array, requires_grad, device)
 
 
 @public
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None,
-             requires_grad=False) -> Tensor:
+def logspace(
+    start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False
+) -> Tensor:
     """Matches `torch.logspace`."""
     array = np.logspace(start, end, int(steps), base=base).astype(_np_dtype(dtype))
     return _leaf(array, requires_grad, device)
 
 
 @public
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None,
-        layout=None) -> Tensor:
+def eye(
+    n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, layout=None
+) -> Tensor:
     """Matches `torch.eye`."""
-    return _leaf(np.eye(n, m if m is not None else n, dtype=_np_dtype(dtype)), requires_grad,
-                 device)
+    return _leaf(
+        np.eye(n, m if m is not None else n, dtype=_np_dtype(dtype)), requires_grad, device
+    )
 
 
 # ---- random -----------------------------------------------------------------------------------
 
 
-def _random(sample, size, generator, dtype, requires_grad, device) -> Tensor:
+def _random(sample, size, generator, dtype, requires_grad, device, kernel) -> Tensor:
     shape = shape_arg(size)
-    np_dtype = _np_dtype(dtype)
+    _check_shape(shape)
+    np_dtype = np.dtype(_np_dtype(dtype))
+    if np_dtype.kind not in "fc" and np_dtype != dtypes.bfloat16.np:
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{from_numpy_dtype(np_dtype)._legacy}'"
+        )
     rng = rng_of(generator)
     if np_dtype in (np.float32, np.float64):
         array = sample(rng, shape, np_dtype)
@@ -271,24 +353,64 @@ def _random(sample, size, generator, dtype, requires_grad, device) -> Tensor:
 
 
 @public
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
-         layout=None, pin_memory=False) -> Tensor:
+def rand(
+    *size,
+    generator=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+    pin_memory=False,
+) -> Tensor:
     """Matches `torch.rand`: uniform on [0, 1)."""
-    return _random(lambda rng, s, d: rng.random(s, dtype=d), size, generator, dtype,
-                   requires_grad, device)
+    return _random(
+        lambda rng, s, d: rng.random(s, dtype=d),
+        size,
+        generator,
+        dtype,
+        requires_grad,
+        device,
+        "check_uniform_bounds",
+    )
 
 
 @public
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
-          layout=None, pin_memory=False) -> Tensor:
+def randn(
+    *size,
+    generator=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+    pin_memory=False,
+) -> Tensor:
     """Matches `torch.randn`: standard normal."""
-    return _random(lambda rng, s, d: rng.standard_normal(s, dtype=d), size, generator, dtype,
-                   requires_grad, device)
+    return _random(
+        lambda rng, s, d: rng.standard_normal(s, dtype=d),
+        size,
+        generator,
+        dtype,
+        requires_grad,
+        device,
+        "normal_kernel_cpu",
+    )
 
 
 @public
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False, out=None, layout=None) -> Tensor:
+def randint(
+    low,
+    high=None,
+    size=None,
+    *,
+    generator=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+) -> Tensor:
     """Matches `torch.randint(low=0, high, size)`."""
     if size is None:
         if not isinstance(high, (tuple, list)):
@@ -297,23 +419,34 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     if high is None:
         low, high = 0, low
     if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
-                           f">= to={high}")
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
     array = rng_of(generator).integers(low, high, tuple(size), dtype=np.int64)
     return _leaf(array.astype(_np_dtype(dtype, dtypes.int64)), requires_grad, device)
 
 
 @public
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
-             out=None, layout=None, pin_memory=False) -> Tensor:
+def randperm(
+    n,
+    *,
+    generator=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+    pin_memory=False,
+) -> Tensor:
     """Matches `torch.randperm`."""
     array = rng_of(generator).permutation(int(n)).astype(_np_dtype(dtype, dtypes.int64))
     return _leaf(array, requires_grad, device)
 
 
 def _random_like(name, fn):
-    def like(input, *, dtype=None, device=None, requires_grad=False, layout=None,
-             memory_format=None):
+    def like(
+        input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None
+    ):
         return fn(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
     like.__name__ = name
@@ -325,16 +458,26 @@ randn_like = _random_like("randn_like", randn)
 
 
 @public
-def randint_like(input, low=0, high=None, *, dtype=None, device=None,
-                 requires_grad=False) -> Tensor:
+def randint_like(
+    input, low=0, high=None, *, dtype=None, device=None, requires_grad=False
+) -> Tensor:
     if high is None:
         low, high = 0, low
     return randint(low, high, input._data.shape, dtype=dtype or input.dtype)
 
 
 @public
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
-           requires_grad=False, out=None) -> Tensor:
+def normal(
+    mean=0.0,
+    std=1.0,
+    size=None,
+    *,
+    generator=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+) -> Tensor:
     """Matches `torch.normal` for number or tensor mean/std."""
     rng = rng_of(generator)
     m = mean._data if isinstance(mean, Tensor) else mean
@@ -350,8 +493,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 
 
 def _new(fill):
-    def new(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
-            pin_memory=False):
+    def new(
+        self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+    ):
         return _filled(fill, size, dtype or self.dtype, requires_grad, device)
 
     return new

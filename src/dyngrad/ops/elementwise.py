@@ -1,4 +1,7 @@
-"""Elementwise ops: arithmetic, exp/log/trig, comparisons, clamp and where.
+"""Elementwise arithmetic (`+ - * / **`), exp/log/sqrt/sin/cos/tanh/sigmoid/relu, operators.
+
+Comparisons, clamp and where live in `compare`; the other math families in `unary`,
+`rounding`, `fused` and `activation`.
 
 Each op is one `defop` row: forward on arrays, one backward formula per input.
 """
@@ -7,8 +10,26 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from . import promotion
+from .compare import (  # noqa: F401 - re-exported: other families import them from here
+    clamp,
+    clamp_max,
+    clamp_min,
+    clip,
+    eq,
+    ge,
+    gt,
+    le,
+    logical_and,
+    logical_not,
+    logical_or,
+    lt,
+    maximum,
+    minimum,
+    ne,
+    where,
+)
 from .registry import apply, apply_inplace, binary, defop, unary
-from .surface import public
+from .surface import METHODS, public
 
 # ---- the table ------------------------------------------------------------------------------
 
@@ -18,16 +39,16 @@ ADD_SCALED = defop("add_scaled", lambda xp, x, y, *, alpha: x + alpha * y,
                    {"x": lambda g: g, "y": lambda g, alpha: g * alpha},
                    node="AddBackward0", promote=promotion.binary)
 SUB = defop("sub", lambda xp, x, y: x - y,
-            {"x": lambda g: g, "y": lambda g: -g}, promote=promotion.binary)
+            {"x": lambda g: g, "y": lambda g: -g}, promote=promotion.subtraction)
 SUB_SCALED = defop("sub_scaled", lambda xp, x, y, *, alpha: x - alpha * y,
                    {"x": lambda g: g, "y": lambda g, alpha: g * -alpha},
-                   node="SubBackward0", promote=promotion.binary)
+                   node="SubBackward0", promote=promotion.subtraction)
 # y - x for a Python number y: PyTorch's `1 - x` is RsubBackward1, tensor-tensor RsubBackward0
 RSUB = defop("rsub", lambda xp, x, y: y - x,
              {"x": lambda g: -g, "y": lambda g: g}, node="RsubBackward0",
-             promote=promotion.binary)
+             promote=promotion.subtraction)
 RSUB_SCALAR = defop("rsub_scalar", lambda xp, x, y: y - x, {"x": lambda g: -g},
-                    node="RsubBackward1", promote=promotion.binary)
+                    node="RsubBackward1", promote=promotion.subtraction)
 MUL = defop("mul", lambda xp, x, y: x * y,
             {"x": lambda g, y: g * y, "y": lambda g, x: g * x}, promote=promotion.binary)
 DIV = defop("div", lambda xp, x, y: x / y,
@@ -60,14 +81,32 @@ def _log_scalar(x):
     return math.log(x)
 
 
-POW = defop("pow", lambda xp, x, y: x ** y, {"x": _pow_scalar_grad}, promote=promotion.binary)
-POW_TENSOR = defop("pow_tensor", lambda xp, x, y: x ** y,
+def _power(xp, x, y):
+    # PyTorch's integer rules: no bool kernel (except tensor ** Python bool), no negative Python
+    # int exponent, and a negative tensor exponent gives 0 unless the base is 1 or -1
+    if x.dtype == bool:
+        if type(y) is not bool:
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+        return x.copy() if y else xp.ones_like(x)
+    if x.dtype.kind in "iu":
+        if type(y) is int and y < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if type(y) is xp.ndarray and y.dtype.kind == "i" and (y < 0).any():
+            out = x ** xp.abs(y)
+            odd = (y % 2).astype(bool)
+            inverse = xp.where(x == 1, 1, xp.where(x == -1, xp.where(odd, -1, 1), 0))
+            return xp.where(y < 0, inverse, out).astype(out.dtype, copy=False)
+    return x ** y
+
+
+POW = defop("pow", _power, {"x": _pow_scalar_grad}, promote=promotion.power)
+POW_TENSOR = defop("pow_tensor", _power,
                    {"x": _pow_base_grad, "y": lambda g, x, y, out: _pow_exponent_grad(g, x, out)},
-                   node="PowBackward1", promote=promotion.binary)
+                   node="PowBackward1", promote=promotion.rpower)
 # a Python number raised to a tensor: torch.pow(2, x) / 2 ** x
-RPOW = defop("rpow", lambda xp, y, x: x ** y,
+RPOW = defop("rpow", lambda xp, y, x: _power(xp, xp.asarray(x, xp.result_type(y, x)), y),
              {"y": lambda g, x, out: g * out * _log_scalar(x) if x > 0 else g * 0},
-             node="PowBackward2", promote=promotion.binary)
+             node="PowBackward2", promote=promotion.rpower)
 
 EXP = defop("exp", lambda xp, x: xp.exp(x), {"x": lambda g, out: g * out},
             promote=promotion.floating)
@@ -84,34 +123,29 @@ TANH = defop("tanh", lambda xp, x: xp.tanh(x), {"x": lambda g, out: g * (1 - out
 SIGMOID = defop("sigmoid", lambda xp, x: _sigmoid(xp, x),
                 {"x": lambda g, out: g * (out * (1 - out))}, promote=promotion.floating)
 RELU = defop("relu", lambda xp, x: xp.maximum(x, _zero(xp, x.dtype)),
-             {"x": lambda g, out: g * (out > 0)})
-ABS = defop("abs", lambda xp, x: xp.abs(x), {"x": lambda g, x: g * x.sign()})
-SIGN = defop("sign", lambda xp, x: xp.sign(x), {"x": lambda g: g * 0})
-CLAMP = defop("clamp", lambda xp, x, *, min, max: _clip(xp, x, min, max),
-              {"x": lambda g, x, min, max: g * _in_bounds(x, min, max)}, node="ClampBackward1")
-CLAMP_TENSOR = defop(
-    "clamp_tensor", lambda xp, x, lo, hi: _clip(xp, x, lo, hi),
-    {"x": lambda g, x, lo, hi: g * _in_bounds(x, lo, hi),
-     "lo": lambda g, x, lo: g * (x < lo),
-     "hi": lambda g, x, hi: g * (x > hi)},
-    node="ClampBackward0", promote=promotion.binary)
-WHERE = defop("where", lambda xp, condition, x, y: xp.where(condition, x, y),
-              {"x": lambda g, condition: where(condition, g, 0.0),
-               "y": lambda g, condition: where(condition, 0.0, g)},
-              promote=lambda arrays, args: [arrays[0]] + promotion.binary(arrays[1:], args[1:]))
+             {"x": lambda g, out: threshold_backward(g, out, 0)})
+# PyTorch's own backward of relu/threshold: the gradient where y > threshold, else 0
+THRESHOLD_BACKWARD = defop(
+    "threshold_backward", lambda xp, grad, y, *, threshold: grad * (y > threshold),
+    {"grad": lambda g, y, threshold: threshold_backward(g, y, threshold),
+     "y": lambda g: g.new_zeros(g.shape)})
 
 
-def _tie_split(g, x, y, loses):
-    # maximum/minimum: where x == y each side gets half the gradient, as in PyTorch
-    return where(x == y, g / 2, g).masked_fill(loses, 0)
+def threshold_backward(grad, y, threshold):
+    """Matches `torch.ops.aten.threshold_backward`: `grad` where `y > threshold`, else 0."""
+    return apply(THRESHOLD_BACKWARD, (grad, y), {"threshold": threshold})
 
 
-MAXIMUM = defop("maximum", lambda xp, x, y: xp.maximum(x, y),
-                {"x": lambda g, x, y: _tie_split(g, x, y, x < y),
-                 "y": lambda g, x, y: _tie_split(g, x, y, x > y)}, promote=promotion.binary)
-MINIMUM = defop("minimum", lambda xp, x, y: xp.minimum(x, y),
-                {"x": lambda g, x, y: _tie_split(g, x, y, x > y),
-                 "y": lambda g, x, y: _tie_split(g, x, y, x < y)}, promote=promotion.binary)
+ABS = defop("abs", lambda xp, x: xp.abs(x), {"x": lambda g, x: g * x.sign()},
+            promote=promotion.no_bool("abs_cpu"))
+SIGN = defop("sign", lambda xp, x: _sign(xp, x), {"x": lambda g: g * 0})
+
+
+def _sign(xp, x):
+    # PyTorch: sign(NaN) is 0 (NumPy's is NaN) and a bool tensor is its own sign
+    if x.dtype == bool:
+        return x.copy()
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
 
 
 _ZEROS: dict = {}
@@ -130,46 +164,6 @@ def _sigmoid(xp, x):
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
-
-def _clip(xp, x, lo, hi):
-    if lo is not None:
-        x = xp.maximum(x, lo)
-    if hi is not None:
-        x = xp.minimum(x, hi)
-    return x
-
-
-def _in_bounds(x, lo, hi):
-    # PyTorch passes the gradient where lo <= x <= hi (both ends inclusive)
-    if lo is None:
-        return x <= hi
-    if hi is None:
-        return x >= lo
-    return (x >= lo).logical_and(x <= hi)
-
-
-def _compare(name, fn):
-    op = defop(name, fn, promote=promotion.binary)
-
-    def compare(input, other):
-        return apply(op, (input, other))
-
-    compare.__name__ = name
-    compare.__doc__ = f"Matches `torch.{name}`."
-    return op, compare
-
-
-EQ, eq = _compare("eq", lambda xp, x, y: x == y)
-NE, ne = _compare("ne", lambda xp, x, y: x != y)
-LT, lt = _compare("lt", lambda xp, x, y: x < y)
-LE, le = _compare("le", lambda xp, x, y: x <= y)
-GT, gt = _compare("gt", lambda xp, x, y: x > y)
-GE, ge = _compare("ge", lambda xp, x, y: x >= y)
-for _f in (eq, ne, lt, le, gt, ge):
-    public(_f)
-LOGICAL_AND = defop("logical_and", lambda xp, x, y: xp.logical_and(x, y))
-LOGICAL_OR = defop("logical_or", lambda xp, x, y: xp.logical_or(x, y))
-LOGICAL_NOT = defop("logical_not", lambda xp, x: xp.logical_not(x))
 
 # fast forms of the rows users call most (see Note [Hot path])
 _add, _sub, _mul, _div = binary(ADD), binary(SUB), binary(MUL), binary(DIV)
@@ -191,7 +185,6 @@ def add(input, other, *, alpha=1, out=None):
 @public
 def sub(input, other, *, alpha=1, out=None):
     """Matches `torch.sub`: input - alpha * other."""
-    _check_bool_sub(input, other)
     if alpha != 1:
         return apply(SUB_SCALED, (input, other), {"alpha": alpha})
     return apply(SUB, (input, other))
@@ -200,18 +193,7 @@ def sub(input, other, *, alpha=1, out=None):
 subtract = public(sub, name="subtract")
 
 
-def _check_bool_sub(input, other):
-    if _is_bool(input) and _is_bool(other):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
-            "or `logical_xor()` operator instead.")
-
-
-def _is_bool(x):
-    return isinstance(x, bool) or (isinstance(x, Tensor) and x._data.dtype == bool)
-
-
-@public
+@public(method=False)
 def rsub(input, other, *, alpha=1):
     """Matches `torch.rsub`: other - alpha * input."""
     if alpha != 1:
@@ -259,62 +241,18 @@ def pow(input, exponent, *, out=None):
 @public
 def neg(input):
     """Matches `torch.neg`."""
+    _check_not_bool(input)
+    return apply(NEG, (input,))
+
+
+def _check_not_bool(input):
     if input._data.dtype == bool:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
             "to invert a mask, use the `~` or `logical_not()` operator instead.")
-    return apply(NEG, (input,))
 
 
 negative = public(neg, name="negative")
-
-
-@public
-def maximum(input, other):
-    """Matches `torch.maximum`: ties split the gradient."""
-    return apply(MAXIMUM, (input, other))
-
-
-@public
-def minimum(input, other):
-    """Matches `torch.minimum`: ties split the gradient."""
-    return apply(MINIMUM, (input, other))
-
-
-@public
-def clamp(input, min=None, max=None):
-    """Matches `torch.clamp` with number or tensor bounds."""
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        return apply(CLAMP_TENSOR, (input, min, max))
-    return apply(CLAMP, (input,), {"min": min, "max": max})
-
-
-clip = public(clamp, name="clip")
-
-
-@public
-def clamp_min(input, min):
-    return clamp(input, min=min)
-
-
-@public
-def clamp_max(input, max):
-    return clamp(input, max=max)
-
-
-@public
-def where(condition, input=None, other=None):
-    """Matches `torch.where(condition, input, other)`; one argument gives `nonzero` tuples."""
-    if input is None and other is None:
-        return condition.nonzero(as_tuple=True)
-    if not isinstance(condition, Tensor):
-        raise TypeError("where(): argument 'condition' must be Tensor")
-    if condition._data.dtype != bool:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {condition.dtype._legacy}")
-    return apply(WHERE, (condition, input, other))
 
 
 def _unary(name: str, op, *, inplace: bool = True):
@@ -328,7 +266,7 @@ def _unary(name: str, op, *, inplace: bool = True):
             return apply_inplace(op, (self,), name=name + "_")
 
         fn_.__name__ = name + "_"
-        public(fn_, function=False)
+        public(fn_, function=name != "sign")  # torch.sign_ is the one missing function
     return fn
 
 
@@ -344,9 +282,7 @@ abs = _unary("abs", ABS)
 sign = _unary("sign", SIGN)
 reciprocal = _unary("reciprocal", RECIPROCAL)
 absolute = public(abs, name="absolute")
-logical_not = public(lambda input: apply(LOGICAL_NOT, (input,)), name="logical_not")
-logical_and = public(lambda input, other: apply(LOGICAL_AND, (input, other)), name="logical_and")
-logical_or = public(lambda input, other: apply(LOGICAL_OR, (input, other)), name="logical_or")
+absolute_ = public(METHODS["abs_"], name="absolute_", function=False)
 
 # ---- in-place and operator methods ----------------------------------------------------------
 
@@ -365,7 +301,21 @@ def _inplace_binary(name, op_plain, op_scaled=None):
 add_ = _inplace_binary("add_", ADD, ADD_SCALED)
 sub_ = _inplace_binary("sub_", SUB, SUB_SCALED)
 mul_ = _inplace_binary("mul_", MUL)
-div_ = _inplace_binary("div_", DIV)
+subtract_ = public(sub_, name="subtract_", function=False)
+multiply_ = public(mul_, name="multiply_", function=False)
+
+
+@public(function=False)
+def div_(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return apply_inplace(DIV, (self, other), name="div_")
+    from .rounding import divide_rounded_
+
+    return divide_rounded_(self, other, rounding_mode)
+
+
+divide_ = public(div_, name="divide_", function=False)
+true_divide_ = public(lambda self, other: div_(self, other), name="true_divide_", function=False)
 
 
 @public(function=False)
@@ -374,16 +324,13 @@ def pow_(self, exponent):
     return apply_inplace(op, (self, exponent), name="pow_")
 
 
-@public(function=False)
-def clamp_(self, min=None, max=None):
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        return apply_inplace(CLAMP_TENSOR, (self, min, max), name="clamp_")
-    return apply_inplace(CLAMP, (self,), {"min": min, "max": max}, name="clamp_")
-
-
-@public(function=False)
+@public
 def neg_(self):
+    _check_not_bool(self)
     return apply_inplace(NEG, (self,), name="neg_")
+
+
+negative_ = public(neg_, name="negative_")
 
 
 _OPERATORS = {
@@ -428,7 +375,7 @@ def _comparable(other) -> bool:
 
 
 BITWISE_NOT = defop("bitwise_not", lambda xp, x: ~x)
-BITWISE = {kind: defop(f"bitwise_{kind}", fn, promote=promotion.binary)
+BITWISE = {kind: defop(f"bitwise_{kind}", fn, promote=promotion.integral(f"bitwise_{kind}_cpu"))
            for kind, fn in (("and", lambda xp, x, y: x & y), ("or", lambda xp, x, y: x | y),
                             ("xor", lambda xp, x, y: x ^ y))}
 

@@ -1,4 +1,5 @@
-"""Indexing: `__getitem__`/`__setitem__`, select/slice views, advanced indexing, gather.
+"""Indexing: `__getitem__`/`__setitem__`, select/slice/narrow views, advanced indexing,
+index_put.
 
 Basic indexing (ints, slices, None, Ellipsis) is a chain of views, one node per step as in
 PyTorch (`x[0, 1:]` is SliceBackward0 over SelectBackward0); a tensor, list or bool index is
@@ -38,7 +39,8 @@ INDEX_ADD_ZEROS = defop("index_add_zeros", _scatter_add_fwd,
 
 
 def _dim_key(dim, item):
-    return (_FULL,) * dim + (item,)
+    # the trailing Ellipsis keeps a 0-d selection a view (NumPy returns a scalar copy without)
+    return (_FULL,) * dim + (item, Ellipsis)
 
 
 SELECT = defop("select", lambda xp, x, *, dim, index: x[_dim_key(dim, index)],
@@ -70,49 +72,13 @@ INDEX_PUT = defop(
      "values": lambda g, key: apply(INDEX, (g,), {"key": key})})
 
 
-def _scatter_key(index):
-    key = list(np.ix_(*[np.arange(s) for s in index.shape]))
-    return key
-
-
-def _scatter_zeros_fwd(xp, grad, *, shape, dim, index):
-    out = xp.zeros(shape, dtype=grad.dtype)
-    key = _scatter_key(index)
-    key[dim] = index
-    xp.add.at(out, tuple(key), grad)
-    return out
-
-
-GATHER = defop("gather", lambda xp, x, *, dim, index: xp.take_along_axis(x, index, axis=dim),
-               {"x": lambda g, x_shape, dim, index: apply(
-                   SCATTER_ZEROS, (g,), {"shape": x_shape, "dim": dim, "index": index})})
-SCATTER_ZEROS = defop("scatter_zeros", _scatter_zeros_fwd,
-                      {"grad": lambda g, dim, index: apply(GATHER, (g,),
-                                                           {"dim": dim, "index": index})},
-                      node="ScatterAddBackward0")
-
-
-def scatter_into_zeros(g, x_shape, dim, indices):
-    """Zeros of `x_shape` with `g` added at `indices` along `dim` (max/min/gather backward)."""
-    return apply(SCATTER_ZEROS, (g,), {"shape": x_shape, "dim": dim, "index": indices._data})
-
-
-@public
-def gather(input, dim, index, *, sparse_grad=False):
-    """Matches `torch.gather`."""
-    from .shape import wrap_dim
-
-    return apply(GATHER, (input,), {"dim": wrap_dim(dim, input._data.ndim),
-                                    "index": _index_array(index)})
-
-
 # ---- __getitem__ ------------------------------------------------------------------------------
 
 
 def _is_advanced(item) -> bool:
     if isinstance(item, Tensor):
         return not (item._data.ndim == 0 and item._data.dtype.kind in "iu")
-    return isinstance(item, (list, np.ndarray, bool, np.bool_))
+    return isinstance(item, (list, tuple, np.ndarray, bool, np.bool_))
 
 
 def _index_array(item):
@@ -135,18 +101,52 @@ def _advanced_key(key: tuple) -> tuple:
 def _expand_ellipsis(key: tuple, ndim: int) -> tuple:
     consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
     if consumed > ndim:
+        if ndim == 0:
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     out = []
     seen = False
     for k in key:
         if k is Ellipsis:
-            if seen:
-                raise IndexError("an index can only have a single ellipsis ('...')")
+            if not seen:  # PyTorch lets a second ellipsis stand for no dims at all
+                out.extend([_FULL] * (ndim - consumed))
             seen = True
-            out.extend([_FULL] * (ndim - consumed))
         else:
             out.append(k)
     return tuple(out)
+
+
+def _check_advanced(shape: tuple, key: tuple) -> None:
+    """PyTorch's messages for a mask that does not fit, or index tensors that do not broadcast
+    (NumPy's own would name axes and arrays)."""
+    ndim = len(shape)
+    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis and type(k) is not bool)
+    pos, shapes, seen = 0, [], False
+    for k in key:
+        if k is Ellipsis:
+            pos += 0 if seen else ndim - consumed
+            seen = True
+        elif isinstance(k, np.ndarray) and k.dtype == np.bool_ and k.ndim:
+            for j, size in enumerate(k.shape):
+                if pos + j >= ndim or size != shape[pos + j]:
+                    raise IndexError(
+                        f"The shape of the mask {list(k.shape)} at index {j} does not match the "
+                        f"shape of the indexed tensor {list(shape[pos:])} at index {j}")
+            shapes.append((int(k.sum()),))
+            pos += k.ndim
+        elif isinstance(k, np.ndarray) and k.dtype != np.bool_:
+            shapes.append(k.shape)
+            pos += 1
+        elif k is not None and type(k) is not bool:
+            pos += 1
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                         "with shapes " + ", ".join(str(list(s)) for s in shapes)) from None
 
 
 def _check_index(index: int, dim: int, size: int) -> int:
@@ -157,14 +157,21 @@ def _check_index(index: int, dim: int, size: int) -> int:
 
 def getitem(self, key):
     """Matches `torch.Tensor.__getitem__`."""
+    # x[:] is a slice, but x[:, :] and x[...] are aliases, as in PyTorch
+    whole_slice = type(key) is slice
     if not isinstance(key, tuple):
         key = (key,)
+    for k in key:
+        if isinstance(k, str):
+            raise TypeError("new(): invalid data type 'str'")
     if any(_is_advanced(k) for k in key):
-        return apply(INDEX, (self,), {"key": _advanced_key(key)})
-    explicit = key
+        key = _advanced_key(key)
+        _check_advanced(self._data.shape, key)
+        return apply(INDEX, (self,), {"key": key})
     key = _expand_ellipsis(key, self._data.ndim)
     out = self
-    dim = 0
+    dim = 0  # the dim of `out` the next key applies to
+    source_dim = 0  # the same dim counted in `self`, for messages
     for k in key:
         if k is None:
             out = apply(_unsqueeze(), (out,), {"dim": dim})
@@ -174,22 +181,27 @@ def getitem(self, key):
                 item = _normalize_slice(k)
                 out = apply(SLICE, (out,), {"dim": dim, "item": item})
             dim += 1
+            source_dim += 1
         else:
-            if isinstance(k, Tensor):
-                k = int(k)
-            elif not isinstance(k, (int, np.integer)):
-                raise IndexError(
-                    "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                    "Variables are valid indices (got " + type(k).__name__ + ")")
-            index = _check_index(int(k), dim, out._data.shape[dim])
+            index = _check_index(_integer(k), source_dim, out._data.shape[dim])
             out = apply(SELECT, (out,), {"dim": dim, "index": index})
+            source_dim += 1
     if out is self:  # x[:] or x[...] is still a new view, as in PyTorch
-        if any(isinstance(k, slice) for k in explicit) and self._data.ndim:
+        if whole_slice and self._data.ndim:
             return apply(SLICE, (self,), {"dim": 0, "item": _FULL})
         from .shape import ALIAS
 
         return apply(ALIAS, (self,))
     return out
+
+
+def _integer(k) -> int:
+    if isinstance(k, Tensor):
+        return int(k)
+    if not isinstance(k, (int, np.integer)):
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                         "Variables are valid indices (got " + type(k).__name__ + ")")
+    return int(k)
 
 
 def _normalize_slice(k: slice) -> slice:
@@ -204,37 +216,42 @@ def _unsqueeze():
     return UNSQUEEZE
 
 
-MASKED_FILL = defop("masked_fill", lambda xp, x, mask, *, value: xp.where(mask, value, x),
-                    {"x": lambda g, mask: g.masked_fill(mask, 0.0)})
-MASKED_FILL_TENSOR = defop(
-    "masked_fill_tensor", lambda xp, x, mask, value: xp.where(mask, value, x),
-    {"x": lambda g, mask: g.masked_fill(mask, 0.0),
-     "value": lambda g, mask: g.masked_fill(mask.logical_not(), 0.0).sum()},
-    node="MaskedFillBackward1")
+@public
+def narrow(input, dim, start, length):
+    """Matches `torch.narrow`: a view of `length` elements along `dim` from `start`."""
+    from .shape import wrap_dim
+
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    start, length = int(start), int(length)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return apply(SLICE, (input,), {"dim": d, "item": slice(start, start + length)})
 
 
 @public
-def masked_fill(input, mask, value):
-    """Matches `torch.masked_fill`."""
-    _check_mask(mask)
-    if isinstance(value, Tensor):
-        return apply(MASKED_FILL_TENSOR, (input, mask, value))
-    return apply(MASKED_FILL, (input, mask), {"value": value})
+def select(input, dim, index):
+    """Matches `torch.select`: a view with `dim` removed, at `index`."""
+    from .shape import wrap_dim
 
-
-@public(function=False)
-def masked_fill_(self, mask, value):
-    """Matches `torch.Tensor.masked_fill_`."""
-    _check_mask(mask)
-    if isinstance(value, Tensor):
-        return apply_inplace(MASKED_FILL_TENSOR, (self, mask, value), name="masked_fill_")
-    return apply_inplace(MASKED_FILL, (self, mask), {"value": value}, name="masked_fill_")
-
-
-def _check_mask(mask):
-    if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
-        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
+    if input._data.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    index = int(index)
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input._data.shape)} at dimension {d}")
+    return apply(SELECT, (input,), {"dim": d, "index": index + size if index < 0 else index})
 
 
 def setitem(self, key, value):
@@ -245,18 +262,44 @@ def setitem(self, key, value):
         return
     view = getitem(self, key)
     if isinstance(value, Tensor):
+        if value._data.shape != view._data.shape:  # PyTorch's message for a bad shape
+            from .shape import expand
+
+            expand(value.detach(), view._data.shape)
         view.copy_(value)
     else:
         view.fill_(value)
 
 
+def _put_key(self, indices, values):
+    key = _advanced_key(tuple(indices))
+    _check_advanced(self._data.shape, key)
+    if isinstance(values, Tensor) and values._data.ndim:
+        # the shape x[key] would have, found on a zero-strided stand-in
+        target = np.broadcast_to(np.empty((), np.bool_), self._data.shape)[key].shape
+        try:
+            np.broadcast_shapes(values._data.shape, target)
+        except ValueError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape "
+                               f"{list(values._data.shape)} cannot be broadcast to indexing "
+                               f"result of shape {list(target)}") from None
+    return key
+
+
 def index_put_(self, indices, values, accumulate=False):
     """Matches `torch.Tensor.index_put_`."""
-    key = _advanced_key(tuple(indices))
+    key = _put_key(self, indices, values)
     return apply_inplace(INDEX_PUT, (self, values), {"key": key, "accumulate": accumulate},
                          name="index_put_")
 
 
+@public
+def index_put(input, indices, values, accumulate=False):
+    """Matches `torch.index_put`: a copy of `input` with `values` written at `indices`."""
+    key = _put_key(input, indices, values)
+    return apply(INDEX_PUT, (input, values), {"key": key, "accumulate": accumulate})
+
+
 public(getitem, name="__getitem__", function=False)
 public(setitem, name="__setitem__", function=False)
-public(index_put_, name="index_put_", function=False)
+public(index_put_, name="index_put_")

@@ -12,7 +12,18 @@ from .._tensor import Tensor
 from ..backend import dtypes
 from ..backend.dtypes import defaults, from_numpy_dtype, promote_operands, scalar_dtype
 
-__all__ = ["binary", "floating", "binary_floating", "result_type"]
+__all__ = [
+    "binary",
+    "floating",
+    "binary_floating",
+    "where_values",
+    "subtraction",
+    "power",
+    "rpower",
+    "integral",
+    "no_bool",
+    "result_type",
+]
 
 _ARRAY = np.ndarray
 
@@ -33,8 +44,7 @@ def result_type(*operands) -> dtypes.dtype:
 def _cast(arrays: list, target: dtypes.dtype) -> list:
     # Python numbers stay as they are: NumPy treats them as weak, like PyTorch does.
     np_type = target.np
-    return [a.astype(np_type) if type(a) is _ARRAY and a.dtype != np_type else a
-            for a in arrays]
+    return [a.astype(np_type) if type(a) is _ARRAY and a.dtype != np_type else a for a in arrays]
 
 
 def binary(arrays: list, args: tuple) -> list:
@@ -50,7 +60,24 @@ def binary(arrays: list, args: tuple) -> list:
         for a in arrays:
             if type(a) is float or type(a) is complex:
                 return _cast(arrays, result_type(*args))
+            if type(a) is int and first.kind in "iu":
+                lo, hi = _INT_RANGE[first]
+                if not lo <= a <= hi:
+                    return _wrap_ints(arrays, lo, hi)
     return arrays
+
+
+_INT_RANGE = {
+    np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+    for t in (np.uint8, np.int8, np.int16, np.int32, np.int64)
+}
+
+
+def _wrap_ints(arrays: list, lo: int, hi: int) -> list:
+    # PyTorch casts a Python int to the tensor's integer type, wrapping around as C does
+    # (`uint8 - -1` is `uint8 + 255`); NumPy would raise OverflowError instead
+    span = hi - lo + 1
+    return [(a - lo) % span + lo if type(a) is int else a for a in arrays]
 
 
 def floating(arrays: list, args: tuple) -> list:
@@ -63,11 +90,81 @@ def floating(arrays: list, args: tuple) -> list:
 
 def binary_floating(arrays: list, args: tuple) -> list:
     """True division and friends: promote, then integers become the default float dtype."""
-    arrays = binary(arrays, args)
     for a in arrays:
-        if type(a) is _ARRAY:
-            if a.dtype.kind in "fc" or a.dtype == dtypes.bfloat16.np:
-                return arrays
-            break
-    target = defaults.float.np
-    return [a.astype(target) if type(a) is _ARRAY else a for a in arrays]
+        if type(a) is _ARRAY and (a.dtype.kind in "fc" or a.dtype == dtypes.bfloat16.np):
+            return binary(arrays, args)
+    target = result_type(*args)
+    if not (target.is_floating_point or target.is_complex):
+        target = defaults.float
+    return _cast(arrays, target)
+
+
+def where_values(arrays: list, args: tuple) -> list:
+    """`where(condition, x, y)`: x and y promote, and two Python numbers give a tensor dtype."""
+    values = arrays[1:]
+    if any(type(a) is _ARRAY for a in values):
+        return [arrays[0]] + binary(values, args[1:])
+    target = result_type(*args[1:]).np
+    return [arrays[0]] + [np.asarray(a, target) for a in values]
+
+
+def subtraction(arrays: list, args: tuple) -> list:
+    """`sub`/`rsub`: PyTorch refuses bool operands (tensors or Python bools) before promoting."""
+    kinds = [type(a) is bool or (type(a) is _ARRAY and a.dtype == np.bool_) for a in arrays]
+    if all(kinds):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not "
+            "supported. Use the `^` or `logical_xor()` operator instead."
+        )
+    if any(kinds):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` "
+            "operator instead."
+        )
+    return binary(arrays, args)
+
+
+def power(arrays: list, args: tuple) -> list:
+    """`tensor ** number`: an integer tensor refuses a negative integer exponent."""
+    if arrays[0].dtype.kind in "iu" and type(arrays[1]) is int and arrays[1] < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return rpower(arrays, args)
+
+
+def rpower(arrays: list, args: tuple) -> list:
+    """`pow`: NumPy raises bool to int8; PyTorch gives the promoted dtype (bool ** 2 is int64)."""
+    if any(type(a) is _ARRAY and a.dtype == np.bool_ for a in arrays):
+        target = result_type(*args).np
+        return [a.astype(target, copy=False) if type(a) is _ARRAY else a for a in arrays]
+    return binary(arrays, args)
+
+
+def _missing_kernel(kernel: str, np_dtype) -> NotImplementedError:
+    return NotImplementedError(
+        f"\"{kernel}\" not implemented for '{from_numpy_dtype(np_dtype)._legacy}'"
+    )
+
+
+def integral(kernel: str):
+    """Promotion for integer-only ops (`&`, `|`, `^`): a float result has no kernel."""
+
+    def promote(arrays: list, args: tuple) -> list:
+        arrays = binary(arrays, args)
+        for a in arrays:
+            if type(a) is _ARRAY and a.dtype.kind not in "biu":
+                raise _missing_kernel(kernel, a.dtype)
+        return arrays
+
+    return promote
+
+
+def no_bool(kernel: str):
+    """Promotion for unary ops with no bool kernel (`abs`)."""
+
+    def promote(arrays: list, args: tuple) -> list:
+        if arrays[0].dtype == np.bool_:
+            raise _missing_kernel(kernel, arrays[0].dtype)
+        return arrays
+
+    return promote

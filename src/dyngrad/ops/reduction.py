@@ -1,19 +1,25 @@
-"""Reductions: sum, mean, max, min (whole tensor and along dims)."""
+"""Reductions: sum, mean, prod, max/min, amax/amin, argmax/argmin, all/any, logsumexp."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._tensor import Tensor
+from ..autograd.grad_mode import state as grad_state
 from ..return_types import max as max_result
 from ..return_types import min as min_result
-from .registry import apply, defop
+from . import promotion
+from .registry import apply, defop, unary
 from .shape import normalize_dims, wrap_dim
 from .surface import public
 
 
-def _sum_fwd(xp, x, *, dim=None, keepdim=False, dtype=None):
-    if x.dtype.kind in "biu" and dtype is None:
-        dtype = xp.int64  # PyTorch sums integers and bools in int64
-    return xp.sum(x, axis=dim, keepdims=keepdim, dtype=dtype)
+def reduce_dims(input: Tensor, dim) -> tuple:
+    """`dim` as a sorted tuple of non-negative dims; None or () mean every dim."""
+    ndim = input._data.ndim
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(ndim))
+    return tuple(sorted(normalize_dims(dim, ndim)))
 
 
 def expand_reduced(g, x_shape, dim, keepdim):
@@ -31,19 +37,74 @@ def _count(x_shape, dim) -> int:
     return n
 
 
-SUM = defop("sum", lambda xp, x, *, dtype=None: _sum_fwd(xp, x, dtype=dtype),
+def _accumulate_dtype(x, dtype):
+    # PyTorch sums and multiplies integers and bools in int64 unless told otherwise
+    return np.int64 if dtype is None and x.dtype.kind in "biu" else dtype
+
+
+def _sum_fwd(xp, x, *, dim=None, keepdim=False, dtype=None):
+    return xp.sum(x, axis=dim, keepdims=keepdim, dtype=_accumulate_dtype(x, dtype))
+
+
+def _mean_fwd(xp, x, *, dim=None, keepdim=False):
+    total = xp.sum(x, axis=dim, keepdims=keepdim, dtype=x.dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan
+        return (total / _count(x.shape, dim)).astype(x.dtype, copy=False)
+
+
+SUM = defop("sum", lambda xp, x, *, dtype=None: x.sum(dtype=_accumulate_dtype(x, dtype)),
             {"x": lambda g, x_shape: g.expand(x_shape)})
+_sum_all = unary(SUM)  # x.sum(): the fast form (see Note [Hot path])
 SUM_DIM = defop("sum_dim", _sum_fwd,
                 {"x": lambda g, x_shape, dim, keepdim: expand_reduced(g, x_shape, dim, keepdim)},
                 node="SumBackward1")
-MEAN = defop("mean", lambda xp, x: xp.mean(x, dtype=x.dtype),
+MEAN = defop("mean", lambda xp, x: _mean_fwd(xp, x),
              {"x": lambda g, x_shape: g.expand(x_shape) / _count(x_shape, None)})
-MEAN_DIM = defop("mean_dim",
-                 lambda xp, x, *, dim, keepdim: xp.mean(x, axis=dim, keepdims=keepdim,
-                                                        dtype=x.dtype),
+MEAN_DIM = defop("mean_dim", _mean_fwd,
                  {"x": lambda g, x_shape, dim, keepdim:
                   expand_reduced(g, x_shape, dim, keepdim) / _count(x_shape, dim)},
                  node="MeanBackward1")
+
+
+def _prod_grad(g, x, out, dim, keepdim):
+    # d(prod x)/dx_j = prod_{i != j} x_i, which is out / x_j unless some x_i is 0
+    if x.dim() == 0:
+        return g
+    if dim is None:
+        g, out, flat = g.expand(x.shape), out.expand(x.shape), x.reshape(-1)
+    else:
+        g = expand_reduced(g, x.shape, (dim,), keepdim)
+        out = expand_reduced(out, x.shape, (dim,), keepdim)
+    if not (x._data == 0).any():
+        return g * out / x
+    if dim is None:
+        return g * prod_of_others(flat, 0).reshape(x.shape)
+    return g * prod_of_others(x, dim)
+
+
+def prod_of_others(x, dim):
+    """prod_{i != j} x_i along `dim` for every j, from products to the left and to the right.
+
+    No division, so it is exact where x has zeros (and differentiable again).
+    """
+    from .creation import ones_like
+    from .joining import cat
+
+    n = x.shape[dim]
+    ones = ones_like(x.narrow(dim, 0, 1))
+    left = cat([ones, x.narrow(dim, 0, n - 1).cumprod(dim)], dim)
+    right = cat([x.narrow(dim, 1, n - 1).flip(dim).cumprod(dim).flip(dim), ones], dim)
+    return left * right
+
+
+PROD = defop("prod", lambda xp, x, *, dtype=None:
+             xp.prod(x, dtype=_accumulate_dtype(x, dtype)),
+             {"x": lambda g, x, out: _prod_grad(g, x, out, None, False)})
+PROD_DIM = defop("prod_dim", lambda xp, x, *, dim, keepdim, dtype=None:
+                 xp.prod(x, axis=dim if x.ndim else None, keepdims=keepdim,
+                         dtype=_accumulate_dtype(x, dtype)),
+                 {"x": lambda g, x, out, dim, keepdim: _prod_grad(g, x, out, dim, keepdim)},
+                 node="ProdBackward1")
 
 
 def _evenly_distribute(g, x, out):
@@ -52,9 +113,16 @@ def _evenly_distribute(g, x, out):
     return g * mask / mask.sum()
 
 
+def _spread_ties(g, x, out, dim, keepdim):
+    # amax/amin: the gradient of each slice is split evenly among the elements that tie
+    mask = x == expand_reduced(out, x.shape, dim, keepdim)
+    count = mask.sum(dim, keepdim=True)
+    return expand_reduced(g, x.shape, dim, keepdim) * mask / count
+
+
 def _select_along(g, x_shape, dim, keepdim, indices):
     # max/min along a dim: the gradient goes to the one index that was selected
-    from .indexing import scatter_into_zeros
+    from .scatter import scatter_into_zeros
 
     if not keepdim:
         g = g.unsqueeze(dim)
@@ -64,6 +132,10 @@ def _select_along(g, x_shape, dim, keepdim, indices):
 
 MAX = defop("max", lambda xp, x: xp.max(x), {"x": _evenly_distribute}, node="MaxBackward1")
 MIN = defop("min", lambda xp, x: xp.min(x), {"x": _evenly_distribute}, node="MinBackward1")
+AMAX = defop("amax", lambda xp, x, *, dim, keepdim: xp.amax(x, axis=dim, keepdims=keepdim),
+             {"x": _spread_ties})
+AMIN = defop("amin", lambda xp, x, *, dim, keepdim: xp.amin(x, axis=dim, keepdims=keepdim),
+             {"x": _spread_ties})
 
 
 def _arg_reduce(fn_index):
@@ -85,33 +157,105 @@ MIN_DIM = defop("min_dim", _arg_reduce(lambda x, **kw: x.argmin(**kw)),
                 {"x": lambda g, x_shape, dim, keepdim, out:
                  _select_along(g[0], x_shape, dim, keepdim, out[1])},
                 node="MinBackward0", outputs=2, differentiable=(0,))
+ARGMAX = defop("argmax", lambda xp, x, *, dim, keepdim:
+               xp.argmax(x, axis=dim, keepdims=keepdim).astype(xp.int64))
+ARGMIN = defop("argmin", lambda xp, x, *, dim, keepdim:
+               xp.argmin(x, axis=dim, keepdims=keepdim).astype(xp.int64))
+
+
+def _logical_reduce(fn):
+    def fwd(xp, x, *, dim, keepdim):
+        out = fn(x, axis=dim, keepdims=keepdim)
+        return out.astype(xp.uint8) if x.dtype == xp.uint8 else out  # PyTorch keeps uint8
+
+    return fwd
+
+
+ALL = defop("all", _logical_reduce(np.all))
+ANY = defop("any", _logical_reduce(np.any))
+
+
+def _logsumexp_fwd(xp, x, *, dim, keepdim):
+    # subtract the max first so exp never overflows; an infinite max is left out
+    if x.size:
+        m = xp.amax(x, axis=dim, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, 0).astype(x.dtype)
+    else:
+        m = xp.zeros([1 if d in dim else s for d, s in enumerate(x.shape)], x.dtype)
+    with np.errstate(divide="ignore"):
+        out = xp.log(xp.sum(xp.exp(x - m), axis=dim, keepdims=True)) + m
+    return out if keepdim else out.squeeze(dim)
+
+
+LOGSUMEXP = defop("logsumexp", _logsumexp_fwd,
+                  {"x": lambda g, x, out, dim, keepdim:
+                   expand_reduced(g, x.shape, dim, keepdim)
+                   * (x - expand_reduced(out, x.shape, dim, keepdim)).exp()},
+                  promote=promotion.floating)
+
+# ---- public functions -----------------------------------------------------------------------
+
+
+def check_grad_dtype(input, dtype) -> None:
+    """PyTorch refuses a differentiable reduction into an integer dtype."""
+    if dtype is not None and input._rg and grad_state.enabled and not (
+            dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"Autograd not support dtype: {dtype._legacy}")
 
 
 @public
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Matches `torch.sum`."""
-    attrs_dtype = dtype.np if dtype is not None else None
-    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0 and not keepdim):
-        if attrs_dtype is None:
-            return apply(SUM, (input,))
-        return apply(SUM, (input,), {"dtype": attrs_dtype})
-    dims = normalize_dims(dim, input._data.ndim)
-    return apply(SUM_DIM, (input,), {"dim": dims, "keepdim": keepdim, "dtype": attrs_dtype})
+    """Matches `torch.sum`: integers and bools sum in int64."""
+    if dim is None and not keepdim and dtype is None:
+        return _sum_all(input)
+    check_grad_dtype(input, dtype)
+    np_dtype = dtype.np if dtype is not None else None
+    if dim is None and not keepdim:
+        return apply(SUM, (input,), {"dtype": np_dtype} if np_dtype is not None else {})
+    dims = reduce_dims(input, dim)
+    return apply(SUM_DIM, (input,), {"dim": dims, "keepdim": keepdim, "dtype": np_dtype})
 
 
 @public
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Matches `torch.mean`: floating tensors only, as in PyTorch."""
     if dtype is not None:
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a floating "
+                f"point or complex dtype. Got: {dtype._legacy}")
         input = input.to(dtype)
     if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {input.dtype._legacy}")
-    if dim is None:
+    if dim is None and not keepdim:
         return apply(MEAN, (input,))
-    dims = normalize_dims(dim, input._data.ndim)
-    return apply(MEAN_DIM, (input,), {"dim": dims, "keepdim": keepdim})
+    return apply(MEAN_DIM, (input,), {"dim": reduce_dims(input, dim), "keepdim": keepdim})
+
+
+@public
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Matches `torch.prod`: one dim or all; exact gradients where the input has zeros."""
+    check_grad_dtype(input, dtype)
+    np_dtype = dtype.np if dtype is not None else None
+    if dim is None:
+        return apply(PROD, (input,), {"dtype": np_dtype})
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    d = wrap_dim(dim, input._data.ndim)
+    return apply(PROD_DIM, (input,), {"dim": d, "keepdim": keepdim, "dtype": np_dtype})
+
+
+def _check_nonempty(input, dims, name, whole: bool) -> None:
+    shape = input._data.shape
+    if whole and input._data.size == 0:
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        if shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 def _max_min(input, dim, keepdim, other, full_op, dim_op, result, pairwise, name):
@@ -120,16 +264,14 @@ def _max_min(input, dim, keepdim, other, full_op, dim_op, result, pairwise, name
     if other is not None:
         return pairwise(input, other)
     if dim is None:
-        if input._data.size == 0:
-            raise RuntimeError(
-                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument.")
+        _check_nonempty(input, (), name, True)
         return apply(full_op, (input,))
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     d = wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:  # a 0-d tensor reduces as a 1-element one
         return result(*apply(dim_op, (input.reshape(1),), {"dim": 0, "keepdim": False}))
-    if input._data.shape[d] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    _check_nonempty(input, (d,), name, False)
     return result(*apply(dim_op, (input,), {"dim": d, "keepdim": keepdim}))
 
 
@@ -147,3 +289,83 @@ def min(input, dim=None, keepdim=False, *, other=None):
     from .elementwise import minimum
 
     return _max_min(input, dim, keepdim, other, MIN, MIN_DIM, min_result, minimum, "min")
+
+
+def _amax_amin(op, name, input, dim, keepdim):
+    dims = reduce_dims(input, dim)
+    whole = dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)
+    _check_nonempty(input, dims, name, whole)
+    return apply(op, (input,), {"dim": dims, "keepdim": keepdim})
+
+
+@public
+def amax(input, dim=(), keepdim=False):
+    """Matches `torch.amax`: ties share the gradient evenly."""
+    return _amax_amin(AMAX, "amax", input, dim, keepdim)
+
+
+@public
+def amin(input, dim=(), keepdim=False):
+    """Matches `torch.amin`: ties share the gradient evenly."""
+    return _amax_amin(AMIN, "amin", input, dim, keepdim)
+
+
+def _arg(op, name, input, dim, keepdim):
+    ndim = input._data.ndim
+    if dim is None:
+        if input._data.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+        out = apply(op, (input.reshape(-1),), {"dim": 0, "keepdim": False})
+        return out.reshape((1,) * ndim) if keepdim else out
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
+                        f"{type(dim).__name__}")
+    d = wrap_dim(dim, ndim)
+    if ndim == 0:
+        return apply(op, (input.reshape(1),), {"dim": 0, "keepdim": False})
+    _check_nonempty(input, (d,), name, False)
+    return apply(op, (input,), {"dim": d, "keepdim": keepdim})
+
+
+@public
+def argmax(input, dim=None, keepdim=False):
+    """Matches `torch.argmax`: the first maximum; NaN counts as the maximum."""
+    return _arg(ARGMAX, "argmax", input, dim, keepdim)
+
+
+@public
+def argmin(input, dim=None, keepdim=False):
+    """Matches `torch.argmin`."""
+    return _arg(ARGMIN, "argmin", input, dim, keepdim)
+
+
+def _logical(op, input, dim, keepdim):
+    return apply(op, (input,), {"dim": reduce_dims(input, dim), "keepdim": keepdim})
+
+
+@public
+def all(input, dim=None, keepdim=False):
+    """Matches `torch.all`: bool result (uint8 for uint8 input, as in PyTorch)."""
+    return _logical(ALL, input, dim, keepdim)
+
+
+@public
+def any(input, dim=None, keepdim=False):
+    """Matches `torch.any`."""
+    return _logical(ANY, input, dim, keepdim)
+
+
+@public
+def logsumexp(input, dim, keepdim=False):
+    """Matches `torch.logsumexp`: computed stably as max + log(sum(exp(x - max)))."""
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
+    return apply(LOGSUMEXP, (input,), {"dim": reduce_dims(input, dim), "keepdim": keepdim})
+
+
+@public
+def count_nonzero(input, dim=None):
+    """Matches `torch.count_nonzero`."""
+    return sum(input != 0, dim if dim is not None else None)
+

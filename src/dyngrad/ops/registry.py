@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections import defaultdict
 
 import numpy as np
 
-from .._tensor import Tensor, VersionCounter, grad_accumulator
+from .._tensor import Tensor, VersionCounter, grad_accumulator, user_site
 from ..autograd import anomaly
-from ..autograd.graph import SECOND_BACKWARD, Node, SavedOutput, _sequence
+from ..autograd import engine as _engine
+from ..autograd import errors as _autograd_errors
 from ..autograd.grad_mode import state as grad_state
+from ..autograd.graph import SECOND_BACKWARD, Node, SavedOutput, _sequence
 from ..backend import dtypes, namespace
 
 __all__ = ["OpDef", "OpNode", "defop", "apply", "apply_inplace", "OPS", "edge"]
@@ -40,7 +43,7 @@ _next_seq = _sequence.__next__
 class OpNode(Node):
     """The backward node of a table op; its class (`MulBackward0`) is made per entry."""
 
-    __slots__ = ("_saved", "_versions", "_attrs", "_meta")
+    __slots__ = ("_saved", "_versions", "_attrs", "_meta", "_freed_in")
     _op: OpDef
 
     def apply(self, grads):
@@ -53,15 +56,20 @@ class OpNode(Node):
             env.update(unpack_saved(self))
         env["g"] = grads[0] if op.n_outputs == 1 else grads
         meta = self._meta
-        for i, m in enumerate(meta):
-            if m is not None:
-                env[op.inputs[i] + "_shape"] = m[0]
+        variadic = op.variadic
+        if not variadic:
+            for i, m in enumerate(meta):
+                if m is not None:
+                    env[op.inputs[i] + "_shape"] = m[0]
         results = []
         for i, (next_fn, _) in enumerate(self.next_functions):
             if next_fn is None:
                 results.append(None)
                 continue
-            fn, params = op.formulas[i]
+            if variadic:  # one formula for every input: `i` says which, `<name>_shape` its shape
+                env["i"] = i
+                env[op.inputs[0] + "_shape"] = meta[i][0]
+            fn, params = op.formulas[0 if variadic else i]
             grad = fn(*[env[p] for p in params])
             if grad is not None:
                 grad = conform(grad, meta[i])
@@ -71,6 +79,7 @@ class OpNode(Node):
     def release(self) -> None:
         if self._saved:
             self._saved = None
+            self._freed_in = _engine.current_pass  # for the second-backward message
 
     @property
     def _saved_tensor_names(self) -> tuple:
@@ -141,16 +150,34 @@ def _differentiable(op: OpDef, output_nr: int) -> bool:
 
 
 def _freed_detail(node) -> str:
-    return (f"\n[dyngrad] {node.name()} already released its saved tensors in an earlier "
-            "backward. Pass retain_graph=True to the first backward() if you need a second "
-            "one, or run the forward again to build a fresh graph.")
+    # See Note [Backward passes] in engine.py
+    freed = getattr(node, "_freed_in", None)
+    if freed is None:
+        return (f"\n[dyngrad] {node.name()} already released its saved tensors in an earlier "
+                "backward. Pass retain_graph=True to the first backward() if you need a second "
+                "one, or run the forward again to build a fresh graph.")
+    number, first_seq, _ = freed
+    now = _engine.current_pass
+    head = (f"\n[dyngrad] {node.name()} released its saved tensors in backward pass #{number}; "
+            f"this is pass #{now[0]}.")
+    if now[2] > first_seq:
+        return head + (
+            f" The tensor you called backward() on was made after pass #{number}, yet its "
+            "graph reaches into the graph that pass used: a value from an earlier iteration "
+            "was carried into this one (a running total such as `total_loss += loss`, or a "
+            "hidden state that was not detached). Fix: carry `.detach()` (or `.item()`) of "
+            "it across iterations.")
+    return head + (
+        f" This graph was already used by backward pass #{number}. Fix: pass "
+        "retain_graph=True to that first backward() if you need to go through the graph "
+        "again, or run the forward again to build a fresh graph.")
 
 
 class OpDef:
     """One row of the op table."""
 
     __slots__ = ("name", "fwd", "inputs", "attrs", "formulas", "node_cls", "plans", "promote",
-                 "view", "n_outputs", "differentiable")
+                 "view", "n_outputs", "differentiable", "variadic")
 
     def __repr__(self) -> str:
         return f"OpDef({self.name})"
@@ -169,6 +196,8 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
     that shares its input's array and version counter; `differentiable` lists which outputs
     carry gradients (the indices output of `max(dim)` does not). `outputs=None` is an op whose
     forward returns as many outputs as the call asks (`unbind`, `split`), all differentiable.
+    A forward with `*tensors` takes any number of inputs (`cat`, `stack`); its one formula
+    reads `i`, the input's position, and never the inputs themselves.
     """
     sig = inspect.signature(fwd)
     params = list(sig.parameters.values())[1:]  # after xp
@@ -176,6 +205,9 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
     op.name = name
     op.fwd = fwd
     op.inputs = tuple(p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD)
+    op.variadic = any(p.kind == p.VAR_POSITIONAL for p in params)
+    if op.variadic:
+        op.inputs = tuple(p.name for p in params if p.kind == p.VAR_POSITIONAL)
     op.attrs = tuple(p.name for p in params if p.kind == p.KEYWORD_ONLY)
     op.promote = promote
     op.view = view
@@ -188,6 +220,8 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
     if unknown:
         raise TypeError(f"{name}: formulas for unknown inputs {sorted(unknown)}")
     known = {"g", "out"} | set(op.inputs) | set(op.attrs) | {i + "_shape" for i in op.inputs}
+    if op.variadic:
+        known = known - set(op.inputs) - {"out"} | {"i"}
     op.formulas = []
     for inp in op.inputs:
         formula = grads.get(inp)
@@ -200,7 +234,7 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
             raise TypeError(f"{name}: formula for {inp} reads unknown names {sorted(bad)}")
         op.formulas.append((formula, fparams))
     op.formulas = tuple(op.formulas)
-    op.plans = _save_plans(op)
+    op.plans = _save_plans(op) if not op.variadic else defaultdict(tuple)  # saves nothing
     cls_name = node or _node_name(name)
     body = {"__slots__": (), "_op": op}
     if outputs is not None:
@@ -255,7 +289,10 @@ def apply(op: OpDef, args: tuple, attrs: dict = _EMPTY):
             if isinstance(a, Tensor) and a._rg:
                 mask |= 1 << i
     if not mask:
-        return _wrap_outputs(op, args, attrs, out, None)
+        result = _wrap_outputs(op, args, attrs, out, None)
+        if not grad_state.enabled and op.node_cls is not None:
+            _note_no_grad(result, args)
+        return result
     node = _new(op.node_cls)
     node._seq = _next_seq()
     if op.n_outputs is None:
@@ -277,6 +314,20 @@ def apply(op: OpDef, args: tuple, attrs: dict = _EMPTY):
     result = _wrap_outputs(op, args, attrs, out, node)
     _save(node, op.plans[mask], args, result)
     return result
+
+
+def _note_no_grad(result, args) -> None:
+    # Grad mode is off; if an input requires grad, remember where the output lost its history
+    # for the "does not require grad" error (see `explain_no_grad`). Not on the grad-on path.
+    if grad_state.inference:
+        return
+    for a in args:
+        if isinstance(a, Tensor) and a._rg:
+            site = user_site(3)
+            for t in result if type(result) is tuple else (result,):
+                t._nograd_site = site
+            _autograd_errors.last_no_grad_site = site
+            return
 
 
 def _save(node: OpNode, plan: tuple, args: tuple, result) -> None:
@@ -381,7 +432,13 @@ def apply_inplace(op: OpDef, args: tuple, attrs: dict = _EMPTY, name: str | None
         if anomaly.state.enabled:
             anomaly.record(node)
     before = self._vc.value
-    self._data[...] = out
+    try:
+        self._data[...] = out
+    except ValueError:  # NumPy's read-only array: an expanded view (stride 0)
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the "
+            "operation.") from None
     self._vc.bump(name or op.name + "_")
     if need:
         rebase_history(self, node)
@@ -497,6 +554,8 @@ def binary(op: OpDef):
         else:
             t._rg = False
             t._fn = None
+            if (xrg or yrg) and differentiable:  # grad mode is off: see `_note_no_grad`
+                _note_no_grad(t, (x, y))
         return t
 
     node_cls = op.node_cls
@@ -543,6 +602,8 @@ def unary(op: OpDef):
         else:
             t._rg = False
             t._fn = None
+            if x._rg and differentiable:  # grad mode is off: see `_note_no_grad`
+                _note_no_grad(t, (x,))
         return t
 
     node_cls = op.node_cls

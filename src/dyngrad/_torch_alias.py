@@ -1,0 +1,126 @@
+"""`import torch` as dyngrad: the import hook behind `python -m dyngrad run SCRIPT.py`."""
+
+from __future__ import annotations
+
+import dis
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+__all__ = ["install", "uninstall", "MissingTorchAPIError", "MissingTorchImportError"]
+
+
+class MissingTorchAPIError(AttributeError):
+    """A torch attribute dyngrad lacks (an AttributeError, so `hasattr` still answers)."""
+
+
+class MissingTorchImportError(ImportError):
+    """A torch name or module dyngrad lacks, met by `import` / `from torch import ...`."""
+
+
+def message(api: str) -> str:
+    return (
+        f"dyngrad does not implement {api}\n(the script runs on dyngrad through "
+        "`python -m dyngrad run`; run it with PyTorch for this API)"
+    )
+
+
+# Note [torch alias]
+# A meta-path finder answers every `torch[.x.y]` import with the module `dyngrad[.x.y]`
+# itself (the same object under both names), so `torch.nn.Linear is dyngrad.nn.Linear`.
+# Each aliased module gets a module-level __getattr__ that turns a missing name into
+# "dyngrad does not implement torch.X": a MissingTorchAPIError (an AttributeError, so hasattr()
+# and getattr(m, x, default) behave), or a MissingTorchImportError inside `from torch import X`,
+# where Python would otherwise replace it by a bare "cannot import name".
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, module) -> None:
+        self.module = module
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module) -> None:
+        pass
+
+
+class TorchAliasFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname: str, path=None, target=None):
+        if fullname != "torch" and not fullname.startswith("torch."):
+            return None
+        real = "dyngrad" + fullname[len("torch") :]
+        try:
+            module = importlib.import_module(real)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and (real == exc.name or real.startswith(exc.name + ".")):
+                raise ModuleNotFoundError(message(fullname), name=fullname) from None
+            raise
+        _add_missing_api_errors(module, fullname)
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
+
+
+def _add_missing_api_errors(module, torch_name: str) -> None:
+    if module.__dict__.get("_torch_alias_of") is not None:
+        return
+    previous = module.__dict__.get("__getattr__")
+
+    def __getattr__(name: str):  # noqa: N807 - the module hook Python looks up
+        if previous is not None:
+            try:
+                return previous(name)
+            except AttributeError:
+                pass
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+        api = f"{torch_name}.{name}"
+        if _in_from_import(sys._getframe(1)):
+            raise MissingTorchImportError(message(api), name=api)
+        raise MissingTorchAPIError(message(api), name=name, obj=module)
+
+    module.__getattr__ = __getattr__
+    module._torch_alias_of = torch_name
+
+
+def _in_from_import(frame) -> bool:
+    # `from torch import X` reaches __getattr__ from the IMPORT_FROM instruction.
+    if frame is None:
+        return False
+    for instruction in dis.get_instructions(frame.f_code):
+        if instruction.offset == frame.f_lasti:
+            return instruction.opname == "IMPORT_FROM"
+    return False
+
+
+def _tensor_getattr(self, name: str):
+    if name.startswith("_"):
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    raise MissingTorchAPIError(message(f"torch.Tensor.{name}"), name=name, obj=self)
+
+
+_finder = TorchAliasFinder()
+
+
+def install() -> None:
+    """Make `import torch` (and `torch.*`) import dyngrad, with clear missing-API errors."""
+    if _finder not in sys.meta_path:
+        sys.meta_path.insert(0, _finder)
+    from ._tensor import Tensor
+
+    if "__getattr__" not in Tensor.__dict__:
+        Tensor.__getattr__ = _tensor_getattr
+    importlib.import_module("torch")
+
+
+def uninstall() -> None:
+    """Undo `install` (for tests): torch imports reach the real torch again."""
+    if _finder in sys.meta_path:
+        sys.meta_path.remove(_finder)
+    from ._tensor import Tensor
+
+    if Tensor.__dict__.get("__getattr__") is _tensor_getattr:
+        del Tensor.__getattr__
+    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+        if getattr(sys.modules[name], "__name__", "").startswith("dyngrad"):
+            del sys.modules[name]

@@ -1,0 +1,344 @@
+"""`torch.nn.functional`: layers, activations, dropout, padding and losses as functions.
+
+The ops themselves live in `dyngrad.ops` (nn_conv, nn_pool, nn_norm, nn_loss, nn_sparse,
+activation, softmax); this module is the PyTorch-shaped surface over them.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..backend.random import rng_of
+from ..ops.activation import (  # noqa: F401
+    celu,
+    celu_,
+    elu,
+    elu_,
+    gelu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    logsigmoid,
+    mish,
+    relu6,
+    selu,
+    selu_,
+    silu,
+    softplus,
+    softsign,
+    tanhshrink,
+    threshold,
+    threshold_,
+)
+from ..ops.nn_conv import constant_pad, convolution, convolution_transpose
+from ..ops.nn_linear import linear  # noqa: F401
+from ..ops.nn_norm import batch_norm, group_norm, layer_norm  # noqa: F401
+from ..ops.nn_pool import (  # noqa: F401
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    max_pool1d,
+    max_pool2d,
+)
+from ..ops.nn_sparse import embedding  # noqa: F401
+from ..ops.softmax import log_softmax as _log_softmax
+from ..ops.softmax import softmax as _softmax
+from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
+from .functional_loss import (  # noqa: F401
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+
+# ---- convolution -------------------------------------------------------------------------------
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """Matches `torch.nn.functional.conv1d`."""
+    return convolution(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """Matches `torch.nn.functional.conv2d` (ConvolutionBackward0); padding may be 'same'."""
+    return convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return convolution(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def conv_transpose1d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
+    return convolution_transpose(
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+        1,
+        "conv_transpose1d",
+    )
+
+
+def conv_transpose2d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
+    """Matches `torch.nn.functional.conv_transpose2d`."""
+    return convolution_transpose(
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+        2,
+        "conv_transpose2d",
+    )
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """Matches `torch.nn.functional.bilinear`: x1ᵀ W x2 + b for each output feature."""
+    partial = input1.unsqueeze(-2).unsqueeze(-2).matmul(weight).squeeze(-2)  # (..., out, in2)
+    out = (partial * input2.unsqueeze(-2)).sum(-1)
+    return out if bias is None else out + bias
+
+
+# ---- activations -------------------------------------------------------------------------------
+
+
+def relu(input, inplace=False):
+    """Matches `torch.nn.functional.relu`."""
+    return input.relu_() if inplace else input.relu()
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call "
+        "to include dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Matches `torch.nn.functional.softmax` (SoftmaxBackward0), computed without overflow."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return _softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return _softmax(-input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Matches `torch.nn.functional.log_softmax`: x - logsumexp(x), stable for any logits."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _log_softmax(input, dim, dtype)
+
+
+def glu(input, dim=-1):
+    """Matches `torch.nn.functional.glu`: a * sigmoid(b) for the two halves along `dim`."""
+    if input.shape[dim] % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {dim % input.dim()} "
+            f"is size {input.shape[dim]}"
+        )
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+# ---- dropout -----------------------------------------------------------------------------------
+
+
+def _check_p(p) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _masked(input, mask_shape, p, inplace):
+    """input * mask / (1 - p) with a Bernoulli(1 - p) mask from dyngrad's generator."""
+    if p == 1.0:
+        scale = np.zeros(mask_shape, dtype=input._data.dtype)
+    else:
+        keep = rng_of(None).random(mask_shape) >= p
+        scale = (keep / (1.0 - p)).astype(input._data.dtype)
+    mask = Tensor._wrap(scale)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Matches `torch.nn.functional.dropout`: zero each element with probability p, scale the rest.
+
+    The mask comes from dyngrad's generator: same statistics as PyTorch, other numbers.
+    """
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    return _masked(input, input._data.shape, p, inplace)
+
+
+def _feature_dropout(input, p, training, inplace, batched_ndim: int):
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    shape = input._data.shape
+    lead = 2 if input._data.ndim == batched_ndim else 1
+    return _masked(input, shape[:lead] + (1,) * (len(shape) - lead), p, inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs)."
+        )
+    return _feature_dropout(input, p, training, inplace, 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Matches `torch.nn.functional.dropout2d`: zero whole channels."""
+    if input.dim() == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            UserWarning,
+            stacklevel=2,
+        )
+        return _feature_dropout(input, p, training, inplace, 3)
+    return _feature_dropout(input, p, training, inplace, 4)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 5)
+
+
+# ---- shapes, padding, normalization ----------------------------------------------------------
+
+
+def one_hot(tensor, num_classes=-1):
+    """Matches `torch.nn.functional.one_hot`: int64 output with a trailing class dim."""
+    if tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    data = tensor._data
+    if data.size and data.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(data.max()) + 1 if data.size else 0
+    elif data.size and data.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._wrap((data[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Matches `torch.nn.functional.pad`; reflect/replicate/circular index the input."""
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError(
+            f"Padding length should be less than or equal to two times the "
+            f"input dimension but got padding length {len(pad)} and input of "
+            f"dimension {input.dim()}"
+        )
+    if mode == "constant":
+        return constant_pad(input, pad, 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        size = input.shape[dim]
+        index = np.arange(-pad[2 * i], size + pad[2 * i + 1])
+        if mode == "reflect":
+            period = 2 * (size - 1)
+            index = np.abs((index + period) % period if period else index * 0)
+            index = np.where(index >= size, period - index, index)
+        elif mode == "replicate":
+            index = np.clip(index, 0, size - 1)
+        else:
+            index = index % size
+        input = input[(slice(None),) * dim + (Tensor._wrap(index),)]
+    return input
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """Matches `torch.nn.functional.normalize`: input / max(‖input‖_p, eps) along `dim`."""
+    # clamp(‖x‖, eps) taken as clamp(Σ|x|^p, eps^p)^(1/p): same values, and a zero vector
+    # gets PyTorch's zero gradient instead of 0/0
+    powered = input * input if p == 2.0 else input.abs() ** p
+    norm = powered.sum(dim, keepdim=True).clamp(min=eps**p) ** (1.0 / p)
+    return input / norm.expand_as(input)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Matches `torch.nn.functional.cosine_similarity`."""
+    dot = (x1 * x2).sum(dim)
+    n1 = (x1 * x1).sum(dim).clamp(min=eps * eps).sqrt()
+    n2 = (x2 * x2).sum(dim).clamp(min=eps * eps).sqrt()
+    return dot / (n1 * n2)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    diff = (x1 - x2 + eps).abs()
+    return (diff**p).sum(-1, keepdim=keepdim) ** (1.0 / p)
+
+
+def prelu(input, weight):
+    """Matches `torch.nn.functional.prelu`: x where x > 0, else weight * x (per channel)."""
+    from ..ops.elementwise import where
+
+    if weight.numel() != 1:
+        weight = weight.reshape(-1, *([1] * (input.dim() - 2)))
+    return where(input > 0, input, weight * input)
+
+
+def hardshrink(input, lambd=0.5):
+    from ..ops.elementwise import where
+
+    return where(input.abs() > lambd, input, 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    from ..ops.elementwise import where
+
+    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))

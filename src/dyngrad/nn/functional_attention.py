@@ -1,0 +1,184 @@
+"""Attention as functions: `scaled_dot_product_attention` and the multi-head forward."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..ops.nn_linear import linear
+from ..ops.softmax import softmax
+
+
+def _float_mask(mask, dtype, allowed_when_true: bool):
+    """A boolean mask as an additive float mask (-inf where attention is not allowed)."""
+    if mask is None or mask._data.dtype != np.bool_:
+        return mask
+    blocked = ~mask._data if allowed_when_true else mask._data
+    return Tensor._wrap(np.where(blocked, -np.inf, 0.0).astype(dtype.np))
+
+
+def safe_softmax(scores):
+    """softmax over the last dim; a row with every score -inf gives zeros (and zero grads),
+    as PyTorch's attention does, instead of 0/0."""
+    blocked = np.isneginf(scores._data).all(-1, keepdims=True)
+    if not blocked.any():
+        return softmax(scores, -1)
+    rows = Tensor._wrap(blocked)
+    return softmax(scores.masked_fill(rows, 0.0), -1).masked_fill(rows, 0.0)
+
+
+def _repeat_heads(x, repeat: int):
+    # repeat_interleave along the head dim (-3): each key/value head serves `repeat` queries
+    shape = tuple(x.shape)
+    expanded = x.unsqueeze(-3).expand(*shape[:-2], repeat, *shape[-2:])
+    return expanded.reshape(*shape[:-3], shape[-3] * repeat, *shape[-2:])
+
+
+def scaled_dot_product_attention(
+    query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
+):
+    """Matches `torch.nn.functional.scaled_dot_product_attention` (math form).
+
+    A boolean `attn_mask` marks the positions that may be attended (True = keep).
+    """
+    from .functional import dropout
+
+    length, source = query.shape[-2], key.shape[-2]
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if enable_gqa and key.dim() > 2 and key.shape[-3] != query.shape[-3]:
+        repeat = query.shape[-3] // key.shape[-3]
+        key, value = _repeat_heads(key, repeat), _repeat_heads(value, repeat)
+    scores = query.matmul(key.transpose(-2, -1)) * scale
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError(
+                "_scaled_dot_product_attention: Explicit attn_mask should not be "
+                "set when is_causal=True"
+            )
+        causal = np.tril(np.ones((length, source), dtype=bool))
+        scores = scores + _float_mask(Tensor._wrap(causal), query.dtype, True)
+    if attn_mask is not None:
+        scores = scores + _float_mask(attn_mask, query.dtype, True)
+    weights = safe_softmax(scores)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    return weights.matmul(value)
+
+
+def _project(query, key, value, in_proj_weight, in_proj_bias, separate):
+    weights = separate if separate is not None else in_proj_weight.chunk(3)
+    biases = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
+    if separate is None and key is query and value is query:
+        # self-attention: one projection, split in three
+        return linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
+    return tuple(linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
+
+
+def _append_bias_kv(k, v, bias_k, bias_v, attn_mask, key_padding_mask, batch):
+    from ..ops.joining import cat
+    from .functional import pad
+
+    k = cat([k, bias_k.expand(1, batch, bias_k.shape[-1])])
+    v = cat([v, bias_v.expand(1, batch, bias_v.shape[-1])])
+    if attn_mask is not None:
+        attn_mask = pad(attn_mask, (0, 1))
+    if key_padding_mask is not None:
+        key_padding_mask = pad(key_padding_mask, (0, 1))
+    return k, v, attn_mask, key_padding_mask
+
+
+def _merged_mask(attn_mask, key_padding_mask, dtype, batch, heads, length, source):
+    """attn_mask and key_padding_mask as one additive (batch*heads, L, S) mask, or None."""
+    attn_mask = _float_mask(attn_mask, dtype, False)
+    key_padding_mask = _float_mask(key_padding_mask, dtype, False)
+    if attn_mask is not None and attn_mask.dim() == 2:
+        attn_mask = attn_mask.unsqueeze(0)
+    if key_padding_mask is not None:
+        kpm = key_padding_mask.view(batch, 1, 1, source).expand(batch, heads, 1, source)
+        kpm = kpm.reshape(batch * heads, 1, source)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    return attn_mask
+
+
+def multi_head_attention_forward(
+    query,
+    key,
+    value,
+    embed_dim_to_check,
+    num_heads,
+    in_proj_weight,
+    in_proj_bias,
+    bias_k,
+    bias_v,
+    add_zero_attn,
+    dropout_p,
+    out_proj_weight,
+    out_proj_bias,
+    training=True,
+    key_padding_mask=None,
+    need_weights=True,
+    attn_mask=None,
+    use_separate_proj_weight=False,
+    q_proj_weight=None,
+    k_proj_weight=None,
+    v_proj_weight=None,
+    static_k=None,
+    static_v=None,
+    average_attn_weights=True,
+    is_causal=False,
+):
+    """Matches `torch.nn.functional.multi_head_attention_forward` for (L, N, E) inputs."""
+    from .functional import dropout, pad
+
+    unbatched = query.dim() == 2
+    if unbatched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    length, batch, embed_dim = query.shape
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(
+            f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}"
+        )
+    if is_causal and attn_mask is None:
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the "
+            "Transformer module method `generate_square_subsequent_mask` to "
+            "create this mask."
+        )
+    head_dim = embed_dim // num_heads
+    separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
+    q, k, v = _project(query, key, value, in_proj_weight, in_proj_bias, separate)
+    if bias_k is not None and bias_v is not None:
+        k, v, attn_mask, key_padding_mask = _append_bias_kv(
+            k, v, bias_k, bias_v, attn_mask, key_padding_mask, batch
+        )
+    q = q.reshape(length, batch * num_heads, head_dim).transpose(0, 1)
+    k = k.reshape(k.shape[0], batch * num_heads, head_dim).transpose(0, 1)
+    v = v.reshape(v.shape[0], batch * num_heads, head_dim).transpose(0, 1)
+    if add_zero_attn:
+        k, v = pad(k, (0, 0, 0, 1)), pad(v, (0, 0, 0, 1))
+        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    source = k.shape[1]
+    mask = _merged_mask(attn_mask, key_padding_mask, query.dtype, batch, num_heads, length, source)
+    scores = (q * math.sqrt(1.0 / head_dim)).bmm(k.transpose(1, 2))
+    if mask is not None:
+        scores = scores + mask
+    # PyTorch's fast path (need_weights=False) gives fully masked rows zeros, not nan
+    weights = softmax(scores, -1) if need_weights else safe_softmax(scores)
+    if dropout_p > 0.0 and training:
+        weights = dropout(weights, dropout_p, True)
+    out = weights.bmm(v).transpose(0, 1).reshape(length * batch, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).view(length, batch, -1)
+    if unbatched:
+        out = out.squeeze(1)
+    if not need_weights:
+        return out, None
+    weights = weights.view(batch, num_heads, length, source)
+    if average_attn_weights:
+        weights = weights.mean(1)
+    return out, weights.squeeze(0) if unbatched else weights

@@ -1,0 +1,295 @@
+"""The loss functions of `torch.nn.functional`, with PyTorch's reductions, weights and checks."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..ops.nn_loss import (
+    BCE,
+    BCE_WITH_LOGITS,
+    DIV_BY_COUNT,
+    HUBER_LOSS,
+    MSE_LOSS,
+    SMOOTH_L1_LOSS,
+    nll,
+)
+from ..ops.registry import apply
+from ..ops.softmax import log_softmax
+
+__all__ = [
+    "mse_loss",
+    "l1_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "nll_loss",
+    "cross_entropy",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "kl_div",
+]
+
+
+def legacy_reduction(size_average, reduce, reduction: str) -> str:
+    """The `reduction` string for PyTorch's deprecated size_average / reduce flags."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    result = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use "
+        f"reduction='{result}' instead.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return result
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _warn_size(input, target) -> None:
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input "
+            f"size ({input.shape}). This will likely lead to incorrect results due "
+            "to broadcasting. Please ensure they have the same size.",
+            stacklevel=3,
+        )
+
+
+def _weighted(loss, weight, reduction, mean_by_weight: bool):
+    if weight.shape != loss.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / weight.sum() if mean_by_weight else loss.mean()
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Matches `torch.nn.functional.mse_loss` (MseLossBackward0)."""
+    _warn_size(input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if weight is not None:
+        loss = apply(MSE_LOSS, (input, target), {"reduction": "none"})
+        return _weighted(loss, weight, reduction, True)
+    return apply(MSE_LOSS, (input, target), {"reduction": reduction})
+
+
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Matches `torch.nn.functional.l1_loss`: |input - target| reduced (a composite in torch)."""
+    _warn_size(input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    loss = (input - target).abs()
+    if weight is not None:
+        return _weighted(loss, weight, reduction, True)
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Matches `torch.nn.functional.smooth_l1_loss`; beta = 0 is the L1 loss."""
+    _warn_size(input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    return apply(SMOOTH_L1_LOSS, (input, target), {"reduction": reduction, "beta": beta})
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Matches `torch.nn.functional.huber_loss` (HuberLossBackward0)."""
+    _warn_size(input, target)
+    _check_reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is not None:
+        loss = apply(HUBER_LOSS, (input, target), {"reduction": "none", "delta": delta})
+        return _weighted(loss, weight, reduction, False)
+    return apply(HUBER_LOSS, (input, target), {"reduction": reduction, "delta": delta})
+
+
+# ---- classification ----------------------------------------------------------------------------
+
+
+def _check_nll(input, target, weight) -> None:
+    if input.dim() == 2 and target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {target.dtype._legacy}"
+        )
+    if input.dim() >= 2 and target.dim() >= 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target "
+            f"batch_size ({target.shape[0]})."
+        )
+    n_classes = input.shape[1] if input.dim() > 1 else input.shape[0]
+    if weight is not None and weight.numel() != n_classes:
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {n_classes} classes "
+            f"or no classes but got weight tensor of shape: "
+            f"{list(weight.shape)}"
+        )
+
+
+def nll_loss(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
+):
+    """Matches `torch.nn.functional.nll_loss`: 'mean' divides by the summed target weights."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _check_nll(input, target, weight)
+    return nll(input, target, weight, reduction, ignore_index)
+
+
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+    label_smoothing=0.0,
+):
+    """Matches `torch.nn.functional.cross_entropy`: class indices or class probabilities.
+
+    Computed as nll_loss(log_softmax(input)): stable for any logits, NllLossBackward0 on top.
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    class_dim = 0 if input.dim() == 1 else 1
+    if target.shape == input.shape and target.is_floating_point():
+        return _cross_entropy_probabilities(
+            input, target, weight, reduction, label_smoothing, class_dim
+        )
+    logp = log_softmax(input, class_dim)
+    _check_nll(input, target, weight)
+    loss = nll(logp, target, weight, reduction, ignore_index)
+    if label_smoothing == 0.0:
+        return loss
+    return _smoothed(
+        logp, loss, target, weight, reduction, ignore_index, label_smoothing, class_dim
+    )
+
+
+def _class_weight(weight, ndim: int, class_dim: int):
+    return weight.reshape(*[-1 if d == class_dim else 1 for d in range(ndim)])
+
+
+def _smoothed(logp, loss, target, weight, reduction, ignore_index, eps, class_dim):
+    n_classes = logp.shape[class_dim]
+    per_class = logp if weight is None else logp * _class_weight(weight, logp.dim(), class_dim)
+    smooth = -per_class.sum(class_dim)
+    ignored = Tensor._wrap(target._data == ignore_index)
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "mean":
+        kept = target._data[target._data != ignore_index]
+        if weight is not None:
+            smooth = smooth.sum() / weight[Tensor._wrap(kept)].sum()
+        else:
+            smooth = smooth.sum() / float(kept.size)
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - eps) * loss + smooth * (eps / n_classes)
+
+
+def _cross_entropy_probabilities(input, target, weight, reduction, eps, class_dim):
+    n_classes = input.shape[class_dim]
+    logp = log_softmax(input, class_dim)
+    if eps > 0:
+        target = target * (1 - eps) + eps / n_classes
+    terms = logp * target
+    if weight is not None:
+        terms = terms * _class_weight(weight, input.dim(), class_dim)
+    if reduction == "none":
+        return -terms.sum(class_dim)
+    if reduction == "sum":
+        return -terms.sum()
+    count = input.numel() // n_classes if input.dim() > 1 else 1
+    return apply(DIV_BY_COUNT, (-terms.sum(),), {"count": count})
+
+
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
+    """Matches `torch.nn.functional.binary_cross_entropy`; each log is clamped at -100."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input "
+            f"size ({input.shape}) is deprecated. Please ensure they have the same "
+            "size."
+        )
+    data = input._data
+    if data.size and (np.any(data < 0) or np.any(data > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if weight is not None:
+        weight = weight.expand(*input.shape)
+    return apply(BCE, (input, target, weight), {"reduction": reduction})
+
+
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
+    """Matches `torch.nn.functional.binary_cross_entropy_with_logits`: stable for any logit."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
+    return apply(BCE_WITH_LOGITS, (input, target, weight, pos_weight), {"reduction": reduction})
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Matches `torch.nn.functional.kl_div`: input is log-probabilities; 'batchmean' is the KL."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce, reduction)
+    elif reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.",
+            UserWarning,
+            stacklevel=2,
+        )
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = _xlogx(target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() != 0 else loss.sum()
+    return _reduce(loss, reduction)
+
+
+def _xlogx(t):
+    # x log x with 0 log 0 = 0, as torch.xlogy(t, t)
+    from ..ops.elementwise import where
+
+    positive = t > 0
+    return where(positive, t * where(positive, t, 1.0).log(), 0.0)

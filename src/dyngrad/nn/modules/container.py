@@ -1,0 +1,413 @@
+"""Containers: `Sequential`, `ModuleList`, `ModuleDict`, `ParameterList`, `ParameterDict`."""
+
+from __future__ import annotations
+
+import operator
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from itertools import islice
+
+from ..._tensor import Tensor
+from ..parameter import Parameter
+from .module import Module, _addindent, typename
+
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+
+
+def _abs_index(idx, size: int) -> int:
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % size if size else idx
+
+
+def _renumber(module: Module) -> None:
+    # keys stay "0".."n-1" after a deletion, as PyTorch keeps them
+    module._modules = OrderedDict((str(i), m) for i, m in enumerate(module._modules.values()))
+
+
+class Sequential(Module):
+    """Matches `torch.nn.Sequential`: modules called in order, each on the previous output."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        return next(islice(self._modules.values(), _abs_index(idx, len(self)), None))
+
+    def __setitem__(self, idx, module) -> None:
+        key = next(islice(self._modules.keys(), _abs_index(idx, len(self)), None))
+        setattr(self, key, module)
+
+    def __delitem__(self, idx) -> None:
+        keys = list(self._modules.keys())
+        for key in keys[idx] if isinstance(idx, slice) else [keys[_abs_index(idx, len(self))]]:
+            delattr(self, key)
+        _renumber(self)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                "add operator supports only objects of Sequential class, but "
+                f"{type(other)} is given."
+            )
+        return Sequential(*list(self), *list(other))
+
+    def __iadd__(self, other):
+        return self.extend(other)
+
+    def __mul__(self, other: int):
+        if not isinstance(other, int) or other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for Sequential")
+        return Sequential(*(list(self) * other))
+
+    __rmul__ = __mul__
+
+    def __dir__(self):
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+    def append(self, module: Module) -> Sequential:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        index = index + n if index < 0 else index
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._modules = OrderedDict()
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
+        return self
+
+    def extend(self, sequential) -> Sequential:
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def forward(self, input):
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+
+class ModuleList(Module):
+    """Matches `torch.nn.ModuleList`: a list whose modules are registered."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(list(self._modules.values())[idx])
+        return self._modules[str(_abs_index(idx, len(self)))]
+
+    def __setitem__(self, idx, module) -> None:
+        setattr(self, str(_abs_index(idx, len(self))), module)
+
+    def __delitem__(self, idx) -> None:
+        keys = list(self._modules.keys())
+        for key in keys[idx] if isinstance(idx, slice) else [keys[_abs_index(idx, len(self))]]:
+            delattr(self, key)
+        _renumber(self)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def __add__(self, other):
+        combined = ModuleList()
+        for i, module in enumerate(list(self) + list(other)):
+            combined.add_module(str(i), module)
+        return combined
+
+    def __dir__(self):
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+    def __repr__(self) -> str:
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        blocks: list = []  # [start, end, repr]: runs of equal modules print once, "(0-2): 3 x"
+        for i, r in enumerate(reprs):
+            if blocks and blocks[-1][2] == r:
+                blocks[-1][1] = i
+            else:
+                blocks.append([i, i, r])
+        lines = [
+            _addindent(f"({s}): {r}" if s == e else f"({s}-{e}): {e - s + 1} x {r}", 2)
+            for s, e, r in blocks
+        ]
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+    def insert(self, index: int, module: Module) -> None:
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+
+    def append(self, module: Module) -> ModuleList:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def extend(self, modules) -> ModuleList:
+        if not isinstance(modules, Iterable):
+            raise TypeError(
+                "ModuleList.extend should be called with an iterable, but got "
+                + type(modules).__name__
+            )
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
+
+
+def _pairs(values, owner: str, sort_plain_dicts: bool):
+    if isinstance(values, (OrderedDict, ModuleDict, ParameterDict)):
+        return list(values.items())
+    if isinstance(values, Mapping):
+        return sorted(values.items()) if sort_plain_dicts else list(values.items())
+    if not isinstance(values, Iterable):
+        raise TypeError(
+            f"{owner}.update should be called with an iterable of key/value "
+            f"pairs, but got {type(values).__name__}"
+        )
+    pairs = []
+    for j, item in enumerate(values):
+        if not isinstance(item, Iterable):
+            raise TypeError(
+                f"{owner} update sequence element #{j} should be Iterable; is" + type(item).__name__
+            )
+        item = list(item)
+        if len(item) != 2:
+            raise ValueError(
+                f"{owner} update sequence element #{j} has length {len(item)}; 2 is required"
+            )
+        pairs.append(tuple(item))
+    return pairs
+
+
+class ModuleDict(Module):
+    """Matches `torch.nn.ModuleDict`: an ordered dict whose modules are registered."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key) -> bool:
+        return key in self._modules
+
+    def clear(self) -> None:
+        self._modules.clear()
+
+    def pop(self, key: str) -> Module:
+        value = self[key]
+        del self[key]
+        return value
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def update(self, modules) -> None:
+        for key, module in _pairs(modules, "ModuleDict", False):
+            self[key] = module
+
+
+def _parameter_line(key, p, type_name) -> str:
+    if not isinstance(p, Tensor):
+        return f"  ({key}): Object of type: {type(p).__name__}"
+    size = "x".join(str(s) for s in p.shape)
+    device = f" ({p.device})" if p.device.type == "cuda" else ""
+    kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+    return f"  ({key}): {kind} containing: [{type_name(p)} of size {size}{device}]"
+
+
+class ParameterList(Module):
+    """Matches `torch.nn.ParameterList`: plain tensors put in it become Parameters."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)([self[i] for i in range(len(self))[idx]])
+        return getattr(self, str(_abs_index(idx, len(self))))
+
+    def __setitem__(self, idx, param) -> None:
+        idx = _abs_index(idx, len(self))
+        if isinstance(param, Tensor) and not isinstance(param, Parameter):
+            param = Parameter(param)
+        setattr(self, str(idx), param)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self):
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters):
+        return self.extend(parameters)
+
+    def __dir__(self):
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+    def append(self, value) -> ParameterList:
+        self._size += 1
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values) -> ParameterList:
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError(
+                "ParameterList.extend should be called with an iterable, but got "
+                + type(values).__name__
+            )
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(_parameter_line(k, p, lambda t: str(t.dtype)) for k, p in enumerate(self))
+
+
+class ParameterDict(Module):
+    """Matches `torch.nn.ParameterDict`: plain tensors put in it become Parameters."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys: dict = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def _key_to_attr(self, key) -> str:
+        if not isinstance(key, str):
+            raise TypeError(
+                "Index given to ParameterDict cannot be used as a key as it is not "
+                f"a string (type is '{type(key).__name__}'). Open an issue on "
+                "github if you need non-string keys."
+            )
+        return key
+
+    def __getitem__(self, key):
+        return getattr(self, self._key_to_attr(key))
+
+    def __setitem__(self, key, value) -> None:
+        self._keys[key] = None
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, self._key_to_attr(key), value)
+
+    def __delitem__(self, key) -> None:
+        del self._keys[key]
+        delattr(self, self._key_to_attr(key))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __reversed__(self):
+        return reversed(list(self._keys))
+
+    def __contains__(self, key) -> bool:
+        return key in self._keys
+
+    def copy(self) -> ParameterDict:
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        for k in list(self._keys):
+            del self[k]
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self):
+        key = list(self._keys)[-1]
+        return key, self.pop(key)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def update(self, parameters) -> None:
+        for key, value in _pairs(parameters, "ParametersDict", True):
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        return "\n".join(_parameter_line(k, p, typename) for k, p in self.items())

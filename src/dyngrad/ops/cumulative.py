@@ -1,0 +1,97 @@
+"""Scans along a dim: cumsum and cumprod."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import apply, apply_inplace, defop
+from .shape import wrap_dim
+from .surface import public
+
+
+def _scan_dtype(x, dtype):
+    # PyTorch accumulates integers and bools in int64 unless told otherwise
+    return np.int64 if dtype is None and x.dtype.kind in "biu" else dtype
+
+
+def _scan_fwd(name):
+    def fwd(xp, x, *, dim, dtype=None):
+        fn = getattr(xp, name)
+        dtype = _scan_dtype(x, dtype)
+        if x.ndim == 0:  # NumPy's scans would flatten a 0-d array
+            return fn(x.reshape(1), axis=0, dtype=dtype).reshape(())
+        return fn(x, axis=dim, dtype=dtype)
+
+    return fwd
+
+
+def _reverse_cumsum(g, dim):
+    if g.dim() == 0:
+        return g
+    return g.flip(dim).cumsum(dim).flip(dim)
+
+
+def _cumprod_grad(g, x, out, dim):
+    # d(out_k)/dx_j = prod_{i <= k, i != j} x_i for j <= k; it is out_k / x_j when x_j != 0
+    if x.dim() == 0 or x.shape[dim] <= 1:
+        return g
+    if not (x._data == 0).any():
+        return _reverse_cumsum(g * out, dim) / x
+    return _cumprod_grad_with_zeros(g, x, dim)
+
+
+def _cumprod_grad_with_zeros(g, x, dim):
+    """The same gradient without dividing by x: row j of an (n, n) table is the cumprod of x
+    with x_j replaced by 1, so entry (j, k) is prod_{i <= k, i != j} x_i. O(n^2) memory, used
+    only when x has a zero."""
+    from .creation import tensor
+
+    n = x.shape[dim]
+    xm, gm = x.movedim(dim, -1), g.movedim(dim, -1)
+    eye = tensor(np.eye(n, dtype=bool))
+    upper = tensor(np.triu(np.ones((n, n), dtype=bool)))  # k >= j
+    table = xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n).masked_fill(eye, 1).cumprod(-1)
+    grad = (table * gm.unsqueeze(-2)).masked_fill(upper.logical_not(), 0).sum(-1)
+    return grad.movedim(-1, dim)
+
+
+CUMSUM = defop("cumsum", _scan_fwd("cumsum"), {"x": lambda g, dim: _reverse_cumsum(g, dim)})
+CUMPROD = defop(
+    "cumprod", _scan_fwd("cumprod"), {"x": lambda g, x, out, dim: _cumprod_grad(g, x, out, dim)}
+)
+
+
+def _scan(op, input, dim, dtype):
+    from .reduction import check_grad_dtype
+
+    check_grad_dtype(input, dtype)
+    d = wrap_dim(dim, input._data.ndim)
+    return apply(op, (input,), {"dim": d, "dtype": dtype.np if dtype is not None else None})
+
+
+@public
+def cumsum(input, dim, *, dtype=None):
+    """Matches `torch.cumsum`: integers and bools accumulate in int64."""
+    return _scan(CUMSUM, input, dim, dtype)
+
+
+@public
+def cumprod(input, dim, *, dtype=None):
+    """Matches `torch.cumprod`: gradients are exact where the input has zeros."""
+    return _scan(CUMPROD, input, dim, dtype)
+
+
+@public(function=False)
+def cumsum_(self, dim, *, dtype=None):
+    """Matches `torch.Tensor.cumsum_`."""
+    d = wrap_dim(dim, self._data.ndim)
+    attrs = {"dim": d, "dtype": dtype.np if dtype is not None else None}
+    return apply_inplace(CUMSUM, (self,), attrs, name="cumsum_")
+
+
+@public(function=False)
+def cumprod_(self, dim, *, dtype=None):
+    """Matches `torch.Tensor.cumprod_`."""
+    d = wrap_dim(dim, self._data.ndim)
+    attrs = {"dim": d, "dtype": dtype.np if dtype is not None else None}
+    return apply_inplace(CUMPROD, (self,), attrs, name="cumprod_")

@@ -1,0 +1,52 @@
+"""The affine map `x @ weight.T + bias` as one row, so a frozen layer saves no activation."""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+from .registry import apply, defop
+
+# PyTorch computes a biased 2-d linear as addmm(bias, x, weight.t()): hence the node name.
+# Each formula reads only what its input needs: with weight and bias frozen, x's formula
+# reads weight alone, so the node saves no activation (seed 000).
+LINEAR = defop(
+    "linear",
+    lambda xp, x, weight, bias: xp.matmul(x, weight.T) + bias,
+    {"x": lambda g, weight: g.mm(weight), "weight": lambda g, x: g.t().mm(x), "bias": lambda g: g},
+    node="AddmmBackward0",
+)
+
+
+def _raise_mismatch(input: Tensor, weight: Tensor, bias) -> None:
+    """PyTorch's error for operands linear cannot multiply (only called when one is wrong)."""
+    x, w = input._data, weight._data
+    if x.ndim == 0:
+        raise RuntimeError(
+            "both arguments to linear need to be at least 1D, but they are 0D and 2D"
+        )
+    k = x.shape[-1]
+    if w.ndim != 2 or w.shape[1] != k:
+        rows = x.size // max(k, 1) if x.ndim > 1 else 1
+        cols = f"{w.shape[1]}x{w.shape[0]}" if w.ndim == 2 else "x".join(map(str, w.shape))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and {cols})")
+    if bias is not None:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got "
+            f"{input.dtype._legacy} and {weight.dtype._legacy}"
+        )
+    from .linalg import _dtype_check
+
+    _dtype_check(input, weight)
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """Matches `torch.nn.functional.linear`: `input @ weight.T + bias`, with torch's nodes."""
+    x, w = input._data, weight._data
+    if x.ndim == 0 or w.ndim != 2 or x.shape[-1] != w.shape[1] or x.dtype != w.dtype:
+        _raise_mismatch(input, weight, bias)
+    if bias is None:
+        return input.matmul(weight.t())
+    if x.ndim == 2:
+        return apply(LINEAR, (input, weight, bias))
+    # other ranks run the 2-d row on a flattened view: ViewBackward0 over AddmmBackward0
+    out = apply(LINEAR, (input.reshape(-1, x.shape[-1]), weight, bias))
+    return out.view(*x.shape[:-1], w.shape[0])

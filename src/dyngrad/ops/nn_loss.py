@@ -1,0 +1,244 @@
+"""Loss ops with their reduction inside the row, as PyTorch's (MseLossBackward0 on the scalar).
+
+nll_loss reads only the target and weight in its formula, so with log_softmax under it
+cross_entropy saves the log-probabilities once and never the logits twice.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import promotion
+from .registry import apply, defop
+
+
+def _reduce(xp, loss, reduction):
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def _spread(g, reduction, shape):
+    """The output gradient as one value per element of the unreduced loss."""
+    if reduction == "none":
+        return g
+    g = g.expand(shape)
+    return g if reduction == "sum" else g / max(int(np.prod(shape)), 1)
+
+
+def _shape(x, y):
+    return np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+
+
+# ---- pointwise regression losses -------------------------------------------------------------
+
+
+def _huber(xp, d, *, delta):
+    a = xp.abs(d)
+    return xp.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
+
+
+def _smooth_l1(xp, d, *, beta):
+    a = xp.abs(d)
+    return xp.where(a < beta, 0.5 * d * d / beta, a - 0.5 * beta)
+
+
+def _mse_fwd(xp, x, y, *, reduction):
+    d = x - y
+    return _reduce(xp, d * d, reduction)
+
+
+def _mse_grad(g, x, y, reduction):
+    return _spread(g, reduction, _shape(x, y)) * (2 * (x - y))
+
+
+def _huber_fwd(xp, x, y, *, reduction, delta):
+    return _reduce(xp, _huber(xp, x - y, delta=delta).astype(x.dtype, copy=False), reduction)
+
+
+def _huber_grad(g, x, y, reduction, delta):
+    from .elementwise import where
+
+    d = x - y
+    return _spread(g, reduction, _shape(x, y)) * where(d.abs() < delta, d, delta * d.sign())
+
+
+def _smooth_l1_fwd(xp, x, y, *, reduction, beta):
+    return _reduce(xp, _smooth_l1(xp, x - y, beta=beta).astype(x.dtype, copy=False), reduction)
+
+
+def _smooth_l1_grad(g, x, y, reduction, beta):
+    from .elementwise import where
+
+    d = x - y
+    return _spread(g, reduction, _shape(x, y)) * where(d.abs() < beta, d / beta, d.sign())
+
+
+MSE_LOSS = defop(
+    "mse_loss",
+    _mse_fwd,
+    {"x": _mse_grad, "y": lambda g, x, y, reduction: -_mse_grad(g, x, y, reduction)},
+    promote=promotion.binary,
+)
+HUBER_LOSS = defop(
+    "huber_loss",
+    _huber_fwd,
+    {
+        "x": _huber_grad,
+        "y": lambda g, x, y, reduction, delta: -_huber_grad(g, x, y, reduction, delta),
+    },
+    promote=promotion.binary,
+)
+SMOOTH_L1_LOSS = defop(
+    "smooth_l1_loss",
+    _smooth_l1_fwd,
+    {
+        "x": _smooth_l1_grad,
+        "y": lambda g, x, y, reduction, beta: -_smooth_l1_grad(g, x, y, reduction, beta),
+    },
+    node="SmoothL1LossBackward0",
+    promote=promotion.binary,
+)
+
+
+# ---- negative log likelihood -------------------------------------------------------------------
+
+
+def _nll_parts(xp, target, weight, ignore_index):
+    mask = target != ignore_index
+    safe = xp.where(mask, target, 0)
+    w = (weight[safe] if weight is not None else xp.ones(safe.shape)) * mask
+    return safe, w
+
+
+def _check_targets(xp, safe, n_classes):
+    if safe.size and (safe.min() < 0 or safe.max() >= n_classes):
+        bad = safe[(safe < 0) | (safe >= n_classes)].ravel()[0]
+        raise IndexError(f"Target {int(bad)} is out of bounds.")
+
+
+def _nll_fwd(xp, x, target, weight, *, reduction, ignore_index):
+    safe, w = _nll_parts(xp, target, weight, ignore_index)
+    xc = x if x.ndim == 1 else xp.moveaxis(x, 1, -1)
+    _check_targets(xp, xp.where(target != ignore_index, target, 0), xc.shape[-1])
+    picked = xp.take_along_axis(xc, safe[..., None], axis=-1)[..., 0]
+    loss = (-picked * w).astype(x.dtype, copy=False)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):  # all targets ignored: nan, as torch
+        return (loss.sum() / w.sum()).astype(x.dtype)
+
+
+def _nll_grad(g, x_shape, target, weight, reduction, ignore_index):
+    # d loss / d x is -w[t] at the target class (divided by Σw for 'mean'), zero elsewhere
+    xp = np
+    t = target._data
+    safe, w = _nll_parts(xp, t, None if weight is None else weight._data, ignore_index)
+    if reduction == "mean":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            w = w / w.sum()
+    coef = np.zeros(x_shape, dtype=g._data.dtype)
+    view = coef if len(x_shape) == 1 else np.moveaxis(coef, 1, -1)
+    np.put_along_axis(view, safe[..., None], -w[..., None].astype(coef.dtype), axis=-1)
+    if reduction == "none" and len(x_shape) > 1:
+        g = g.unsqueeze(1)
+    return g * Tensor._wrap(coef)
+
+
+NLL_LOSS = defop("nll_loss", _nll_fwd, {"x": _nll_grad}, node="NllLossBackward0")
+# PyTorch runs inputs with spatial dims through nll_loss2d: same math, another node name
+NLL_LOSS_2D = defop("nll_loss2d", _nll_fwd, {"x": _nll_grad}, node="NllLoss2DBackward0")
+# loss / count inside PyTorch's C++ composites is div(Tensor, Scalar): DivBackward1
+DIV_BY_COUNT = defop(
+    "loss_div_count",
+    lambda xp, x, *, count: x / count,
+    {"x": lambda g, count: g / count},
+    node="DivBackward1",
+)
+
+
+# ---- binary cross entropy ----------------------------------------------------------------------
+
+
+def _bce_fwd(xp, x, y, weight, *, reduction):
+    # PyTorch clamps each log at -100 so that x = 0 or 1 gives a finite loss
+    with np.errstate(divide="ignore"):
+        log_x = xp.maximum(xp.log(x), -100)
+        log_1mx = xp.maximum(xp.log1p(-x), -100)
+    loss = -(y * log_x + (1 - y) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(xp, loss.astype(x.dtype, copy=False), reduction)
+
+
+def _bce_x_grad(g, x, y, weight, reduction):
+    grad = _spread(g, reduction, tuple(x.shape)) * (x - y) / (x * (1 - x)).clamp(min=1e-12)
+    return grad if weight is None else grad * weight
+
+
+def _bce_y_grad(g, x, weight, reduction):
+    grad = _spread(g, reduction, tuple(x.shape)) * ((-x).log1p() - x.log())
+    return grad if weight is None else grad * weight
+
+
+BCE = defop(
+    "binary_cross_entropy",
+    _bce_fwd,
+    {"x": _bce_x_grad, "y": _bce_y_grad},
+    node="BinaryCrossEntropyBackward0",
+)
+
+
+def _bce_logits_fwd(xp, x, y, weight, pos_weight, *, reduction):
+    # log(1 + e^-x) written as log1p(e^-|x|) + max(-x, 0): no overflow for any x
+    softplus_neg = xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0)
+    if pos_weight is not None:
+        loss = (1 - y) * x + (1 + (pos_weight - 1) * y) * softplus_neg
+    else:
+        loss = (1 - y) * x + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(xp, loss.astype(x.dtype, copy=False), reduction)
+
+
+def _bce_logits_x_grad(g, x, y, weight, pos_weight, reduction):
+    # d/dx = (1 + (pw - 1) y) sigmoid(x) - pw y
+    if pos_weight is None:
+        grad = x.sigmoid() - y
+    else:
+        grad = (1 + (pos_weight - 1) * y) * x.sigmoid() - pos_weight * y
+    grad = _spread(g, reduction, _shape(x, y)) * grad
+    return grad if weight is None else grad * weight
+
+
+def _bce_logits_y_grad(g, x, weight, pos_weight, reduction):
+    # d/dy = -x + (pw - 1) log(1 + e^-x), i.e. -x for pw = 1
+    grad = -x
+    if pos_weight is not None:
+        softplus_neg = (-x.abs()).exp().log1p() + (-x).clamp(min=0)
+        grad = grad + (pos_weight - 1) * softplus_neg
+    grad = _spread(g, reduction, tuple(x.shape)) * grad
+    return grad if weight is None else grad * weight
+
+
+BCE_WITH_LOGITS = defop(
+    "binary_cross_entropy_with_logits",
+    _bce_logits_fwd,
+    {"x": _bce_logits_x_grad, "y": _bce_logits_y_grad},
+    node="BinaryCrossEntropyWithLogitsBackward0",
+)
+
+
+def nll(input, target, weight, reduction, ignore_index):
+    attrs = {"reduction": reduction, "ignore_index": ignore_index}
+    if input._data.ndim < 3:
+        return apply(NLL_LOSS, (input, target, weight), attrs)
+    if input._data.ndim == 4:
+        return apply(NLL_LOSS_2D, (input, target, weight), attrs)
+    # other ranks go through a (N, C, 1, rest) view, as in PyTorch
+    n, c = input._data.shape[:2]
+    out = apply(NLL_LOSS_2D, (input.reshape(n, c, 1, -1), target.reshape(n, 1, -1), weight), attrs)
+    return out.view(*target.shape) if reduction == "none" else out

@@ -1,0 +1,257 @@
+"""Normalization: batch norm (train and eval), layer norm and group norm, one row each.
+
+# Note [Normalization backward]
+# With x̂ = (x - mean) * rstd over the reduced dims R and gw = g * weight,
+#   dx = rstd * (gw - mean_R(gw) - x̂ * mean_R(gw * x̂)),  dweight = Σ g x̂,  dbias = Σ g.
+# The formulas recompute mean and rstd from x with Tensor ops (not from saved arrays), so
+# they are differentiable in x and double backward is right.
+"""
+
+from __future__ import annotations
+
+from .registry import apply, defop
+
+
+def _stats(xp, x, dims, eps):
+    mean = x.mean(axis=dims, keepdims=True)
+    centered = x - mean
+    var = (centered * centered).mean(axis=dims, keepdims=True)
+    return centered, var, 1 / xp.sqrt(var + eps)
+
+
+def _affine(y, weight, bias, shape):
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y
+
+
+def _channel_shape(ndim: int, c: int) -> tuple:
+    return (1, c) + (1,) * (ndim - 2)
+
+
+def _batch_dims(ndim: int) -> tuple:
+    return (0,) + tuple(range(2, ndim))
+
+
+def _batch_norm_fwd(xp, x, weight, bias, running_mean, running_var, *, momentum, eps):
+    dims = _batch_dims(x.ndim)
+    centered, var, rstd = _stats(xp, x, dims, eps)
+    if running_mean is not None:
+        running_mean *= 1 - momentum
+        running_mean += momentum * x.mean(axis=dims).astype(running_mean.dtype)
+    if running_var is not None:
+        n = x.size // x.shape[1]
+        unbiased = var.reshape(-1) * (n / (n - 1))
+        running_var *= 1 - momentum
+        running_var += momentum * unbiased.astype(running_var.dtype)
+    y = (centered * rstd).astype(x.dtype, copy=False)
+    return _affine(y, weight, bias, _channel_shape(x.ndim, x.shape[1]))
+
+
+def _batch_norm_eval_fwd(xp, x, weight, bias, running_mean, running_var, *, eps):
+    shape = _channel_shape(x.ndim, x.shape[1])
+    rstd = 1 / xp.sqrt(running_var.reshape(shape) + eps)
+    y = ((x - running_mean.reshape(shape)) * rstd).astype(x.dtype, copy=False)
+    return _affine(y, weight, bias, shape)
+
+
+# ---- formulas (Tensor ops; see Note [Normalization backward]) -----------------------------------
+
+
+def normalized(x, dims, eps):
+    """x̂ = (x - mean) / sqrt(var + eps) over `dims`, as differentiable Tensor ops."""
+    centered = x - x.mean(dims, keepdim=True)
+    var = (centered * centered).mean(dims, keepdim=True)
+    return centered * (var + eps) ** -0.5, var
+
+
+def _input_grad(g, x, weight, dims, eps, shape):
+    xhat, var = normalized(x, dims, eps)
+    gw = g if weight is None else g * weight.reshape(shape)
+    rstd = (var + eps) ** -0.5
+    return rstd * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
+
+
+def _bn_input_grad(g, x, weight, eps):
+    dims = _batch_dims(x.ndim)
+    return _input_grad(g, x, weight, dims, eps, _channel_shape(x.ndim, x.shape[1]))
+
+
+def _bn_weight_grad(g, x, eps):
+    dims = _batch_dims(x.ndim)
+    return (g * normalized(x, dims, eps)[0]).sum(dims)
+
+
+def _bn_eval_input_grad(g, weight, running_var, eps):
+    shape = _channel_shape(g.ndim, g.shape[1])
+    scale = (running_var.reshape(shape) + eps) ** -0.5
+    return g * scale if weight is None else g * (scale * weight.reshape(shape))
+
+
+def _bn_eval_weight_grad(g, x, running_mean, running_var, eps):
+    shape = _channel_shape(g.ndim, g.shape[1])
+    xhat = (x - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps) ** -0.5
+    return (g * xhat).sum(_batch_dims(g.ndim))
+
+
+BATCH_NORM = defop(
+    "native_batch_norm",
+    _batch_norm_fwd,
+    {
+        "x": lambda g, x, weight, eps: _bn_input_grad(g, x, weight, eps),
+        "weight": lambda g, x, eps: _bn_weight_grad(g, x, eps),
+        "bias": lambda g: g.sum(_batch_dims(g.ndim)),
+    },
+    node="NativeBatchNormBackward0",
+)
+BATCH_NORM_EVAL = defop(
+    "native_batch_norm_eval",
+    _batch_norm_eval_fwd,
+    {
+        "x": lambda g, weight, running_var, eps: _bn_eval_input_grad(g, weight, running_var, eps),
+        "weight": lambda g, x, running_mean, running_var, eps: _bn_eval_weight_grad(
+            g, x, running_mean, running_var, eps
+        ),
+        "bias": lambda g: g.sum(_batch_dims(g.ndim)),
+    },
+    node="NativeBatchNormBackward0",
+)
+
+
+def _trailing(ndim: int, k: int) -> tuple:
+    return tuple(range(ndim - k, ndim))
+
+
+def _layer_norm_fwd(xp, x, weight, bias, *, normalized_ndim, eps):
+    centered, _, rstd = _stats(xp, x, _trailing(x.ndim, normalized_ndim), eps)
+    y = (centered * rstd).astype(x.dtype, copy=False)
+    shape = x.shape[x.ndim - normalized_ndim :]
+    return _affine(y, weight, bias, shape)
+
+
+def _ln_input_grad(g, x, weight, normalized_ndim, eps):
+    dims = _trailing(x.ndim, normalized_ndim)
+    return _input_grad(g, x, weight, dims, eps, tuple(x.shape[x.ndim - normalized_ndim :]))
+
+
+LAYER_NORM = defop(
+    "native_layer_norm",
+    _layer_norm_fwd,
+    {
+        "x": lambda g, x, weight, normalized_ndim, eps: _ln_input_grad(
+            g, x, weight, normalized_ndim, eps
+        ),
+        "weight": lambda g, x, normalized_ndim, eps: (
+            g * normalized(x, _trailing(x.ndim, normalized_ndim), eps)[0]
+        ),
+        "bias": lambda g: g,
+    },
+    node="NativeLayerNormBackward0",
+)
+
+
+def _group_norm_fwd(xp, x, weight, bias, *, num_groups, eps):
+    grouped = x.reshape(x.shape[0], num_groups, -1)
+    centered, _, rstd = _stats(xp, grouped, (2,), eps)
+    y = (centered * rstd).reshape(x.shape).astype(x.dtype, copy=False)
+    return _affine(y, weight, bias, _channel_shape(x.ndim, x.shape[1]))
+
+
+def _gn_xhat(x, num_groups, eps):
+    grouped = x.reshape(x.shape[0], num_groups, -1)
+    return normalized(grouped, (2,), eps)[0].reshape(*x.shape)
+
+
+def _gn_input_grad(g, x, weight, num_groups, eps):
+    shape = _channel_shape(x.ndim, x.shape[1])
+    gw = g if weight is None else g * weight.reshape(shape)
+    grouped = (x.shape[0], num_groups, -1)
+    dx = _input_grad(gw.reshape(*grouped), x.reshape(*grouped), None, (2,), eps, None)
+    return dx.reshape(*x.shape)
+
+
+GROUP_NORM = defop(
+    "native_group_norm",
+    _group_norm_fwd,
+    {
+        "x": lambda g, x, weight, num_groups, eps: _gn_input_grad(g, x, weight, num_groups, eps),
+        "weight": lambda g, x, num_groups, eps: (g * _gn_xhat(x, num_groups, eps)).sum(
+            _batch_dims(x.ndim)
+        ),
+        "bias": lambda g: g.sum(_batch_dims(g.ndim)),
+    },
+    node="NativeGroupNormBackward0",
+)
+
+
+# ---- the functional forms ----------------------------------------------------------------------
+
+
+def batch_norm(
+    input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
+):
+    """Matches `torch.nn.functional.batch_norm`; training updates the running stats in place."""
+    c = input._data.shape[1] if input._data.ndim > 1 else 0
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
+        if t is not None and t._data.size != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
+    if training:
+        if input._data.size // max(c, 1) <= 1:
+            from ..size import Size
+
+            raise ValueError(
+                "Expected more than 1 value per channel when training, got input "
+                f"size {Size(input._data.shape)}"
+            )
+        for t in (running_mean, running_var):
+            if t is not None:
+                t._vc.bump("batch_norm")
+        return apply(
+            BATCH_NORM,
+            (input, weight, bias, running_mean, running_var),
+            {"momentum": momentum if momentum is not None else 0.0, "eps": eps},
+        )
+    if running_mean is None or running_var is None:
+        raise RuntimeError(
+            f"running_{'mean' if running_mean is None else 'var'} must be "
+            "defined in evaluation mode"
+        )
+    return apply(BATCH_NORM_EVAL, (input, weight, bias, running_mean, running_var), {"eps": eps})
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Matches `torch.nn.functional.layer_norm`."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if input._data.shape[input._data.ndim - k :] != shape or input._data.ndim < k:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, shape))}], but got input of size"
+            f"{list(input._data.shape)}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t._data.shape != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but "
+                f"got {name} of shape {list(t._data.shape)} and "
+                f"normalized_shape = {list(shape)}"
+            )
+    return apply(LAYER_NORM, (input, weight, bias), {"normalized_ndim": k, "eps": eps})
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Matches `torch.nn.functional.group_norm`."""
+    if input._data.ndim < 2 or input._data.shape[1] % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by "
+            f"num_groups, but got input of shape {list(input._data.shape)} and "
+            f"num_groups={num_groups}"
+        )
+    return apply(GROUP_NORM, (input, weight, bias), {"num_groups": num_groups, "eps": eps})

@@ -1,0 +1,178 @@
+"""`Adam` and `AdamW`: adaptive moment estimation, with coupled or decoupled weight decay."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from .optimizer import (
+    Optimizer,
+    bump_state,
+    check_nonnegative,
+    check_unsupported,
+    closure_loss,
+    real_view,
+    scalar,
+    step_counter,
+    zeros_state,
+)
+
+__all__ = ["Adam", "AdamW", "lerp_"]
+
+
+class Adam(Optimizer):
+    """Matches `torch.optim.Adam` (its single-tensor update rule).
+
+    >>> opt = Adam(model.parameters(), lr=1e-3)
+    """
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        check_nonnegative(lr=lr, eps=eps)
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        check_nonnegative(weight_decay=weight_decay)
+        if not (
+            all(isinstance(b, float) for b in betas) or all(isinstance(b, Tensor) for b in betas)
+        ):
+            raise ValueError("betas must be either both floats or both Tensors")
+        defaults = {
+            "lr": lr,
+            "betas": tuple(scalar(b) for b in betas),
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+        check_unsupported(
+            type(self).__name__,
+            foreach=foreach,
+            fused=fused,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
+
+    def step(self, closure=None):
+        """Performs a single optimization step (`closure` re-evaluates the loss)."""
+        loss = closure_loss(closure)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._grad is not None:
+                    self._update(p, group)
+        return loss
+
+    def _state(self, p: Tensor, amsgrad: bool) -> dict:
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = step_counter()
+            state["exp_avg"] = zeros_state(p)
+            state["exp_avg_sq"] = zeros_state(p)
+            if amsgrad:
+                state["max_exp_avg_sq"] = zeros_state(p)
+        return state
+
+    def _update(self, p: Tensor, group: dict) -> None:
+        state = self._state(p, group["amsgrad"])
+        lr, (beta1, beta2) = scalar(group["lr"]), group["betas"]
+        weight_decay, eps = group["weight_decay"], group["eps"]
+        step_t = state["step"]
+        step_t._data += 1
+        param = real_view(p._data)
+        grad = real_view(-p._grad._data if group["maximize"] else p._grad._data)
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                param *= 1 - lr * weight_decay
+            else:
+                grad = grad + weight_decay * param
+        exp_avg = real_view(state["exp_avg"]._data)
+        exp_avg_sq = real_view(state["exp_avg_sq"]._data)
+        lerp_(exp_avg, grad, 1 - beta1)
+        exp_avg_sq *= beta2
+        exp_avg_sq += grad * (1 - beta2) * grad
+        step = step_t.item()
+        step_size = lr / (1 - beta1**step)
+        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+        if group["amsgrad"]:
+            max_sq = real_view(state["max_exp_avg_sq"]._data)
+            np.maximum(max_sq, exp_avg_sq, out=max_sq)
+            exp_avg_sq = max_sq
+        denom = np.sqrt(exp_avg_sq)
+        denom /= bias_correction2_sqrt
+        denom += eps
+        update = exp_avg * -step_size
+        update /= denom
+        param += update
+        bump_state(state)
+        p._vc.bump("addcdiv_")
+
+
+class AdamW(Adam):
+    """Matches `torch.optim.AdamW`: Adam with decoupled weight decay (default 1e-2)."""
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True
+
+
+def lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
+    """`start.lerp_(end, weight)` in place, with PyTorch's two-sided formula for accuracy."""
+    if abs(weight) < 0.5:
+        diff = end - start
+        diff *= weight
+        start += diff
+    else:
+        diff = end - start
+        diff *= 1 - weight
+        np.subtract(end, diff, out=start)

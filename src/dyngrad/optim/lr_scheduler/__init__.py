@@ -1,0 +1,38 @@
+"""Learning-rate schedulers (`torch.optim.lr_scheduler`)."""
+
+from __future__ import annotations
+
+from .base import LRScheduler
+from .composite import ChainedScheduler, SequentialLR
+from .multiplicative import (
+    ConstantLR,
+    CosineAnnealingLR,
+    ExponentialLR,
+    LambdaLR,
+    LinearLR,
+    MultiplicativeLR,
+    MultiStepLR,
+    PolynomialLR,
+    StepLR,
+)
+from .one_cycle import OneCycleLR
+from .plateau import ReduceLROnPlateau
+
+_LRScheduler = LRScheduler  # PyTorch's old name, kept for the scripts that subclass it
+
+__all__ = [
+    "LRScheduler",
+    "LambdaLR",
+    "MultiplicativeLR",
+    "StepLR",
+    "MultiStepLR",
+    "ConstantLR",
+    "LinearLR",
+    "ExponentialLR",
+    "SequentialLR",
+    "CosineAnnealingLR",
+    "ChainedScheduler",
+    "ReduceLROnPlateau",
+    "OneCycleLR",
+    "PolynomialLR",
+]

@@ -1,0 +1,346 @@
+"""`Optimizer`: parameter groups, per-parameter state, state_dict, zero_grad and step hooks."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
+from itertools import chain
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import enable_grad
+from ..autograd.graph import RemovableHandle
+from ..backend.dtypes import float64, get_default_dtype
+
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """Marks a default that every parameter group must give (PyTorch's `required`)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+# Note [Optimizer updates]
+# Every optimizer writes its update straight into the parameter's array (and its state's
+# arrays) with NumPy ufuncs, as PyTorch's single-tensor ("for-loop") implementations do with
+# in-place tensor ops under no_grad: same operations, same order, same float32 rounding, so
+# 20 steps stay within 1e-5 of PyTorch. No graph is built and each written tensor's version
+# counter is bumped, so a saved tensor changed by `step()` is caught at backward.
+
+
+class Optimizer:
+    """Matches `torch.optim.Optimizer`: the base class of all optimizers."""
+
+    def __init__(self, params, defaults: dict) -> None:
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of "
+                "Tensors or dicts, but got " + params.type()
+            )
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list[dict] = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _with_step_hooks(cls.__dict__["step"])
+
+    def __getstate__(self) -> dict:
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+
+    def __repr__(self) -> str:
+        text = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    # ---- parameter groups -----------------------------------------------------------------
+    def add_param_group(self, param_group: dict) -> None:
+        """Matches `torch.optim.Optimizer.add_param_group`."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list "
+                "instead."
+            )
+        _split_names(param_group, list(params))
+        self._check_params(param_group["params"])
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required "
+                    f"optimization parameter {name}"
+                )
+            param_group.setdefault(name, default)
+        self._check_new_group(param_group)
+        self.param_groups.append(param_group)
+
+    def _check_params(self, params: list) -> None:
+        for param in params:
+            if not isinstance(param, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + _typename(param)
+                )
+            if not self.defaults.get("differentiable", None) and not (
+                param.is_leaf or param.retains_grad
+            ):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        if len(params) != len(set(params)):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for "
+                "more information",
+                stacklevel=4,
+            )
+
+    def _check_new_group(self, param_group: dict) -> None:
+        seen: set = set()
+        for group in self.param_groups:
+            seen.update(group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. "
+                    f"cannot add param group {which} to the optimizer"
+                )
+        if not seen.isdisjoint(param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+
+    # ---- gradients and steps --------------------------------------------------------------
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Matches `torch.optim.Optimizer.zero_grad`: drop (default) or zero every `.grad`."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = p._grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                    continue
+                if grad._fn is not None:
+                    grad.detach_()
+                else:
+                    grad._rg = False
+                grad._data[...] = 0
+                grad._vc.bump("zero_")
+
+    def step(self, closure=None):
+        """Performs a single optimization step; subclasses implement it."""
+        raise NotImplementedError
+
+    def register_step_pre_hook(self, hook) -> RemovableHandle:
+        """Matches `torch.optim.Optimizer.register_step_pre_hook`: `hook(opt, args, kwargs)`."""
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook) -> RemovableHandle:
+        """Matches `torch.optim.Optimizer.register_step_post_hook`."""
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    # ---- state_dict -----------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """Matches `torch.optim.Optimizer.state_dict`: parameters become their indices."""
+        index: dict[int, int] = {}
+        start = 0
+        param_groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(id(p), i)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            param_groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        return {"state": state, "param_groups": param_groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Matches `torch.optim.Optimizer.load_state_dict`."""
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match "
+                "the size of optimizer's group"
+            )
+        id_map = dict(
+            zip(
+                chain.from_iterable(g["params"] for g in saved_groups),
+                chain.from_iterable(g["params"] for g in groups),
+            )
+        )
+        state: defaultdict = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in id_map:
+                param = id_map[key]
+                state[param] = _cast(param, value)
+            else:
+                state[key] = value
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+        self.__setstate__({"state": state, "param_groups": saved_groups})
+
+
+def _with_step_hooks(step):
+    @functools.wraps(step)
+    def hooked(self, *args, **kwargs):
+        for pre_hook in list(self._optimizer_step_pre_hooks.values()):
+            result = pre_hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(
+                        f"{step} must return None or a tuple of (new_args, "
+                        f"new_kwargs), but got {result}."
+                    )
+                args, kwargs = result
+        out = step(self, *args, **kwargs)
+        for post_hook in list(self._optimizer_step_post_hooks.values()):
+            post_hook(self, args, kwargs)
+        return out
+
+    return hooked
+
+
+def _split_names(param_group: dict, params: list) -> None:
+    # Params may come as (name, tensor) pairs, as from `model.named_parameters()`.
+    names = [p[0] for p in params if isinstance(p, tuple)]
+    param_group["params"] = [p[1] if isinstance(p, tuple) else p for p in params]
+    if names:
+        if len(names) != len(params):
+            raise ValueError(
+                "all optimizer params should be with/without names. Some param names are missing"
+            )
+        param_group["param_names"] = names
+
+
+def _cast(param: Tensor, value, key=None):
+    # State tensors follow the parameter's dtype, except the step counter.
+    if isinstance(value, Tensor):
+        if key != "step" and param.is_floating_point():
+            return value.to(dtype=param.dtype)
+        return value
+    if isinstance(value, dict):
+        return {k: _cast(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(param, v) for v in value)
+    return value
+
+
+def _typename(obj) -> str:
+    kind = type(obj)
+    return (
+        kind.__qualname__
+        if kind.__module__ == "builtins"
+        else f"{kind.__module__}.{kind.__qualname__}"
+    )
+
+
+# ---- shared by the optimizers ------------------------------------------------------------
+
+
+def closure_loss(closure):
+    """Run the optimizer's closure (with grad enabled, as PyTorch does) and return its loss."""
+    if closure is None:
+        return None
+    with enable_grad():
+        return closure()
+
+
+def step_counter(value: float = 0.0) -> Tensor:
+    """The per-parameter `state['step']`: a 0-d tensor, float64 only under a float64 default."""
+    dtype = np.float64 if get_default_dtype() is float64 else np.float32
+    return Tensor._wrap(np.array(value, dtype=dtype))
+
+
+def bump_state(state: dict) -> None:
+    """Count an in-place write on each state tensor.
+
+    The counters move as PyTorch's do, without the write site the parameters' own bump
+    records: state tensors rarely meet autograd, and the site costs a stack walk per tensor.
+    """
+    for t in state.values():
+        t._vc.value += 1
+
+
+_INVALID = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def check_nonnegative(**values) -> None:
+    """PyTorch's "Invalid <name> value: <v>" checks, in the order given."""
+    for name, value in values.items():
+        if name == "lr" and isinstance(value, Tensor) and value.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {_INVALID.get(name, name + ' value')}: {value}")
+
+
+def zeros_state(p: Tensor) -> Tensor:
+    return Tensor._wrap(np.zeros_like(p._data))
+
+
+def scalar(value) -> float:
+    """A hyper-parameter as a Python number (PyTorch accepts 1-element tensors for lr)."""
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def real_view(array: np.ndarray) -> np.ndarray:
+    """A complex array seen as pairs of reals, as PyTorch's `view_as_real` in its updates."""
+    return array.view(array.real.dtype) if array.dtype.kind == "c" else array
+
+
+def check_unsupported(
+    name: str, *, foreach=None, fused=None, differentiable=False, capturable=False
+) -> None:
+    """PyTorch's checks on the implementation keywords, and dyngrad's limits on them.
+
+    `foreach=True` and `fused=True` only choose PyTorch kernels; dyngrad runs its one loop and
+    gives the same update. `differentiable` and `capturable` change what a step is: refused.
+    """
+    if fused and differentiable:
+        raise RuntimeError("`fused` does not support `differentiable`")
+    if fused and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    for flag, value in (("differentiable", differentiable), ("capturable", capturable)):
+        if value:
+            raise NotImplementedError(
+                f"dyngrad does not implement {name}({flag}=True): its optimizers update "
+                f"parameters in place outside the graph. Use {flag}=False."
+            )

@@ -1,0 +1,79 @@
+"""`SGD`: stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+from .optimizer import Optimizer, check_nonnegative, check_unsupported, closure_loss, scalar
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Matches `torch.optim.SGD` (its single-tensor update rule).
+
+    >>> opt = SGD(model.parameters(), lr=0.1, momentum=0.9)
+    """
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay=0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        check_nonnegative(lr=lr, momentum=momentum, weight_decay=weight_decay)
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "dampening": dampening,
+            "weight_decay": weight_decay,
+            "nesterov": nesterov,
+            "maximize": maximize,
+            "foreach": foreach,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+        check_unsupported("SGD", foreach=foreach, fused=fused, differentiable=differentiable)
+
+    def step(self, closure=None):
+        """Performs a single optimization step (`closure` re-evaluates the loss)."""
+        loss = closure_loss(closure)
+        for group in self.param_groups:
+            lr, momentum = scalar(group["lr"]), group["momentum"]
+            weight_decay = scalar(group["weight_decay"])
+            for p in group["params"]:
+                if p._grad is None:
+                    continue
+                grad = -p._grad._data if group["maximize"] else p._grad._data
+                if weight_decay != 0:
+                    grad = grad + weight_decay * p._data
+                if momentum != 0:
+                    grad = self._momentum(p, grad, momentum, group)
+                p._data += grad * -lr
+                p._vc.bump("add_")
+        return loss
+
+    def _momentum(self, p, grad, momentum, group):
+        state = self.state[p]
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = Tensor._wrap(grad.copy())
+            state["momentum_buffer"] = buf
+        else:
+            data = buf._data
+            data *= momentum
+            data += grad * (1 - group["dampening"])
+            buf._vc.value += 1  # see bump_state
+        if group["nesterov"]:
+            return grad + buf._data * momentum
+        return buf._data

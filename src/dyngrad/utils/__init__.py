@@ -1,0 +1,7 @@
+"""`dyngrad.utils`: PyTorch's `torch.utils` (data loading)."""
+
+from __future__ import annotations
+
+from . import data
+
+__all__ = ["data"]

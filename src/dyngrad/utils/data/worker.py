@@ -1,0 +1,225 @@
+"""What runs inside a DataLoader worker process: seeding, fetching, and reporting errors."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import queue
+import random
+import sys
+import traceback
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...autograd.grad_mode import state as grad_state
+from ...backend.random import manual_seed
+
+__all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "worker_loop", "make_fetcher"]
+
+# How often a waiting worker checks that its parent lives, and a waiting parent that its
+# workers do: the bound on how long a dead process can go unnoticed.
+STATUS_CHECK_INTERVAL = 0.2
+
+
+@dataclass(frozen=True)
+class WorkerInfo:
+    """Matches `torch.utils.data.get_worker_info()`'s result: who this worker is."""
+
+    id: int
+    num_workers: int
+    seed: int
+    dataset: object
+
+
+_worker_info: WorkerInfo | None = None
+
+
+def get_worker_info() -> WorkerInfo | None:
+    """Matches `torch.utils.data.get_worker_info`: None in the main process."""
+    return _worker_info
+
+
+class KeyErrorMessage(str):
+    """A KeyError's message printed as is (KeyError would quote a multi-line text)."""
+
+    def __repr__(self) -> str:
+        return self
+
+
+class ExceptionWrapper:
+    """An exception and its traceback text, carried from a worker to the main process."""
+
+    def __init__(self, exc_info=None, where: str = "in background") -> None:
+        exc_info = exc_info or sys.exc_info()
+        self.exc_type = exc_info[0]
+        self.exc_msg = "".join(traceback.format_exception(*exc_info))
+        self.where = where
+        try:
+            pickle.dumps(self.exc_type)
+        except Exception:  # a class the main process cannot import: say RuntimeError
+            self.exc_type = RuntimeError
+
+    def reraise(self):
+        """Raise in this process, with the worker's traceback in the message."""
+        msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
+        if self.exc_type is KeyError:
+            msg = KeyErrorMessage(msg)
+        try:
+            exception = self.exc_type(msg)
+        except Exception:  # an exception type whose constructor wants other arguments
+            raise RuntimeError(msg) from None
+        raise exception
+
+
+class ResumeIteration:
+    """Sent to persistent workers at a new epoch; echoed back once they are ready."""
+
+
+@dataclass(frozen=True)
+class IterableDatasetStopIteration:
+    """A worker's iterable dataset is exhausted."""
+
+    worker_id: int
+
+
+class MapFetcher:
+    def __init__(self, dataset, auto_collation, collate_fn, drop_last) -> None:
+        self.dataset, self.auto_collation = dataset, auto_collation
+        self.collate_fn, self.drop_last = collate_fn, drop_last
+
+    def fetch(self, index):
+        if not self.auto_collation:
+            return self.collate_fn(self.dataset[index])
+        getitems = getattr(self.dataset, "__getitems__", None)
+        data = getitems(index) if getitems else [self.dataset[i] for i in index]
+        return self.collate_fn(data)
+
+
+class IterableFetcher(MapFetcher):
+    def __init__(self, dataset, auto_collation, collate_fn, drop_last) -> None:
+        super().__init__(dataset, auto_collation, collate_fn, drop_last)
+        self.dataset_iter = iter(dataset)
+        self.ended = False
+
+    def fetch(self, index):
+        if self.ended:
+            raise StopIteration
+        if not self.auto_collation:
+            return self.collate_fn(next(self.dataset_iter))
+        data = []
+        for _ in index:
+            try:
+                data.append(next(self.dataset_iter))
+            except StopIteration:
+                self.ended = True
+                break
+        if len(data) == 0 or (self.drop_last and len(data) < len(index)):
+            raise StopIteration
+        return self.collate_fn(data)
+
+
+def make_fetcher(iterable: bool, dataset, auto_collation, collate_fn, drop_last):
+    kind = IterableFetcher if iterable else MapFetcher
+    return kind(dataset, auto_collation, collate_fn, drop_last)
+
+
+def seed_worker(base_seed: int, worker_id: int) -> int:
+    """Seed dyngrad, `random` and NumPy's global generator from `base_seed + worker_id`."""
+    seed = base_seed + worker_id
+    random.seed(seed)
+    manual_seed(seed)
+    # NumPy's legacy seeding takes 32 bits: hash the 64-bit seed into a full state.
+    np.random.seed(np.random.SeedSequence(seed).generate_state(4))
+    return seed
+
+
+def worker_loop(
+    spec: dict, index_queue, data_queue, done_event, base_seed: int, worker_id: int
+) -> None:
+    """The body of worker `worker_id`: fetch the batches asked for until told to stop.
+
+    Grad mode is off in workers (dyngrad's choice; PyTorch leaves it on): data loading that
+    touches tensors requiring grad would otherwise build graphs nobody backpropagates
+    through, and keep them alive in every worker (seed 004, "事故一").
+    """
+    global _worker_info
+    grad_state.enabled = False
+    seed = seed_worker(base_seed, worker_id)
+    _worker_info = WorkerInfo(worker_id, spec["num_workers"], seed, spec["dataset"])
+    where = f"in DataLoader worker process {worker_id}"
+    init_error, fetcher = None, None
+    try:
+        if spec["worker_init_fn"] is not None:
+            spec["worker_init_fn"](worker_id)
+        fetcher = _fetcher(spec)
+    except Exception:
+        init_error = ExceptionWrapper(where=where)
+    try:
+        _serve(spec, fetcher, init_error, index_queue, data_queue, done_event, worker_id)
+    except KeyboardInterrupt:
+        pass
+    if done_event.is_set():
+        data_queue.cancel_join_thread()
+        data_queue.close()
+
+
+def _fetcher(spec: dict):
+    return make_fetcher(
+        spec["iterable"],
+        spec["dataset"],
+        spec["auto_collation"],
+        spec["collate_fn"],
+        spec["drop_last"],
+    )
+
+
+def _serve(spec, fetcher, init_error, index_queue, data_queue, done_event, worker_id):
+    parent = os.getppid()
+    iteration_end = False
+    while os.getppid() == parent:  # a worker whose parent died exits instead of lingering
+        try:
+            task = index_queue.get(timeout=STATUS_CHECK_INTERVAL)
+        except queue.Empty:
+            # The main process set the event but its "stop" may never come (an iterator
+            # collected with its queues, say): the event alone ends an idle worker.
+            if done_event.is_set():
+                return
+            continue
+        if task is None:
+            return
+        if isinstance(task, ResumeIteration):
+            iteration_end = False
+            if spec["iterable"]:
+                fetcher = _fetcher(spec)
+            data_queue.put((task, None))
+            continue
+        if done_event.is_set() or iteration_end:
+            continue
+        idx, index = task
+        if init_error is not None:
+            data, init_error = init_error, None
+        else:
+            data, iteration_end = _fetch(fetcher, index, spec["iterable"], worker_id)
+        data_queue.put(_picklable(idx, data, worker_id))
+
+
+def _fetch(fetcher, index, iterable: bool, worker_id: int):
+    try:
+        return fetcher.fetch(index), False
+    except StopIteration:
+        if iterable:
+            return IterableDatasetStopIteration(worker_id), True
+        return ExceptionWrapper(where=f"in DataLoader worker process {worker_id}"), False
+    except Exception:
+        return ExceptionWrapper(where=f"in DataLoader worker process {worker_id}"), False
+
+
+def _picklable(idx: int, data, worker_id: int):
+    # The queue pickles in a background thread, where a failure would be printed and the
+    # batch lost (the main process would wait for it forever): pickle here instead.
+    try:
+        return idx, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        error = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
+        return idx, pickle.dumps(error)

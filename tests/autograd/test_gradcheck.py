@@ -1,0 +1,177 @@
+"""gradcheck and gradgradcheck: right and deliberately wrong Functions, messages, warnings.
+
+Tests taking `lib` run on dyngrad and on the real torch (skipped without it).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import pytest
+
+import dyngrad
+
+
+def functions(lib):
+    """A correct square, one with a wrong first derivative, one with a wrong second."""
+
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 2 * x
+
+    class WrongFirst(Square):
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x  # should be 2 x
+
+    class WrongSecond(Square):
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 2 * x.detach()  # right value, but its own gradient is lost
+
+    return Square, WrongFirst, WrongSecond
+
+
+def doubles(lib, *values):
+    return lib.tensor(list(values), dtype=lib.float64, requires_grad=True)
+
+
+def test_gradcheck_passes_a_correct_function(lib):
+    square, _, _ = functions(lib)
+    assert lib.autograd.gradcheck(square.apply, (doubles(lib, 1.0, 2.0),))
+    assert lib.autograd.gradgradcheck(square.apply, (doubles(lib, 1.0, 2.0),))
+
+
+def test_gradcheck_reports_a_wrong_jacobian(lib):
+    _, wrong, _ = functions(lib)
+    with pytest.raises(RuntimeError) as info:
+        lib.autograd.gradcheck(wrong.apply, (doubles(lib, 1.0, 2.0),))
+    assert type(info.value).__name__ == "GradcheckError"
+    assert str(info.value) == (
+        "Jacobian mismatch for output 0 with respect to input 0,\n"
+        "numerical:tensor([[2.0000, 0.0000],\n        [0.0000, 4.0000]], dtype=torch.float64)\n"
+        "analytical:tensor([[1., 0.],\n        [0., 2.]], dtype=torch.float64)\n"
+    )
+
+
+def test_gradcheck_without_raising_returns_false(lib):
+    _, wrong, _ = functions(lib)
+    assert (
+        lib.autograd.gradcheck(wrong.apply, (doubles(lib, 1.0, 2.0),), raise_exception=False)
+        is False
+    )
+
+
+def test_gradgradcheck_catches_a_wrong_second_derivative(lib):
+    _, _, wrong_second = functions(lib)
+    x = doubles(lib, 1.0, 2.0)
+    assert lib.autograd.gradcheck(wrong_second.apply, (x,))
+    with pytest.raises(
+        RuntimeError, match=re.escape("Jacobian mismatch for output 0 with respect to input 0,")
+    ):
+        lib.autograd.gradgradcheck(wrong_second.apply, (x,))
+    assert lib.autograd.gradgradcheck(wrong_second.apply, (x,), raise_exception=False) is False
+
+
+def test_jacobian_is_laid_out_inputs_by_outputs(lib):
+    class Pick(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x[:2] * 3
+
+        @staticmethod
+        def backward(ctx, g):
+            return lib.cat([g, g.sum(0, keepdim=True)])
+
+    with pytest.raises(RuntimeError) as info:
+        lib.autograd.gradcheck(Pick.apply, (doubles(lib, 1.0, 2.0, 3.0),))
+    assert str(info.value) == (
+        "Jacobian mismatch for output 0 with respect to input 0,\n"
+        "numerical:tensor([[3.0000, 0.0000],\n        [0.0000, 3.0000],\n        [0.0000, 0.0000]], "
+        "dtype=torch.float64)\n"
+        "analytical:tensor([[1., 0.],\n        [0., 1.],\n        [1., 1.]], dtype=torch.float64)\n"
+    )
+
+
+def test_mismatch_names_the_output_and_input(lib):
+    _, wrong, _ = functions(lib)
+    with pytest.raises(
+        RuntimeError, match="^Jacobian mismatch for output 1 with respect to input 1,"
+    ):
+        lib.autograd.gradcheck(
+            lambda a, b: (a * 2, wrong.apply(b)), (doubles(lib, 1.0), doubles(lib, 2.0))
+        )
+
+
+def test_gradcheck_accepts_several_inputs_and_outputs(lib):
+    a, b = doubles(lib, 1.0, 2.0), doubles(lib, 3.0, 4.0)
+    assert lib.autograd.gradcheck(lambda x, y: (x * y, x + y, (x / y).exp()), (a, b))
+    assert lib.autograd.gradcheck(lambda x, k: x * k, (a, 3.0))
+    assert lib.autograd.gradcheck(lambda x, c: x * c, (a, lib.ones(2, dtype=lib.float64)))
+    assert lib.autograd.gradcheck(lambda x: x.sum(), a)  # a bare tensor is one input
+    assert lib.autograd.gradgradcheck(lambda x, y: (x * y).tanh(), (a, b))
+
+
+def test_gradcheck_needs_an_input_that_requires_grad(lib):
+    with pytest.raises(ValueError) as info:
+        lib.autograd.gradcheck(lambda t: t * 2, (lib.ones(2, dtype=lib.float64),))
+    assert str(info.value) == (
+        "gradcheck expects at least one input tensor to require gradient, "
+        "but none of them have requires_grad=True."
+    )
+
+
+def test_output_without_grad_must_not_depend_on_the_input(lib):
+    x = doubles(lib, 1.0, 2.0)
+    with pytest.raises(RuntimeError, match="^Numerical gradient for function expected to be zero$"):
+        lib.autograd.gradcheck(lambda t: t.detach() * 3, (x,))
+    assert lib.autograd.gradcheck(lambda t: t.detach() * 3, (x,), raise_exception=False) is False
+    assert lib.autograd.gradcheck(lambda t: t.detach() * 0, (x,))
+    assert lib.autograd.gradcheck(lambda t: (t * 2, t.detach() * 3), (x,))
+
+
+def test_single_precision_inputs_warn(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.warns(UserWarning) as record:
+        lib.autograd.gradcheck(lambda t: t * 2, (x,), raise_exception=False)
+    assert str(record[0].message) == (
+        "Input #0 requires gradient and is not a double precision floating point or complex. "
+        "This check will likely fail if all the inputs are not of double precision floating "
+        "point or complex. "
+    )
+
+
+def test_single_precision_mismatch_shows_the_float32_differences():
+    x = dyngrad.tensor([1.0, 2.0], requires_grad=True)
+    _, _, wrong_second = functions(dyngrad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError) as info:
+            dyngrad.autograd.gradcheck(
+                lambda t: wrong_second.apply(t) * 1, (x,), eps=1e-3, atol=1e-9, rtol=1e-9
+            )
+    # numerical in float32 (the output's dtype), analytical in the input's
+    lines = str(info.value).split("\n")
+    assert lines[1].startswith("numerical:tensor([[") and "dtype" not in lines[2]
+
+
+def test_gradcheck_restores_the_inputs(lib):
+    x = doubles(lib, 1.0, 2.0)
+    lib.autograd.gradcheck(lambda t: t.exp(), (x,))
+    assert x.tolist() == [1.0, 2.0]
+
+
+def test_gradcheck_error_is_exported():
+    from dyngrad.autograd.gradcheck import GradcheckError
+
+    assert issubclass(GradcheckError, RuntimeError)
