@@ -11,9 +11,12 @@ import warnings
 
 import numpy as np
 
+from .autograd.anomaly import state as _anomaly
+from .autograd.grad_mode import state as _grad_state
 from .autograd.graph import AccumulateGrad
 from .backend import device_of, dtypes
 from .backend.dtypes import from_numpy_dtype
+from .size import Size
 
 __all__ = ["Tensor", "VersionCounter"]
 
@@ -39,7 +42,10 @@ class VersionCounter:
     def bump(self, op_name: str) -> None:
         self.value += 1
         self.last_op = op_name
-        self.last_site = user_site()
+        # The line costs a frame walk, so it is kept where the classic bug lives (an in-place
+        # op in the forward, grad mode on) and in anomaly mode; not for optimizer updates and
+        # gradient accumulation, which run with grad mode off.
+        self.last_site = user_site() if _grad_state.enabled or _anomaly.enabled else None
 
 
 def user_site(depth: int = 2) -> tuple[str, int] | None:
@@ -111,8 +117,6 @@ class Tensor:
     # ---- array facts ----------------------------------------------------------------------
     @property
     def shape(self):
-        from .size import Size
-
         return Size(self._data.shape)
 
     def size(self, dim: int | None = None):

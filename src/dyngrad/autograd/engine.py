@@ -250,8 +250,9 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
         if node not in deps:
             heapq.heappush(ready, (-node._seq, id(node), node))
     push, pop = heapq.heappush, heapq.heappop
-    prev_mode = grad_state.enabled
+    prev_mode, prev_backward = grad_state.enabled, grad_state.backward
     grad_state.enabled = create_graph
+    grad_state.backward = True
     quiet = quiet_floating_point()  # See Note [Floating-point warnings]
     quiet.__enter__()
     try:
@@ -307,6 +308,7 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
                     push(ready, (-child._seq, id(child), child))
     finally:
         grad_state.enabled = prev_mode
+        grad_state.backward = prev_backward
         quiet.__exit__(None, None, None)
     return captured
 

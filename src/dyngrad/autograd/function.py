@@ -250,9 +250,7 @@ def _version_of(t) -> int:
 
 def _saved_output(t, output_nr: int) -> SavedOutput:
     # See Note [Graph ownership]: an output saved on its own node would make a cycle
-    holder = Tensor._wrap(t._data)
-    holder._vc = t._vc
-    return SavedOutput(holder, output_nr)
+    return SavedOutput(t._data, t._vc, output_nr)
 
 
 def _rebuild_output(ctx, saved: SavedOutput):

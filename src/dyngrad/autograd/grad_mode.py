@@ -24,6 +24,7 @@ class _State(threading.local):
     def __init__(self):
         self.enabled = True
         self.inference = False
+        self.backward = False  # the engine is running formulas (grad off by design, not a cut)
 
 
 state = _State()

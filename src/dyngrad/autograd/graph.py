@@ -164,13 +164,28 @@ class AccumulateGrad(Node):
 
 
 class SavedOutput:
-    """An op's own output, saved without a reference back to the op's node."""
+    """An op's own output, saved without a reference back to the op's node.
 
-    __slots__ = ("tensor", "output_nr")
+    It keeps the output's array and version counter; the tensor standing for it (no history)
+    is made only if something asks for it, which most graphs never do before backward.
+    """
 
-    def __init__(self, tensor, output_nr: int):
-        self.tensor = tensor
+    __slots__ = ("data", "vc", "output_nr", "_tensor")
+
+    def __init__(self, data, vc, output_nr: int):
+        self.data = data
+        self.vc = vc
         self.output_nr = output_nr
+        self._tensor = None
+
+    @property
+    def tensor(self):
+        if self._tensor is None:
+            from .._tensor import Tensor
+
+            self._tensor = t = Tensor._wrap(self.data)
+            t._vc = self.vc
+        return self._tensor
 
 
 def describe(tensor_or_node, file=None, *, params: dict | None = None, detail: bool = False) -> str:

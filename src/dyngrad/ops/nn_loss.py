@@ -6,6 +6,8 @@ cross_entropy saves the log-probabilities once and never the logits twice.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -24,11 +26,12 @@ def _spread(g, reduction, shape):
     if reduction == "none":
         return g
     g = g.expand(shape)
-    return g if reduction == "sum" else g / max(int(np.prod(shape)), 1)
+    return g if reduction == "sum" else g / max(math.prod(shape), 1)
 
 
 def _shape(x, y):
-    return np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+    a, b = x._data.shape, y._data.shape
+    return a if a == b else np.broadcast_shapes(a, b)
 
 
 # ---- pointwise regression losses -------------------------------------------------------------

@@ -51,25 +51,43 @@ class OpNode(Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD + _freed_detail(self))
-        env = dict(self._attrs) if self._attrs else {}
-        if saved:
-            env.update(unpack_saved(self))
+        env = unpack_saved(self) if saved else {}
+        if self._attrs:
+            env.update(self._attrs)
         env["g"] = grads[0] if op.n_outputs == 1 else grads
         meta = self._meta
-        variadic = op.variadic
-        if not variadic:
-            for i, m in enumerate(meta):
-                if m is not None:
-                    env[op.inputs[i] + "_shape"] = m[0]
+        if op.variadic:
+            return self._apply_variadic(op, env, meta)
+        shape_names = op.shape_names
+        for i, m in enumerate(meta):
+            if m is not None:
+                env[shape_names[i]] = m[0]
         results = []
+        formulas = op.formulas
         for i, (next_fn, _) in enumerate(self.next_functions):
             if next_fn is None:
                 results.append(None)
                 continue
-            if variadic:  # one formula for every input: `i` says which, `<name>_shape` its shape
-                env["i"] = i
-                env[op.inputs[0] + "_shape"] = meta[i][0]
-            fn, params = op.formulas[0 if variadic else i]
+            fn, params = formulas[i]
+            grad = fn(*[env[p] for p in params])
+            if grad is not None:
+                shape, dtype = meta[i]
+                data = grad._data
+                if data.shape != shape or data.dtype != dtype:
+                    grad = conform(grad, meta[i])
+            results.append(grad)
+        return tuple(results)
+
+    def _apply_variadic(self, op, env, meta):
+        # one formula for every input: `i` says which, `<name>_shape` its shape
+        results = []
+        fn, params = op.formulas[0]
+        for i, (next_fn, _) in enumerate(self.next_functions):
+            if next_fn is None:
+                results.append(None)
+                continue
+            env["i"] = i
+            env[op.shape_names[0]] = meta[i][0]
             grad = fn(*[env[p] for p in params])
             if grad is not None:
                 grad = conform(grad, meta[i])
@@ -103,11 +121,20 @@ class OpNode(Node):
 _TORCH_SAVED_NAMES = {"self": "x", "other": "y", "result": "out"}
 
 
+_sum_to_size = None  # ops.shape's SUM_TO_SIZE row, looked up on first use (import order)
+
+
 def conform(grad: Tensor, meta) -> Tensor:
     """Sum a gradient back to its input's shape and cast it to the input's dtype."""
+    global _sum_to_size
     shape, np_dtype = meta
     if grad._data.shape != shape:
-        grad = grad.sum_to_size(shape)
+        if _sum_to_size is None:
+            from . import shape as shape_ops
+
+            _sum_to_size = shape_ops.SUM_TO_SIZE
+        # shapes come from broadcasting, so no check is needed (as in Tensor.sum_to_size)
+        grad = apply(_sum_to_size, (grad,), {"size": shape})
     if grad._data.dtype != np_dtype:
         grad = grad.to(dtypes.from_numpy_dtype(np_dtype))
     return grad
@@ -118,25 +145,28 @@ def unpack_saved(node: OpNode) -> dict:
     values = dict(node._saved)
     for name, version in node._versions.items():
         value = values[name]
-        tensor = value.tensor if type(value) is SavedOutput else value
-        if tensor._vc.value != version:
-            from ..autograd.errors import modified_inplace_error
-
-            # PyTorch names the saving node for a saved output, else the tensor's history now
-            fn, out_nr = ((node, value.output_nr) if type(value) is SavedOutput
-                          else (tensor._fn, tensor._out_nr))
-            raise modified_inplace_error(node, name, tensor, version, fn, out_nr)
         if type(value) is SavedOutput:
-            differentiable = _differentiable(node._op, value.output_nr)
-            if grad_state.enabled and differentiable:  # create_graph: history is this node
-                rebuilt = Tensor._wrap(tensor._data, True, node, value.output_nr)
-                rebuilt._vc = tensor._vc
+            if value.vc.value != version:
+                _raise_modified(node, name, value.tensor, version, node, value.output_nr)
+            if grad_state.enabled and _differentiable(node._op, value.output_nr):
+                # create_graph: the output's history is this very node
+                rebuilt = Tensor._wrap(value.data, True, node, value.output_nr)
+                rebuilt._vc = value.vc
                 values[name] = rebuilt
             else:
-                values[name] = tensor
+                values[name] = value.tensor
+        elif value._vc.value != version:
+            # PyTorch names the tensor's history as it is now (after the in-place write)
+            _raise_modified(node, name, value, version, value._fn, value._out_nr)
     if node._n_outputs > 1 and "out0" in values:
         values["out"] = tuple(values.pop(f"out{i}") for i in range(node._n_outputs))
     return values
+
+
+def _raise_modified(node, name, tensor, version, fn, out_nr):
+    from ..autograd.errors import modified_inplace_error
+
+    raise modified_inplace_error(node, name, tensor, version, fn, out_nr)
 
 
 class VariadicOpNode(OpNode):
@@ -177,7 +207,7 @@ class OpDef:
     """One row of the op table."""
 
     __slots__ = ("name", "fwd", "inputs", "attrs", "formulas", "node_cls", "plans", "promote",
-                 "view", "n_outputs", "differentiable", "variadic")
+                 "view", "n_outputs", "differentiable", "variadic", "shape_names")
 
     def __repr__(self) -> str:
         return f"OpDef({self.name})"
@@ -208,7 +238,11 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
     op.variadic = any(p.kind == p.VAR_POSITIONAL for p in params)
     if op.variadic:
         op.inputs = tuple(p.name for p in params if p.kind == p.VAR_POSITIONAL)
+    op.shape_names = tuple(i + "_shape" for i in op.inputs)
     op.attrs = tuple(p.name for p in params if p.kind == p.KEYWORD_ONLY)
+    reserved = {"g", "out", "i"} & (set(op.inputs) | set(op.attrs))
+    if reserved:  # formulas read these names as the gradient, the output, the input index
+        raise TypeError(f"{name}: inputs and attributes may not be named {sorted(reserved)}")
     op.promote = promote
     op.view = view
     op.n_outputs = outputs
@@ -319,7 +353,7 @@ def apply(op: OpDef, args: tuple, attrs: dict = _EMPTY):
 def _note_no_grad(result, args) -> None:
     # Grad mode is off; if an input requires grad, remember where the output lost its history
     # for the "does not require grad" error (see `explain_no_grad`). Not on the grad-on path.
-    if grad_state.inference:
+    if grad_state.inference or grad_state.backward:
         return
     for a in args:
         if isinstance(a, Tensor) and a._rg:
@@ -351,9 +385,7 @@ def _save(node: OpNode, plan: tuple, args: tuple, result) -> None:
 
 
 def _saved_output(out: Tensor, output_nr: int) -> SavedOutput:
-    holder = Tensor._wrap(out._data)
-    holder._vc = out._vc
-    return SavedOutput(holder, output_nr)
+    return SavedOutput(out._data, out._vc, output_nr)
 
 
 def _as_array(x):

@@ -40,8 +40,8 @@ def shape_arg(shape) -> tuple:
     """`view(2, 3)`, `view((2, 3))`, `view([2, 3])` and `view(torch.Size)` all mean (2, 3)."""
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, Tensor)):
         shape = shape[0]
-    if type(shape) is tuple and all(type(s) is int for s in shape):
-        return shape  # the common case, already plain ints (a Size or an array's shape)
+    if isinstance(shape, tuple) and all(type(s) is int for s in shape):
+        return tuple(shape)  # the common case, already plain ints (a Size or an array's shape)
     return tuple(int(s) for s in shape)
 
 
@@ -130,12 +130,12 @@ def _squeeze_dims(x, dims):
 def sum_to(xp, x, size):
     """Sum `x` down to the broadcastable `size` (leading dims, then size-1 dims)."""
     lead = x.ndim - len(size)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(size) if s == 1 and x.shape[lead + i] != 1)
-    if not axes:
-        return x.reshape(size) if x.shape != tuple(size) else x
-    out = xp.sum(x, axis=axes, keepdims=True)
-    return out.reshape(size) if lead else out
+    inner = tuple(lead + i for i, s in enumerate(size) if s == 1 and x.shape[lead + i] != 1)
+    if inner:
+        x = x.sum(axis=inner, keepdims=True)
+    if lead:  # the leading dims go away: no keepdims, no reshape
+        x = x.sum(axis=tuple(range(lead)) if lead > 1 else 0)
+    return x
 
 
 @public
@@ -298,14 +298,14 @@ def unsqueeze(input, dim):
 def sum_to_size(self, *size):
     """Matches `torch.Tensor.sum_to_size`."""
     size = shape_arg(size)
-    if tuple(size) == self._data.shape:
+    shape = self._data.shape
+    if size == shape:
         return self
-    try:
-        np.broadcast_shapes(tuple(size), self._data.shape)
-    except ValueError:
+    if len(size) > len(shape) or any(s != t and s != 1 for s, t in
+                                     zip(reversed(size), reversed(shape))):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
-                           f"{{{list(self._data.shape)}}}.") from None
-    return apply(SUM_TO_SIZE, (self,), {"size": tuple(size)})
+                           f"{{{list(shape)}}}.")
+    return apply(SUM_TO_SIZE, (self,), {"size": size})
 
 
 @public
