@@ -122,7 +122,15 @@ TANH = defop("tanh", lambda xp, x: xp.tanh(x), {"x": lambda g, out: g * (1 - out
              promote=promotion.floating)
 SIGMOID = defop("sigmoid", lambda xp, x: _sigmoid(xp, x),
                 {"x": lambda g, out: g * (out * (1 - out))}, promote=promotion.floating)
-RELU = defop("relu", lambda xp, x: xp.maximum(x, _zero(xp, x.dtype)),
+def _relu(xp, x):
+    try:
+        zero = _ZEROS[x.dtype]
+    except KeyError:
+        zero = _zero(xp, x.dtype)
+    return xp.maximum(x, zero)
+
+
+RELU = defop("relu", _relu,
              {"x": lambda g, out: threshold_backward(g, out, 0)})
 # PyTorch's own backward of relu/threshold: the gradient where y > threshold, else 0
 THRESHOLD_BACKWARD = defop(

@@ -52,7 +52,9 @@ def _mean_fwd(xp, x, *, dim=None, keepdim=False):
         return (total / _count(x.shape, dim)).astype(x.dtype, copy=False)
 
 
-SUM = defop("sum", lambda xp, x, *, dtype=None: x.sum(dtype=_accumulate_dtype(x, dtype)),
+SUM = defop("sum", lambda xp, x, *, dtype=None: xp.add.reduce(x, None)
+            if dtype is None and x.dtype.kind == "f"
+            else x.sum(dtype=_accumulate_dtype(x, dtype)),
             {"x": lambda g, x_shape: g.expand(x_shape)})
 _sum_all = unary(SUM)  # x.sum(): the fast form (see Note [Hot path])
 SUM_DIM = defop("sum_dim", _sum_fwd,

@@ -576,7 +576,17 @@ def binary(op: OpDef):
             node._attrs = _EMPTY
             t._rg = True
             t._fn = node
-            if plan:
+            if plan and inputs_only:  # mul, div...: inlined `_save` for saved inputs
+                saved = {}
+                versions = {}
+                for name, index in plan:
+                    value = y if index else x
+                    saved[name] = value
+                    if type(value) is not float and type(value) is not int:
+                        versions[name] = value._vc.value
+                node._saved = saved
+                node._versions = versions
+            elif plan:
                 _save(node, plan, (x, y), t)
             else:
                 node._saved = _EMPTY
@@ -592,6 +602,7 @@ def binary(op: OpDef):
 
     node_cls = op.node_cls
     plans = op.plans
+    inputs_only = all(index >= 0 for plan in plans.values() for _, index in plan)
     run.__name__ = op.name
     return run
 
@@ -607,7 +618,7 @@ def unary(op: OpDef):
             return apply(op, (x,))
         out = fwd(np, xd)
         if type(out) is not _ndarray:
-            out = np.asarray(out)
+            out = np.array(out)  # a NumPy scalar from a full reduction
         t = _new(Tensor)
         t._data = out
         t._out_nr = 0
@@ -624,7 +635,15 @@ def unary(op: OpDef):
             node._attrs = _EMPTY
             t._rg = True
             t._fn = node
-            if plan:
+            if saves_out:  # relu, exp, tanh, sigmoid...: only the output, inlined
+                saved = _new(SavedOutput)
+                saved.data = out
+                saved.vc = t._vc
+                saved.output_nr = 0
+                saved._tensor = None
+                node._saved = {"out": saved}
+                node._versions = {"out": 0}
+            elif plan:
                 _save(node, plan, (x,), t)
             else:
                 node._saved = _EMPTY
@@ -640,5 +659,6 @@ def unary(op: OpDef):
 
     node_cls = op.node_cls
     plan = op.plans[1]
+    saves_out = plan == (("out", -1),) and op.n_outputs == 1
     run.__name__ = op.name
     return run
