@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from .autograd import engine as _engine
 from .autograd.anomaly import state as _anomaly
 from .autograd.grad_mode import state as _grad_state
 from .autograd.graph import AccumulateGrad
@@ -438,9 +439,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Matches `torch.Tensor.backward`."""
-        from .autograd.engine import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def grad_accumulator(tensor: Tensor) -> AccumulateGrad:

@@ -13,7 +13,7 @@ import heapq
 import warnings
 
 from .._tensor import Tensor
-from ..backend import dtypes, quiet_floating_point
+from ..backend import dtypes, namespace, quiet_floating_point
 from . import anomaly
 from .grad_mode import state as grad_state
 from .graph import AccumulateGrad, _sequence
@@ -29,9 +29,21 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _root_grads(outputs, grad_outputs, create_graph: bool) -> list:
-    from ..ops.creation import ones_like
+def _edge(t):
+    """`ops.registry.edge`, bound on first use: the op table imports this module."""
+    global _edge
+    from ..ops.registry import edge
 
+    _edge = edge
+    return edge(t)
+
+
+def _ones_like(out: Tensor) -> Tensor:
+    data = out._data
+    return Tensor._wrap(namespace(data).ones(data.shape, data.dtype))
+
+
+def _root_grads(outputs, grad_outputs, create_graph: bool) -> list:
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -40,7 +52,7 @@ def _root_grads(outputs, grad_outputs, create_graph: bool) -> list:
             if out._rg and not out.is_floating_point():
                 raise RuntimeError("grad can be implicitly created only for real scalar "
                                    f"outputs but got {out.dtype}")
-            grads.append(ones_like(out) if out._rg else None)
+            grads.append(_ones_like(out) if out._rg else None)
             continue
         if not isinstance(g, Tensor):
             raise TypeError("gradients can be either Tensors or None, but got "
@@ -62,14 +74,12 @@ def _root_grads(outputs, grad_outputs, create_graph: bool) -> list:
 
 
 def _roots(outputs) -> list:
-    from ..ops.registry import edge
-
     roots = []
     for i, out in enumerate(outputs):
         if not out._rg:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                f"have a grad_fn" + _no_grad_reason(out))
-        roots.append(edge(out))
+        roots.append(_edge(out))
     return roots
 
 
@@ -169,8 +179,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 def _targets(inputs, caller: str) -> dict:
-    from ..ops.registry import edge
-
     targets: dict = {}
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor):
@@ -178,7 +186,7 @@ def _targets(inputs, caller: str) -> dict:
                                f"{type(t).__name__}")
         if not t._rg and caller == "backward":
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        targets.setdefault(edge(t), []).append(i)
+        targets.setdefault(_edge(t), []).append(i)
     return targets
 
 

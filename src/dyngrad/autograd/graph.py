@@ -163,6 +163,15 @@ class AccumulateGrad(Node):
         raise RuntimeError("AccumulateGrad is run by the engine")
 
 
+def _tensor_type():
+    """`Tensor`, bound on first use: the tensor module imports this one."""
+    global _tensor_type
+    from .._tensor import Tensor
+
+    _tensor_type = lambda: Tensor  # noqa: E731
+    return Tensor
+
+
 class SavedOutput:
     """An op's own output, saved without a reference back to the op's node.
 
@@ -181,9 +190,7 @@ class SavedOutput:
     @property
     def tensor(self):
         if self._tensor is None:
-            from .._tensor import Tensor
-
-            self._tensor = t = Tensor._wrap(self.data)
+            self._tensor = t = _tensor_type()._wrap(self.data)
             t._vc = self.vc
         return self._tensor
 
