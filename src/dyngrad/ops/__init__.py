@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._tensor import Tensor
-from . import (  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401
+from . import (  # noqa: F401 - importing a family registers its rows and methods
     activation,
     compare,
     conversion,
@@ -25,6 +25,7 @@ from . import (  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401  # noqa:
     nn_pool,
     nn_sparse,
     norms,
+    random_creation,
     random_fill,
     rearrange,
     reduction,
