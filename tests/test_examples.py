@@ -304,6 +304,16 @@ CATALOGUE = [
     Example(
         "seed004_one_batch", ("torch.Size([16, 1]) torch.Size([16, 1])",), needs=(*MODEL, *DATA)
     ),
+    Example(  # dyngrad only: the doctor (issue 5)
+        "doctor_demo",
+        (
+            "dyngrad doctor: 4 findings",
+            "KIND                WHERE                       MESSAGE / HINT",
+            "aux.weight   (3, 16)     no grad",
+            "aux.bias     (3,)        no grad",
+        ),
+        parity="",
+    ),
 ]
 BY_NAME = {e.name: e for e in CATALOGUE}
 

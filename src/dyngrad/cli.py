@@ -1,4 +1,5 @@
-"""The `dyngrad` command: `dyngrad run SCRIPT.py [args...]` runs a PyTorch script on dyngrad."""
+"""The `dyngrad` command: `run SCRIPT.py [args...]` runs a PyTorch script on dyngrad; `doctor`
+runs it under the doctor."""
 
 from __future__ import annotations
 
@@ -37,6 +38,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("script", help="the Python script to run")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    doctor = commands.add_parser(
+        "doctor",
+        help="run a PyTorch script and report what silently breaks its training",
+        description="Run SCRIPT.py as `run` does, watching for silent training bugs (graph "
+        "cuts, growing graphs, missing zero_grad, ...), and print the findings to stderr. The "
+        "script's exit status is this command's; findings are reported even if it raises.",
+    )
+    doctor.add_argument("--json", metavar="OUT.json", help="also write the findings as JSON")
+    doctor.add_argument("script", help="the Python script to run")
+    doctor.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
     return parser
 
 
@@ -47,5 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     if options.command == "run":
         run_script(options.script, options.args)
         return 0
+    if options.command == "doctor":
+        from .doctor.command import run
+
+        return run(options.script, options.args, options.json)
     parser.print_help()
     return 2

@@ -38,6 +38,9 @@ _new = object.__new__
 _ndarray = np.ndarray
 _NO_EDGE = (None, 0)
 _next_seq = _sequence.__next__
+# Note [Op observer]: `dyngrad.doctor` sets this to `observer(op, args, attrs, result)` while it
+# watches; every op checks it once (a global read), so it costs ~nothing while None.
+observer = None
 
 
 class OpNode(Node):
@@ -326,6 +329,8 @@ def apply(op: OpDef, args: tuple, attrs: dict = _EMPTY):
         result = _wrap_outputs(op, args, attrs, out, None)
         if not grad_state.enabled and op.node_cls is not None:
             _note_no_grad(result, args)
+        if observer is not None:  # See Note [Op observer]
+            observer(op, args, attrs, result)
         return result
     node = _new(op.node_cls)
     node._seq = _next_seq()
@@ -347,6 +352,8 @@ def apply(op: OpDef, args: tuple, attrs: dict = _EMPTY):
         anomaly.record(node)
     result = _wrap_outputs(op, args, attrs, out, node)
     _save(node, op.plans[mask], args, result)
+    if observer is not None:  # See Note [Op observer]
+        observer(op, args, attrs, result)
     return result
 
 
@@ -478,6 +485,8 @@ def apply_inplace(op: OpDef, args: tuple, attrs: dict = _EMPTY, name: str | None
         for key, value in node._saved.items():  # `y.mul_(y)`: y was saved before the write
             if type(value) is Tensor and value._vc is self._vc:
                 node._versions[key] = before
+    if observer is not None:  # See Note [Op observer]
+        observer(op, args, attrs, self)
     return self
 
 
@@ -598,6 +607,8 @@ def binary(op: OpDef):
             t._fn = None
             if (xrg or yrg) and differentiable:  # grad mode is off: see `_note_no_grad`
                 _note_no_grad(t, (x, y))
+        if observer is not None:  # See Note [Op observer]
+            observer(op, (x, y), _EMPTY, t)
         return t
 
     node_cls = op.node_cls
@@ -655,6 +666,8 @@ def unary(op: OpDef):
             t._fn = None
             if x._rg and differentiable:  # grad mode is off: see `_note_no_grad`
                 _note_no_grad(t, (x,))
+        if observer is not None:  # See Note [Op observer]
+            observer(op, (x,), _EMPTY, t)
         return t
 
     node_cls = op.node_cls

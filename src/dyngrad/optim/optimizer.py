@@ -219,9 +219,15 @@ class Optimizer:
         self.__setstate__({"state": state, "param_groups": saved_groups})
 
 
+# `dyngrad.doctor` sets this to `observer(optimizer)`, called before every step while it watches.
+step_observer = None
+
+
 def _with_step_hooks(step):
     @functools.wraps(step)
     def hooked(self, *args, **kwargs):
+        if step_observer is not None:
+            step_observer(self)
         for pre_hook in list(self._optimizer_step_pre_hooks.values()):
             result = pre_hook(self, args, kwargs)
             if result is not None:

@@ -1,0 +1,263 @@
+"""Backward passes under the doctor: a second backward, in-place changes to saved tensors,
+retained graphs that grow, graphs kept alive in containers, exploding and vanishing
+gradients, and where each gradient started accumulating (for missing zero_grad)."""
+
+from __future__ import annotations
+
+import gc
+import math
+import re
+import weakref
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import engine
+from ..autograd.graph import SECOND_BACKWARD, AccumulateGrad
+from .sites import _PACKAGE_DIR, statement_site, user_frame, user_site
+
+__all__ = ["install"]
+
+EXPLODE_NORM = 1e6  # a gradient norm this large is exploding whatever it started from
+EXPLODE_GROWTH = 1e3  # ... and so is one this many times its first value
+VANISH_RATIO = 1e-3  # the first layer's gradient norm over the last layer's
+KEPT_AFTER = 3  # backward passes after which a graph still alive counts as kept
+
+
+def install(session, patcher) -> None:
+    execute, accumulate = engine._execute, engine._accumulate_into
+
+    def _execute(*args, **kwargs):
+        return run_backward(session, execute, args, kwargs)
+
+    def _accumulate_into(var, g, create_graph, shared):
+        if not session.busy:
+            state = session.param(var)
+            current = var._grad
+            if current is None or not current._data.any():
+                state.start = state.steps  # See Session.param_step
+            state.got_grad = True
+        return accumulate(var, g, create_graph, shared)
+
+    patcher.set(engine, "_execute", _execute)
+    patcher.set(engine, "_accumulate_into", _accumulate_into)
+
+
+def run_backward(session, original, args, kwargs):
+    if session.busy or session.in_backward:
+        return original(*args, **kwargs)
+    roots = args[0]
+    keep_graph = args[2] if len(args) > 2 else kwargs["keep_graph"]
+    site = user_site()
+    session.backward_site = site
+    session.passes += 1
+    session.new_boundary()
+    _scan(session, _walk(roots), site, keep_graph)
+    _check_kept(session, roots)
+    session.in_backward += 1
+    try:
+        result = original(*args, **kwargs)
+    except RuntimeError as exc:
+        session.backward_failed = True
+        _explain(session, exc, site)
+        raise
+    finally:
+        session.in_backward -= 1
+    _check_gradients(session, site)
+    return result
+
+
+def _walk(roots) -> list:
+    stack = [node for node, _ in roots if node is not None]
+    seen = {id(node) for node in stack}
+    nodes = []
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        for child, _ in node.next_functions:
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                stack.append(child)
+    return nodes
+
+
+def _scan(session, nodes: list, site, keep_graph: bool) -> None:
+    """Mark what this backward uses: model outputs, no_grad cuts, carried graphs."""
+    pending, marked, carried, cuts = (
+        session.pending,
+        session.marked_nodes,
+        session.carried,
+        session.cuts,
+    )
+    size, oldest = 0, math.inf
+    for node in nodes:
+        key = id(node)
+        record = pending.get(key)
+        if record is not None:
+            record.use(session.passes)
+        mark = marked.get(key)
+        if mark is not None:
+            for cut_site in mark[1]:
+                if cut_site in cuts:
+                    cuts[cut_site].flowed = True
+        if type(node) is not AccumulateGrad:
+            size += 1
+            oldest = min(oldest, node._seq)
+            if keep_graph and key in carried:
+                carried[key][1] = True  # reported as retain-graph-growth, not graph-growth
+    if keep_graph:
+        _check_retained(session, site, size, oldest)
+
+
+def _check_retained(session, site, size: int, oldest) -> None:
+    previous = session.retained.get(site)
+    streak = 0
+    if previous is not None and oldest < previous[0] and size > previous[1]:
+        streak = previous[2] + 1
+    session.retained[site] = (session.boundary, size, streak)
+    if streak >= 2:
+        session.report.add(
+            "retain-graph-growth",
+            site,
+            f"backward(retain_graph=True) goes through a graph that grows every iteration "
+            f"({size} nodes now): each iteration's graph is kept alive and linked to the next",
+        )
+
+
+def _explain(session, exc: RuntimeError, site) -> None:
+    text = str(exc)
+    if text.startswith(SECOND_BACKWARD):
+        detail = text[len(SECOND_BACKWARD) :].strip().replace("[dyngrad] ", "")
+        session.report.add(
+            "backward-twice",
+            site,
+            "backward through a graph whose saved tensors an earlier backward already freed"
+            + (f". {detail}" if detail else ""),
+        )
+    elif "modified by an inplace operation" in text:
+        found = re.search(
+            r"saved this tensor .*?\. It was last modified by (\S+) at (.+):(\d+)\.", text
+        )
+        where = (found.group(2), int(found.group(3))) if found else site
+        op = f"`{found.group(1)}`" if found else "an in-place op"
+        session.report.add(
+            "inplace-saved",
+            where,
+            f"{op} modifies in place a tensor that the graph saved for backward; the "
+            f"backward at line {site[1] if site else '?'} then fails",
+        )
+
+
+# ---- graphs kept alive across iterations ---------------------------------------------------
+
+
+def _check_kept(session, roots) -> None:
+    """Graphs of earlier iterations still alive: losses or outputs kept in a container."""
+    passes = session.passes
+    for node, _ in roots:
+        if node is not None and type(node) is not AccumulateGrad:
+            session.lineage.append((passes, weakref.ref(node)))
+    alive = [(p, ref) for p, ref in session.lineage if ref() is not None]
+    session.lineage = alive[-256:]
+    old = [ref() for p, ref in alive if p <= passes - KEPT_AFTER]
+    # the search scans the heap: try a few times only, each time more graphs are kept
+    if len(old) >= 2 and not session.kept_reported and session.kept_searches < 3:
+        session.kept_searches += 1
+        site = _container_statement(old)
+        if site is not None:
+            session.kept_reported = True
+            session.report.add(
+                "graph-growth",
+                site,
+                "tensors with their graphs are kept here across iterations (a list of losses "
+                "or outputs): every kept graph stays in memory",
+            )
+
+
+def _container_statement(nodes: list):
+    frames = []
+    frame = user_frame(2)
+    while frame is not None:
+        if not frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            frames.append(frame)
+        frame = frame.f_back
+    for node in nodes:
+        for holder in gc.get_referrers(node):
+            if not (isinstance(holder, Tensor) and holder._fn is node):
+                continue
+            for container in gc.get_referrers(holder):
+                name = _name_of(container, frames) if isinstance(container, (list, dict)) else None
+                site = name and statement_site(name, frames)
+                if site:
+                    return site
+    return None
+
+
+def _name_of(container, frames: list) -> str | None:
+    for frame in frames:
+        for scope in (frame.f_locals, frame.f_globals):
+            for name, value in scope.items():
+                if value is container:
+                    return name
+    for owner in gc.get_referrers(container):  # an attribute: `self.history`
+        if isinstance(owner, dict) and owner is not container:
+            for name, value in owner.items():
+                if value is container and isinstance(name, str):
+                    return name
+    return None
+
+
+# ---- gradient norms -------------------------------------------------------------------
+
+
+def _check_gradients(session, site) -> None:
+    for state in list(session.models.values()):
+        module = state.module
+        if state.used_pass != session.passes:
+            continue
+        if state.named is None:
+            state.named = list(module.named_parameters())
+        norms = [(name, p, _norm(p._grad._data)) for name, p in state.named if p._grad is not None]
+        if norms:
+            _check_explode(session, state, site, norms)
+            _check_vanish(session, state, site, norms)
+
+
+def _norm(array) -> float:
+    flat = array.reshape(-1)
+    return float(np.sqrt(np.dot(flat, flat)))
+
+
+def _check_explode(session, state, site, norms) -> None:
+    total = math.sqrt(sum(n * n for _, _, n in norms))
+    if not math.isfinite(total):
+        return
+    if state.first_norm is None:
+        state.first_norm = total
+    state.norm_passes += 1
+    grown = state.norm_passes >= 3 and total >= 10 and total >= EXPLODE_GROWTH * state.first_norm
+    if total >= EXPLODE_NORM or grown:
+        session.report.add(
+            "grad-explode",
+            site,
+            f"the gradient norm of {state.label} is {total:.3g} (it was {state.first_norm:.3g} "
+            "at the first backward): gradients are exploding",
+        )
+
+
+def _check_vanish(session, state, site, norms) -> None:
+    weights = [(name, n) for name, p, n in norms if p.ndim >= 2]
+    if len(weights) < 3 or not weights[-1][1] > 0:
+        return
+    (first, low), (last, high) = weights[0], weights[-1]
+    if low < VANISH_RATIO * high:
+        state.vanish_streak += 1
+    else:
+        state.vanish_streak = 0
+    if state.vanish_streak >= 2:
+        session.report.add(
+            "grad-vanish",
+            site,
+            f"the gradient of the first layer ({first}: norm {low:.2g}) is {low / high:.1g} "
+            f"times the last layer's ({last}: norm {high:.2g}): early layers barely train",
+        )
