@@ -55,7 +55,7 @@ SPECS = [
         lambda np, x: np.where(x > 0, x, 1.5 * np.expm1(np.minimum(x, 0) / 1.5)),
     ),
     _inplace("celu_result", lambda t, x: t.celu_(x, 0.5)),
-    _spec("gelu", lambda t, x: F(t).gelu(x)),
+    _spec("gelu", lambda t, x: F(t).gelu(x), covers=("gelu_backward",)),
     _spec("gelu_tanh", lambda t, x: F(t).gelu(x, approximate="tanh"), covers=("gelu",)),
     _spec("silu", lambda t, x: F(t).silu(x), lambda np, x: x / (1 + np.exp(-x))),
     _inplace("silu_", lambda t, x: F(t).silu(x, inplace=True), covers=("silu",)),

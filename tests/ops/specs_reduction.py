@@ -193,6 +193,7 @@ SPECS = [
         lambda t, x: x.softmax(-1),
         [(S,), (NC,), (T(()),), (T((0, 3)),)],
         ref=lambda np, x: (np.exp(x) / np.exp(x).sum(-1, keepdims=True)) if x.ndim else np.ones(()),
+        covers=("softmax_backward_data",),
     ),
     OpSpec("softmax_dim0", lambda t, x: t.softmax(x * 300, 0), [(B,)], covers=("softmax",)),
     OpSpec(
@@ -205,6 +206,7 @@ SPECS = [
         ref=lambda np, x: (
             (x - np.log(np.exp(x).sum(-1, keepdims=True))) if x.ndim else np.zeros(())
         ),
+        covers=("log_softmax_backward_data",),
     ),
     OpSpec(
         "log_softmax_large", lambda t, x: t.log_softmax(x * 500, 0), [(B,)], covers=("log_softmax",)

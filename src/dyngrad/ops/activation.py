@@ -9,10 +9,14 @@ from __future__ import annotations
 import functools
 import math
 
+import numpy as np
+
 from ..backend import dtypes
 from .compare import where
 from .elementwise import _sigmoid, threshold_backward
+from .erf_float32 import erf_float32
 from .registry import apply, apply_inplace, defop
+from .special import erf
 from .surface import public
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -56,14 +60,44 @@ def _elu(xp, x, *, alpha, scale, input_scale):
     return xp.where(x > 0, x * scale, negative).astype(x.dtype, copy=False)
 
 
+def _erf(xp, x):
+    if xp is np and x.dtype == np.float32:  # see Note [Single-precision erf]
+        return erf_float32(xp, x)
+    return erf(xp, x)
+
+
 @_floating("GeluKernelImpl")
 def _gelu(xp, x, *, approximate):
-    from .special import erf
-
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)
         return 0.5 * x * (1 + xp.tanh(inner))
-    return 0.5 * x * (1 + erf(xp, x * _INV_SQRT_2))
+    cdf = _erf(xp, x * _INV_SQRT_2)
+    cdf += 1
+    cdf *= x
+    cdf *= 0.5  # exact: x/2 (1 + erf) in place, no activation-sized temporaries
+    return cdf
+
+
+def _gelu_backward(xp, grad, x, *, approximate):
+    """GELU's derivative times `grad`, fused on arrays: one node instead of a dozen."""
+    if approximate == "tanh":
+        # d/dx [x/2 (1 + tanh u)] = (1 + t)/2 + x/2 (1 - t^2) u',  u = k (x + c x^3)
+        x2 = x * x
+        t = xp.tanh((x + _GELU_CUBIC * x2 * x) * _SQRT_2_OVER_PI)
+        du = (1 + 3 * _GELU_CUBIC * x2) * _SQRT_2_OVER_PI
+        return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du)
+    # d/dx [x Phi(x)] = Phi(x) + x phi(x), built in place in one buffer
+    cdf = _erf(xp, x * _INV_SQRT_2)
+    cdf += 1
+    cdf *= 0.5
+    slope = xp.multiply(x, x, out=xp.empty_like(x))  # an array even when x is 0-d
+    slope *= -0.5
+    xp.exp(slope, out=slope)
+    slope *= _INV_SQRT_2PI
+    slope *= x
+    slope += cdf
+    slope *= grad
+    return slope
 
 
 @_floating("silu_cpu")
@@ -146,16 +180,20 @@ def _leaky_result_grad(g, out, negative_slope):
     return where(out > 0, g, g * negative_slope)
 
 
-def _gelu_grad(g, x, approximate):
+def _gelu_second(x, approximate):
+    """GELU's second derivative, for double backward through the fused gelu_backward."""
     if approximate == "tanh":
-        # d/dx [x/2 (1 + tanh u)] = (1 + t)/2 + x/2 (1 - t^2) u',  u = k (x + c x^3)
+        # (1 - t^2) (u' - x t u'^2 + x u''/2),  u = k (x + c x^3)
         t = ((x + _GELU_CUBIC * x * x * x) * _SQRT_2_OVER_PI).tanh()
         du = (1 + 3 * _GELU_CUBIC * x * x) * _SQRT_2_OVER_PI
-        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du)
-    # d/dx [x Phi(x)] = Phi(x) + x phi(x)
-    cdf = 0.5 * (1 + (x * _INV_SQRT_2).erf())
-    pdf = (-0.5 * x * x).exp() * _INV_SQRT_2PI
-    return g * (cdf + x * pdf)
+        ddu = (6 * _GELU_CUBIC * _SQRT_2_OVER_PI) * x
+        return (1 - t * t) * (du - x * t * du * du + 0.5 * x * ddu)
+    # d/dx [Phi(x) + x phi(x)] = phi(x) (2 - x^2)
+    return (-0.5 * x * x).exp() * _INV_SQRT_2PI * (2 - x * x)
+
+
+def gelu_backward(grad, x, approximate):
+    return apply(GELU_BACKWARD, (grad, x), {"approximate": approximate})
 
 
 def _mish_grad(g, x):
@@ -183,7 +221,16 @@ ELU = defop("elu", _elu, {"x": _elu_grad})
 ELU_RESULT = defop("elu_result", _elu, {"x": _elu_result_grad}, node="EluBackward1")
 CELU = defop("celu", _elu, {"x": _elu_grad})
 CELU_RESULT = defop("celu_result", _elu, {"x": _elu_result_grad}, node="CeluBackward1")
-GELU = defop("gelu", _gelu, {"x": _gelu_grad})
+GELU = defop("gelu", _gelu, {"x": lambda g, x, approximate: gelu_backward(g, x, approximate)})
+GELU_BACKWARD = defop(
+    "gelu_backward",
+    _gelu_backward,
+    {
+        "grad": lambda g, x, approximate: gelu_backward(g, x, approximate),
+        "x": lambda g, grad, x, approximate: g * grad * _gelu_second(x, approximate),
+    },
+    node="GeluBackwardBackward0",
+)
 SILU = defop("silu", _silu, {"x": lambda g, x: g * (x.sigmoid() * (1 + x * (1 - x.sigmoid())))})
 MISH = defop("mish", _mish, {"x": _mish_grad})
 SOFTPLUS = defop(

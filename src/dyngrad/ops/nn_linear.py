@@ -5,12 +5,21 @@ from __future__ import annotations
 from .._tensor import Tensor
 from .registry import apply, defop
 
+
 # PyTorch computes a biased 2-d linear as addmm(bias, x, weight.t()): hence the node name.
 # Each formula reads only what its input needs: with weight and bias frozen, x's formula
 # reads weight alone, so the node saves no activation (seed 000).
+def _linear_fwd(xp, x, weight, bias):
+    out = xp.matmul(x, weight.T)
+    if out.dtype == bias.dtype and bias.ndim <= out.ndim:  # a fresh product: add in place
+        out += bias
+        return out
+    return out + bias
+
+
 LINEAR = defop(
     "linear",
-    lambda xp, x, weight, bias: xp.matmul(x, weight.T) + bias,
+    _linear_fwd,
     {"x": lambda g, weight: g.mm(weight), "weight": lambda g, x: g.t().mm(x), "bias": lambda g: g},
     node="AddmmBackward0",
 )

@@ -11,7 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .nn_conv import _tuple, _windows
+from .im2col import windows
+from .nn_conv import _tuple
 from .registry import apply, defop
 
 
@@ -31,7 +32,7 @@ def _padded_windows(xp, x, kernel, stride, padding, dilation, out, fill):
         need = (o - 1) * s + d * (k - 1) + 1
         pads.append((p, max(need - size - p, 0)))
     x = xp.pad(x, ((0, 0), (0, 0)) + tuple(pads), constant_values=fill)
-    return _windows(xp, x, kernel, stride, ((0, 0),) * len(kernel), dilation, out)
+    return windows(xp, x, kernel, stride, ((0, 0),) * len(kernel), dilation, out)
 
 
 def _planes(x, nd: int):
@@ -54,8 +55,47 @@ class AvgOptions(NamedTuple):
     divisor_override: int | None
 
 
+def _tiled(window, shape) -> bool:
+    """Whether the windows tile the input: kernel == stride, no padding, no dilation."""
+    kernel, stride, padding, dilation, out = window
+    return (
+        stride == kernel
+        and not any(padding)
+        and all(d == 1 for d in dilation)
+        and out == tuple(s // k for s, k in zip(shape[-2:], kernel))
+    )
+
+
+def _tiled_max_pool(xp, x, kernel, out):
+    """Max pooling over non-overlapping windows: one pass per kernel tap, no copies."""
+    (kh, kw), (oh, ow), width = kernel, out, x.shape[-1]
+    taps = [x[..., i : oh * kh : kh, j : ow * kw : kw] for i in range(kh) for j in range(kw)]
+    offsets = [i * width + j for i in range(kh) for j in range(kw)]
+    # NumPy's maximum returns its second argument on ties: folding from the last tap keeps the
+    # first maximum (and its sign of zero), as PyTorch does. NaN propagates.
+    values = taps[-1].copy() if len(taps) == 1 else taps[-1]
+    for tap in reversed(taps[:-1]):
+        values = xp.maximum(values, tap)
+    # count the taps before the first one equal to the maximum (small integers: no
+    # activation-sized int64 temporaries), then look up that tap's offset
+    before = xp.zeros(values.shape, dtype=xp.uint8 if len(taps) <= 256 else xp.int64)
+    missed = xp.ones(values.shape, dtype=bool)
+    for tap in taps[:-1]:
+        missed &= values != tap
+        before += missed
+    index = xp.take(xp.asarray(offsets), before)
+    if values.dtype.kind == "f" and xp.isnan(values).any():
+        # PyTorch's strict `>` with a NaN test lets the last NaN of a window win
+        for tap, offset in zip(taps, offsets):
+            index[xp.isnan(tap)] = offset
+    index += (xp.arange(oh) * (kh * width))[:, None] + xp.arange(ow) * kw
+    return values, index
+
+
 def _max_pool_fwd(xp, x, *, window):
     kernel, stride, padding, dilation, out = window
+    if _tiled(window, x.shape):
+        return _tiled_max_pool(xp, x, kernel, out)
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     x, lead = _planes(x, len(kernel))
     win = _padded_windows(xp, x, kernel, stride, padding, dilation, out, fill)
@@ -81,16 +121,17 @@ def _max_pool_fwd(xp, x, *, window):
     return values.reshape(lead + out), index.reshape(lead + out)
 
 
-def _max_pool_backward_fwd(xp, grad, indices, *, x_shape):
+def _max_pool_backward_fwd(xp, grad, indices, *, x_shape, distinct=False):
     nd = 2
     planes = int(np.prod(x_shape[:-nd]))
     plane = int(np.prod(x_shape[-nd:]))
     offsets = xp.arange(planes).reshape((-1,) + (1,) * nd) * plane
-    flat = xp.bincount(
-        (indices.reshape((planes,) + indices.shape[-nd:]) + offsets).ravel(),
-        weights=grad.ravel(),
-        minlength=planes * plane,
-    )
+    flat_index = (indices.reshape((planes,) + indices.shape[-nd:]) + offsets).ravel()
+    if distinct:  # windows that do not overlap pick each input element at most once
+        flat = xp.zeros(planes * plane, dtype=grad.dtype)
+        flat[flat_index] = grad.ravel()
+        return flat.reshape(x_shape)
+    flat = xp.bincount(flat_index, weights=grad.ravel(), minlength=planes * plane)
     return flat.astype(grad.dtype).reshape(x_shape)
 
 
@@ -116,15 +157,19 @@ MAX_POOL_GATHER = defop(
 MAX_POOL = defop(
     "max_pool2d_with_indices",
     _max_pool_fwd,
-    {"x": lambda g, out, x_shape: max_pool_backward(g[0], out[1], x_shape)},
+    {
+        "x": lambda g, out, x_shape, window: max_pool_backward(
+            g[0], out[1], x_shape, _tiled(window, x_shape)
+        )
+    },
     node="MaxPool2DWithIndicesBackward0",
     outputs=2,
     differentiable=(0,),
 )
 
 
-def max_pool_backward(g, indices, x_shape):
-    return apply(MAX_POOL_BACKWARD, (g, indices), {"x_shape": x_shape})
+def max_pool_backward(g, indices, x_shape, distinct=False):
+    return apply(MAX_POOL_BACKWARD, (g, indices), {"x_shape": x_shape, "distinct": distinct})
 
 
 def _divisor(x_shape, window, options):

@@ -22,9 +22,11 @@ def _shifted(xp, x, dim):
 def _softmax_fwd(xp, x, *, dim):
     if x.ndim == 0 or x.size == 0:
         return xp.exp(x - x) if x.size else x.copy()
-    e = xp.exp(_shifted(xp, x, dim))
+    e = _shifted(xp, x, dim)
+    xp.exp(e, out=e)
     with np.errstate(invalid="ignore"):
-        return e / xp.sum(e, axis=dim, keepdims=True)
+        e /= xp.sum(e, axis=dim, keepdims=True)
+    return e
 
 
 def _log_softmax_fwd(xp, x, *, dim):
@@ -35,17 +37,52 @@ def _log_softmax_fwd(xp, x, *, dim):
         return z - xp.log(xp.sum(xp.exp(z), axis=dim, keepdims=True))
 
 
-SOFTMAX = defop(
-    "softmax",
-    _softmax_fwd,
-    # d softmax: out * (g - sum(g * out))
-    {"x": lambda g, out, dim: out * (g - (g * out).sum(dim, keepdim=True))},
+def _softmax_backward_fwd(xp, grad, y, *, dim):
+    # d softmax: y * (grad - sum(grad * y))
+    dx = grad - (grad * y).sum(axis=dim, keepdims=True)
+    dx *= y
+    return dx
+
+
+def _log_softmax_backward_fwd(xp, grad, y, *, dim):
+    # d log_softmax: grad - exp(y) * sum(grad)
+    return grad - xp.exp(y) * grad.sum(axis=dim, keepdims=True)
+
+
+# The backward maps are rows of their own, as PyTorch's _softmax_backward_data: one node and
+# one pass over the arrays. Both are linear in `grad`; their derivatives in y (the forward's
+# output) carry double backward.
+SOFTMAX_BACKWARD = defop(
+    "softmax_backward_data",
+    _softmax_backward_fwd,
+    {
+        "grad": lambda g, y, dim: softmax_backward(g, y, dim),
+        "y": lambda g, grad, y, dim: (
+            g * (grad - (grad * y).sum(dim, keepdim=True)) - grad * (g * y).sum(dim, keepdim=True)
+        ),
+    },
+    node="SoftmaxBackwardDataBackward0",
 )
+LOG_SOFTMAX_BACKWARD = defop(
+    "log_softmax_backward_data",
+    _log_softmax_backward_fwd,
+    {
+        "grad": lambda g, y, dim: g - (g * y.exp()).sum(dim, keepdim=True),
+        "y": lambda g, grad, y, dim: -(g * y.exp()) * grad.sum(dim, keepdim=True),
+    },
+    node="LogSoftmaxBackwardDataBackward0",
+)
+
+
+def softmax_backward(grad, y, dim):
+    return apply(SOFTMAX_BACKWARD, (grad, y), {"dim": dim})
+
+
+SOFTMAX = defop("softmax", _softmax_fwd, {"x": lambda g, out, dim: softmax_backward(g, out, dim)})
 LOG_SOFTMAX = defop(
     "log_softmax",
     _log_softmax_fwd,
-    # d log_softmax: g - softmax * sum(g)
-    {"x": lambda g, out, dim: g - out.exp() * g.sum(dim, keepdim=True)},
+    {"x": lambda g, out, dim: apply(LOG_SOFTMAX_BACKWARD, (g, out), {"dim": dim})},
 )
 
 
