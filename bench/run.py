@@ -2,14 +2,16 @@
 
     python bench/run.py [--quick] [--only NAME ...] [--groups ops train infer memory]
 
-Runs alternate (torch, dyngrad, torch, dyngrad, ...) so machine drift hits both; each
-library gets a warm-up first. The ratio is dyngrad's median over torch's: below 1 is faster.
+Each library runs in its own process (bench/worker.py), so their thread pools never compete;
+rounds alternate (torch, dyngrad, torch, dyngrad, ...) so machine drift hits both, after a
+warm-up of each. The ratio is dyngrad's median over torch's: below 1 is faster.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import importlib.util
+import json
 import os
 import statistics
 import subprocess
@@ -22,30 +24,42 @@ import training  # noqa: E402
 import workloads  # noqa: E402
 
 GROUPS = {"ops": workloads.OP_OVERHEAD, "train": training.TRAINING, "infer": training.INFERENCE}
-PHASES = ("zero_grad", "forward", "backward", "step")
+HERE = os.path.dirname(os.path.abspath(__file__))
+SETTLE = 0.1  # seconds between the end of one library's round and the start of the next
 
 
-def _time(fn, min_seconds: float) -> float:
-    """Seconds per call of `fn`, from a loop long enough to read the clock well."""
-    n = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(n):
-            fn()
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_seconds:
-            return elapsed / n
-        n *= 2 if elapsed < min_seconds / 4 else 1 + int(min_seconds / max(elapsed, 1e-9))
+class Worker:
+    """A library's benchmark process (bench/worker.py), asked for one timing at a time."""
+
+    def __init__(self, lib: str):
+        self.lib = lib
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "worker.py"), lib],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def ask(self, **request):
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {self.lib} benchmark process died")
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
-def measure(setups: dict, rounds: int, min_seconds: float) -> dict:
-    libs = {name: setup for name, setup in setups.items()}
-    for fn in libs.values():  # warm-up
-        _time(fn, min_seconds / 2)
-    samples: dict = {name: [] for name in libs}
+def measure(workers: dict, name: str, rounds: int, min_seconds: float) -> dict:
+    """Alternate the libraries round by round (A B A B ...), after a warm-up of each."""
+    for worker in workers.values():
+        worker.ask(cmd="time", name=name, min_seconds=min_seconds / 2)
+    samples: dict = {lib: [] for lib in workers}
     for _ in range(rounds):
-        for name, fn in libs.items():
-            samples[name].append(_time(fn, min_seconds))
+        for lib, worker in workers.items():
+            # BLAS and OpenMP threads spin a while after their last job: let the other
+            # library's go to sleep before this one is timed
+            time.sleep(SETTLE)
+            samples[lib].append(worker.ask(cmd="time", name=name, min_seconds=min_seconds))
     return samples
 
 
@@ -53,17 +67,6 @@ def _fmt(seconds: float) -> str:
     if seconds < 1e-3:
         return f"{seconds * 1e6:8.2f} us"
     return f"{seconds * 1e3:8.2f} ms"
-
-
-def phase_times(step, iterations: int) -> dict:
-    """Seconds per iteration spent in each phase of a training Step (medians of runs)."""
-    per_phase: dict = {p: [] for p in PHASES}
-    for _ in range(iterations):
-        for phase in PHASES:
-            start = time.perf_counter()
-            getattr(step, phase)()
-            per_phase[phase].append(time.perf_counter() - start)
-    return {p: statistics.median(v) for p, v in per_phase.items()}
 
 
 def peak_rss_mb(lib: str, workload: str, steps: int = 20) -> float:
@@ -94,28 +97,32 @@ def main(argv=None) -> int:
     parser.add_argument("--groups", nargs="*", default=["ops", "train", "infer", "memory"],
                         help="ops, train, infer, memory")
     args = parser.parse_args(argv)
-    modules = {"dyngrad": importlib.import_module("dyngrad")}
-    try:
-        modules = {"torch": importlib.import_module("torch"), **modules}
-    except ImportError:
+    libs = ["dyngrad"]
+    if importlib.util.find_spec("torch") is not None:
+        libs.insert(0, "torch")
+    else:
         print("torch is not installed: printing dyngrad's times only")
     rounds, min_seconds = (5, 0.05) if args.quick else (11, 0.2)
-    print(f"{'workload':26s}" + "".join(f"{m:>28s}" for m in modules) + "   ratio")
-    for group in args.groups:
-        for name, setup in GROUPS.get(group, {}).items():
-            if args.only and name not in args.only:
-                continue
-            fns = {lib: setup(mod) for lib, mod in modules.items()}
-            print(_row(name, measure(fns, rounds, min_seconds)), flush=True)
-            if group == "train":
-                iterations = 10 if args.quick else 30
-                for lib, step in fns.items():
-                    times = phase_times(step, iterations)
-                    print(f"    {lib:8s} phases: " + "  ".join(
-                        f"{p} {_fmt(v).strip()}" for p, v in times.items()), flush=True)
+    workers = {lib: Worker(lib) for lib in libs}
+    try:
+        print(f"{'workload':26s}" + "".join(f"{m:>28s}" for m in libs) + "   ratio")
+        for group in args.groups:
+            for name in GROUPS.get(group, {}):
+                if args.only and name not in args.only:
+                    continue
+                print(_row(name, measure(workers, name, rounds, min_seconds)), flush=True)
+                if group == "train":
+                    for lib, worker in workers.items():
+                        times = worker.ask(cmd="phases", name=name,
+                                           iterations=10 if args.quick else 30)
+                        print(f"    {lib:8s} phases: " + "  ".join(
+                            f"{p} {_fmt(v).strip()}" for p, v in times.items()), flush=True)
+    finally:
+        for worker in workers.values():
+            worker.close()
     if "memory" in args.groups and (not args.only or "peak_rss_mlp" in args.only):
-        rss = {lib: peak_rss_mb(lib, "mlp_784_sgd_b128") for lib in modules}
-        cells = "".join(f"{rss[lib]:9.1f} MB".rjust(28) for lib in modules)
+        rss = {lib: peak_rss_mb(lib, "mlp_784_sgd_b128") for lib in libs}
+        cells = "".join(f"{rss[lib]:9.1f} MB".rjust(28) for lib in libs)
         ratio = f"{rss['dyngrad'] / rss['torch']:7.2f}x" if "torch" in rss else ""
         print(f"{'peak_rss_mlp':26s}{cells}  {ratio}")
     return 0

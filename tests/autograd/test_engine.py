@@ -583,3 +583,14 @@ def test_a_node_waits_for_all_its_consumers(lib):
     (s * 2 + deep).sum().backward()
     # d/ds [2s + cos(sin(log(exp(s))))] at s = 1
     assert len(seen) == 1 and seen[0] == pytest.approx(2 - math.sin(math.sin(1)) * math.cos(1))
+
+
+def test_summed_gradient_passed_on_is_not_added_into_in_place():
+    # q's gradient is a sum the engine made; AddBackward hands that same tensor to u and v.
+    # u then collects one more gradient: adding it in place would change v's too.
+    x = dyngrad.tensor([1.0], requires_grad=True)
+    u, v = x * 2, x * 3
+    q = u + v
+    loss = (q * 1 + q * 1).sum() + (u * 5).sum()
+    loss.backward()
+    assert x.grad.tolist() == [2 * (2 + 5) + 3 * 2]

@@ -12,6 +12,8 @@ from __future__ import annotations
 import heapq
 import warnings
 
+import numpy as np
+
 from .._tensor import Tensor
 from ..backend import dtypes, namespace, quiet_floating_point
 from . import anomaly
@@ -247,6 +249,7 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
     buffers: dict = {}
     # id(grad) -> how often it was handed on as is; an AccumulateGrad copies a shared one
     dispatched: dict = {}
+    summed: set = set()  # ids of sums this pass made: nobody else holds them, add in place
     for (node, nr), g in zip(roots, grads):
         if g is None:
             continue
@@ -267,6 +270,9 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
         while ready:
             node = pop(ready)[2]
             buf = buffers.pop(node, None) or [None] * node._n_outputs
+            if summed:  # handed to a node now: it may pass it on as is, so no more in place
+                for g in buf:
+                    summed.discard(id(g))
             if type(node) is AccumulateGrad:
                 variable = node.variable
                 if variable is not None and variable._hooks and buf[0] is not None:
@@ -309,7 +315,7 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
                         key = id(g)
                         dispatched[key] = dispatched.get(key, 0) + 1
                     else:
-                        slot[nr] = slot[nr] + g
+                        slot[nr] = _sum_into(slot[nr], g, create_graph, summed)
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:
@@ -319,6 +325,25 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
         grad_state.backward = prev_backward
         quiet.__exit__(None, None, None)
     return captured
+
+
+def _sum_into(current: Tensor, g: Tensor, create_graph: bool, summed: set) -> Tensor:
+    """Add one more gradient into a node's input buffer.
+
+    A buffer that already holds a sum this pass made belongs to the engine alone, so later
+    gradients are added into it in place: a weight used at every step of an RNN collects its
+    gradient without a fresh array per step. With create_graph the sum must be recorded.
+    """
+    if create_graph:
+        return current + g
+    data = current._data
+    if id(current) in summed and data.dtype == g._data.dtype and data.shape == g._data.shape:
+        np.add(data, g._data, out=data)
+        return current
+    array = data + g._data
+    total = Tensor._wrap(array if type(array) is np.ndarray else np.array(array))  # 0-d
+    summed.add(id(total))
+    return total
 
 
 def _accumulate_leaf(node, g, create_graph: bool, dispatched: dict) -> None:
