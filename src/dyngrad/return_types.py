@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["max", "min", "sort", "topk", "median", "mode", "kthvalue", "var_mean", "std_mean"]
+__all__ = ["max", "min", "sort", "topk", "median", "mode", "kthvalue", "var_mean", "std_mean",
+           "linalg_svd"]
 
 
 def _result_type(name: str, fields: tuple[str, ...]):
@@ -28,3 +29,4 @@ mode = _result_type("mode", ("values", "indices"))
 kthvalue = _result_type("kthvalue", ("values", "indices"))
 var_mean = _result_type("var_mean", ("var", "mean"))  # torch returns plain tuples here
 std_mean = _result_type("std_mean", ("std", "mean"))
+linalg_svd = _result_type("linalg_svd", ("U", "S", "Vh"))

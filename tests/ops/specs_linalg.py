@@ -157,4 +157,28 @@ SPECS = [
     OpSpec(
         "tensordot_zero", lambda t, x, y: t.tensordot(x, y, 0), [(T((2,)), T((3,)))], covers=("mm",)
     ),
+    # The SVD: singular vectors are defined up to sign, so specs test gauge-invariant
+    # functions of them (U @ Vh, the norms); gradcheck needs distinct singular values,
+    # which random matrices have.
+    OpSpec(
+        "linalg_svd",
+        lambda t, x: t.linalg.svdvals(x),
+        [(T((3, 4)),), (T((4, 3)),), (T((2, 3, 3)),)],
+        ref=lambda np, x: np.linalg.svd(x, compute_uv=False),
+    ),
+    OpSpec(
+        "linalg_svd_vectors",
+        lambda t, x: (lambda r: r.U @ r.Vh)(t.linalg.svd(x, full_matrices=False)),
+        [(T((3, 4)),), (T((4, 3)),)],
+        covers=("linalg_svd",),
+        torch_names=False,
+    ),
+    OpSpec(
+        "matrix_norm_spectral",
+        lambda t, x: t.linalg.matrix_norm(x, 2) + t.linalg.matrix_norm(x, "nuc", keepdim=True),
+        [(T((3, 4)),), (T((2, 4, 3)),)],
+        covers=("linalg_svd",),
+        ref=lambda np, x: np.linalg.norm(x, 2, axis=(-2, -1))
+        + np.linalg.norm(x, "nuc", axis=(-2, -1))[..., None, None],
+    ),
 ]

@@ -9,6 +9,7 @@ from . import (  # noqa: F401 - importing a family registers its rows and method
     conversion,
     creation,
     cumulative,
+    decomposition,
     diagonal,
     einsum,
     elementwise,

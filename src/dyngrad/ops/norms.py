@@ -111,18 +111,13 @@ def _matrix_dims(A, dim):  # noqa: N803 - PyTorch names the matrix A
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: N803
-    """Matches `torch.linalg.matrix_norm` for 'fro', 1, -1, inf and -inf.
-
-    The spectral (2, -2) and nuclear ('nuc') norms need an SVD and are not implemented.
-    """
+    """Matches `torch.linalg.matrix_norm`: 'fro', 'nuc', 1, -1, 2, -2, inf and -inf."""
     d0, d1 = _matrix_dims(A, dim)
     A = _check_float(A, dtype, "linalg.matrix_norm")
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in (2, -2, "nuc"):
-        raise NotImplementedError(
-            f"dyngrad does not implement linalg.matrix_norm(ord={ord!r}) (it needs an SVD)"
-        )
+        return _spectral_norm(A, ord, d0, d1, keepdim)
     if isinstance(ord, str) or ord not in (1, -1, _INF, -_INF):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if abs(ord) == _INF:  # the largest (smallest) row sum: the 1-norm of the transpose
@@ -133,6 +128,21 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         d1 -= 1
     reduce = sums.amax if ord > 0 else sums.amin
     return reduce(d1, keepdim=keepdim)
+
+
+def _spectral_norm(A, ord, d0: int, d1: int, keepdim: bool):  # noqa: A002
+    """The largest (2) or smallest (-2) singular value, or their sum ('nuc')."""
+    from .decomposition import svdvals
+
+    values = svdvals(A.movedim((d0, d1), (-2, -1)))
+    if ord == "nuc":
+        result = values.sum(-1)
+    else:
+        result = values.amax(-1) if ord == 2 else values.amin(-1)
+    if keepdim:
+        for d in sorted((d0, d1)):
+            result = result.unsqueeze(d)
+    return result
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: N803
