@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checkpoint_tensors import from_little_endian, host_array, restore_tensor
 from ._tensor import Tensor
 from .backend import dtypes
-from .serialization import from_little_endian, host_array, restore_tensor
 
 __all__ = ["safetensors_bytes", "is_safetensors", "load_safetensors"]
 

@@ -10,9 +10,9 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ._checkpoint_tensors import from_little_endian, restore_tensor
 from .backend import dtypes
 from .backend.device import device as Device
-from .serialization import from_little_endian, restore_tensor
 from .size import Size
 
 __all__ = ["load_torch_checkpoint"]

@@ -6,13 +6,13 @@ import base64
 import io
 import json
 import os
-import sys
 import tempfile
 import zipfile
 from collections import OrderedDict
 
 import numpy as np
 
+from ._checkpoint_tensors import from_little_endian, host_array, little_endian, restore_tensor
 from ._tensor import Tensor
 from .backend import dtypes
 from .backend.device import device as Device
@@ -72,7 +72,7 @@ def save(
         }
         archive.writestr(_MANIFEST, json.dumps(manifest, allow_nan=True))
         for key, (_, array) in enumerate(blobs):
-            archive.writestr(f"{_ROOT}data/{key}", _little_endian(array).tobytes())
+            archive.writestr(f"{_ROOT}data/{key}", little_endian(array).tobytes())
     if _is_path(f):
         _write_atomic(f, buffer.getvalue())
     else:
@@ -190,13 +190,6 @@ def _not_a_zip(name: str, data: bytes) -> str:
     )
 
 
-def _little_endian(array: np.ndarray) -> np.ndarray:
-    array = np.ascontiguousarray(array)
-    if array.dtype.byteorder == ">":
-        array = array.astype(array.dtype.newbyteorder("<"))
-    return array
-
-
 # ---- dyngrad's format ------------------------------------------------------------------------
 
 
@@ -267,11 +260,6 @@ def _tensor_meta(t: Tensor) -> dict:
         "parameter": type(t).__name__ == "Parameter",
         "device": str(t.device),
     }
-
-
-def host_array(t: Tensor) -> np.ndarray:
-    data = t._data
-    return data if isinstance(data, np.ndarray) else data.get()  # CuPy arrays copy to host
 
 
 _TAGS = {"$list": list, "$tuple": tuple, "$set": set, "$frozenset": frozenset}
@@ -353,57 +341,3 @@ def _array_from_bytes(raw: bytes, dtype: str, shape: list) -> np.ndarray:
             f"bytes, the file holds {len(raw)}"
         )
     return from_little_endian(raw, np_dtype).reshape(shape)
-
-
-def from_little_endian(raw, np_dtype: np.dtype) -> np.ndarray:
-    """A writable array of `np_dtype` from little-endian bytes."""
-    array = np.frombuffer(raw, dtype=np_dtype)
-    if sys.byteorder == "big" and np_dtype.itemsize > 1:
-        return array.byteswap()
-    return array.copy()
-
-
-def restore_tensor(
-    array: np.ndarray, requires_grad: bool, parameter: bool, location: str, map_location
-) -> Tensor:
-    """A loaded array (owned, writable) as a tensor or Parameter where `map_location` says."""
-    tensor = _place(Tensor._wrap(array), location, map_location)
-    if parameter:
-        try:
-            from .nn import Parameter
-        except ImportError:  # before the nn layer: a plain leaf that requires grad
-            tensor._rg = bool(requires_grad)
-            return tensor
-        return Parameter(tensor, requires_grad=bool(requires_grad))
-    tensor._rg = bool(requires_grad)
-    return tensor
-
-
-def _place(tensor: Tensor, location: str, map_location) -> Tensor:
-    # As torch.load: a callable gets (tensor, saved location) and returns the tensor to use,
-    # or None for the default; a dict maps saved locations; anything else is the device.
-    if callable(map_location) and not isinstance(map_location, (str, Device)):
-        result = map_location(tensor, location)
-        if isinstance(result, Tensor):
-            return result
-        target = location if result is None else result
-    elif isinstance(map_location, dict):
-        target = map_location.get(location, location)
-    else:
-        target = location if map_location is None else map_location
-    target = Device(target)
-    if target.type == "cuda":
-        from .backend.transfer import cuda_available
-
-        if not cuda_available():
-            raise RuntimeError(
-                "Attempting to deserialize object on a CUDA device but "
-                "torch.cuda.is_available() is False. If you are running on a CPU-only machine, "
-                "please use torch.load with map_location=torch.device('cpu') to map your "
-                "storages to the CPU."
-            )
-    if target.type == "cpu":
-        return tensor
-    from .backend.transfer import to_device
-
-    return to_device(tensor, target)

@@ -68,32 +68,23 @@ from .functional_loss import (  # noqa: F401
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """Matches `torch.nn.functional.conv1d`."""
-    return convolution(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+    return convolution(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """Matches `torch.nn.functional.conv2d` (ConvolutionBackward0); padding may be 'same'."""
-    return convolution(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+    return convolution(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return convolution(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+    return convolution(input, weight, bias, stride, padding, dilation, groups, 3)
 
 
 def conv_transpose1d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):
     return convolution_transpose(
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
-        1,
-        "conv_transpose1d",
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 1
     )
 
 
@@ -102,16 +93,7 @@ def conv_transpose2d(
 ):
     """Matches `torch.nn.functional.conv_transpose2d`."""
     return convolution_transpose(
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
-        2,
-        "conv_transpose2d",
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 2
     )
 
 

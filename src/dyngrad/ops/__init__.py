@@ -14,6 +14,7 @@ from . import (  # noqa: F401 - importing a family registers its rows and method
     einsum,
     elementwise,
     fused,
+    gelu,
     index_dim,
     indexing,
     joining,

@@ -6,101 +6,35 @@ live in `torch.nn.functional`, so here they are plain functions of this module.
 
 from __future__ import annotations
 
-import functools
-import math
-
-import numpy as np
-
-from ..backend import dtypes
 from .compare import where
 from .elementwise import _sigmoid, threshold_backward
-from .erf_float32 import erf_float32
+from .errors import floating_only
+from .gelu import gelu, gelu_  # noqa: F401 - nn.functional takes its activations from here
 from .registry import apply, apply_inplace, defop
-from .special import erf
 from .surface import public
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
-_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
-_INV_SQRT_2 = 1 / math.sqrt(2)
-_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
-_GELU_CUBIC = 0.044715
 # PyTorch's hardsigmoid backward multiplies by 1/6 rounded to float32, in every dtype
 _SIXTH_AS_FLOAT32 = 0.1666666716337204
-
-
-def _floating(kernel):
-    """Wrap a forward so integer and bool inputs raise PyTorch's missing-kernel error."""
-
-    def wrap(fwd):
-        @functools.wraps(fwd)  # the table reads the attributes from the wrapped signature
-        def forward(xp, x, **attrs):
-            d = dtypes.from_numpy_dtype(x.dtype)
-            if not d.is_floating_point:
-                raise NotImplementedError(f"\"{kernel}\" not implemented for '{d._legacy}'")
-            return fwd(xp, x, **attrs)
-
-        return forward
-
-    return wrap
 
 
 # ---- forwards on arrays ---------------------------------------------------------------------
 
 
-@_floating("leaky_relu_cpu")
+@floating_only("leaky_relu_cpu")
 def _leaky_relu(xp, x, *, negative_slope):
     return xp.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False)
 
 
-@_floating("elu_cpu")
+@floating_only("elu_cpu")
 def _elu(xp, x, *, alpha, scale, input_scale):
     # expm1 of min(x, 0): the positive side never overflows in the branch it discards
     negative = xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale)
     return xp.where(x > 0, x * scale, negative).astype(x.dtype, copy=False)
 
 
-def _erf(xp, x):
-    if xp is np and x.dtype == np.float32:  # see Note [Single-precision erf]
-        return erf_float32(xp, x)
-    return erf(xp, x)
-
-
-@_floating("GeluKernelImpl")
-def _gelu(xp, x, *, approximate):
-    if approximate == "tanh":
-        inner = _SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)
-        return 0.5 * x * (1 + xp.tanh(inner))
-    cdf = _erf(xp, x * _INV_SQRT_2)
-    cdf += 1
-    cdf *= x
-    cdf *= 0.5  # exact: x/2 (1 + erf) in place, no activation-sized temporaries
-    return cdf
-
-
-def _gelu_backward(xp, grad, x, *, approximate):
-    """GELU's derivative times `grad`, fused on arrays: one node instead of a dozen."""
-    if approximate == "tanh":
-        # d/dx [x/2 (1 + tanh u)] = (1 + t)/2 + x/2 (1 - t^2) u',  u = k (x + c x^3)
-        x2 = x * x
-        t = xp.tanh((x + _GELU_CUBIC * x2 * x) * _SQRT_2_OVER_PI)
-        du = (1 + 3 * _GELU_CUBIC * x2) * _SQRT_2_OVER_PI
-        return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du)
-    # d/dx [x Phi(x)] = Phi(x) + x phi(x), built in place in one buffer
-    cdf = _erf(xp, x * _INV_SQRT_2)
-    cdf += 1
-    cdf *= 0.5
-    slope = xp.multiply(x, x, out=xp.empty_like(x))  # an array even when x is 0-d
-    slope *= -0.5
-    xp.exp(slope, out=slope)
-    slope *= _INV_SQRT_2PI
-    slope *= x
-    slope += cdf
-    slope *= grad
-    return slope
-
-
-@_floating("silu_cpu")
+@floating_only("silu_cpu")
 def _silu(xp, x):
     return x * _sigmoid(xp, x)
 
@@ -110,12 +44,12 @@ def _stable_softplus(xp, x):
     return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
 
 
-@_floating("mish_cpu")
+@floating_only("mish_cpu")
 def _mish(xp, x):
     return x * xp.tanh(_stable_softplus(xp, x))
 
 
-@_floating("softplus_cpu")
+@floating_only("softplus_cpu")
 def _softplus(xp, x, *, beta, threshold):
     bx = x * beta
     return xp.where(bx > threshold, x, _stable_softplus(xp, bx) / beta).astype(x.dtype, copy=False)
@@ -127,17 +61,17 @@ def _hardtanh(xp, x, *, min_val, max_val):
     return xp.clip(x, min_val, max_val).astype(x.dtype, copy=False)
 
 
-@_floating("hardsigmoid_cpu")
+@floating_only("hardsigmoid_cpu")
 def _hardsigmoid(xp, x):
     return xp.clip(x / 6 + 0.5, 0, 1).astype(x.dtype, copy=False)
 
 
-@_floating("hardswish_cpu")
+@floating_only("hardswish_cpu")
 def _hardswish(xp, x):
     return x * xp.clip(x + 3, 0, 6) / 6
 
 
-@_floating("log_sigmoid_cpu")
+@floating_only("log_sigmoid_cpu")
 def _logsigmoid(xp, x):
     return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
 
@@ -180,22 +114,6 @@ def _leaky_result_grad(g, out, negative_slope):
     return where(out > 0, g, g * negative_slope)
 
 
-def _gelu_second(x, approximate):
-    """GELU's second derivative, for double backward through the fused gelu_backward."""
-    if approximate == "tanh":
-        # (1 - t^2) (u' - x t u'^2 + x u''/2),  u = k (x + c x^3)
-        t = ((x + _GELU_CUBIC * x * x * x) * _SQRT_2_OVER_PI).tanh()
-        du = (1 + 3 * _GELU_CUBIC * x * x) * _SQRT_2_OVER_PI
-        ddu = (6 * _GELU_CUBIC * _SQRT_2_OVER_PI) * x
-        return (1 - t * t) * (du - x * t * du * du + 0.5 * x * ddu)
-    # d/dx [Phi(x) + x phi(x)] = phi(x) (2 - x^2)
-    return (-0.5 * x * x).exp() * _INV_SQRT_2PI * (2 - x * x)
-
-
-def gelu_backward(grad, x, approximate):
-    return apply(GELU_BACKWARD, (grad, x), {"approximate": approximate})
-
-
 def _mish_grad(g, x):
     # d/dx [x tanh(sp(x))] = t + x sigmoid(x) (1 - t^2),  t = tanh(softplus(x))
     t = softplus(x).tanh()
@@ -221,16 +139,6 @@ ELU = defop("elu", _elu, {"x": _elu_grad})
 ELU_RESULT = defop("elu_result", _elu, {"x": _elu_result_grad}, node="EluBackward1")
 CELU = defop("celu", _elu, {"x": _elu_grad})
 CELU_RESULT = defop("celu_result", _elu, {"x": _elu_result_grad}, node="CeluBackward1")
-GELU = defop("gelu", _gelu, {"x": lambda g, x, approximate: gelu_backward(g, x, approximate)})
-GELU_BACKWARD = defop(
-    "gelu_backward",
-    _gelu_backward,
-    {
-        "grad": lambda g, x, approximate: gelu_backward(g, x, approximate),
-        "x": lambda g, grad, x, approximate: g * grad * _gelu_second(x, approximate),
-    },
-    node="GeluBackwardBackward0",
-)
 SILU = defop("silu", _silu, {"x": lambda g, x: g * (x.sigmoid() * (1 + x * (1 - x.sigmoid())))})
 MISH = defop("mish", _mish, {"x": _mish_grad})
 SOFTPLUS = defop(
@@ -323,19 +231,6 @@ def celu(input, alpha=1.0, inplace=False):
 @public(method=False)
 def celu_(input, alpha=1.0):
     return celu(input, alpha, True)
-
-
-def gelu(input, approximate="none"):
-    """Matches `torch.nn.functional.gelu`: exact (erf) or the tanh approximation."""
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    return apply(GELU, (input,), {"approximate": approximate})
-
-
-def gelu_(input, approximate="none"):
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    return apply_inplace(GELU, (input,), {"approximate": approximate}, name="gelu_")
 
 
 def silu(input, inplace=False):

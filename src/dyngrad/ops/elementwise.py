@@ -29,7 +29,7 @@ from .compare import (  # noqa: F401 - re-exported: other families import them f
     where,
 )
 from .registry import apply, apply_inplace, binary, defop, unary
-from .surface import METHODS, public
+from .surface import METHODS, public, public_unary
 
 # ---- the table ------------------------------------------------------------------------------
 
@@ -263,32 +263,17 @@ def _check_not_bool(input):
 negative = public(neg, name="negative")
 
 
-def _unary(name: str, op, *, inplace: bool = True):
-    fn = unary(op)
-
-    fn.__name__ = name
-    fn.__doc__ = f"Matches `torch.{name}`."
-    public(fn)
-    if inplace:
-        def fn_(self):
-            return apply_inplace(op, (self,), name=name + "_")
-
-        fn_.__name__ = name + "_"
-        public(fn_, function=name != "sign")  # torch.sign_ is the one missing function
-    return fn
-
-
-exp = _unary("exp", EXP)
-log = _unary("log", LOG)
-sqrt = _unary("sqrt", SQRT)
-sin = _unary("sin", SIN)
-cos = _unary("cos", COS)
-tanh = _unary("tanh", TANH)
-sigmoid = _unary("sigmoid", SIGMOID)
-relu = _unary("relu", RELU)
-abs = _unary("abs", ABS)
-sign = _unary("sign", SIGN)
-reciprocal = _unary("reciprocal", RECIPROCAL)
+exp = public_unary("exp", EXP)
+log = public_unary("log", LOG)
+sqrt = public_unary("sqrt", SQRT)
+sin = public_unary("sin", SIN)
+cos = public_unary("cos", COS)
+tanh = public_unary("tanh", TANH)
+sigmoid = public_unary("sigmoid", SIGMOID)
+relu = public_unary("relu", RELU)
+abs = public_unary("abs", ABS)
+sign = public_unary("sign", SIGN, inplace_function=False)  # torch.sign_ is missing
+reciprocal = public_unary("reciprocal", RECIPROCAL)
 absolute = public(abs, name="absolute")
 absolute_ = public(METHODS["abs_"], name="absolute_", function=False)
 

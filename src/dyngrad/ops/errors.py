@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
 
 from .._tensor import Tensor
+from ..backend import dtypes
 
-__all__ = ["translate", "broadcast_error", "expect_tensor", "c_type_name"]
+__all__ = ["translate", "broadcast_error", "expect_tensor", "floating_only", "c_type_name"]
 
 
 def broadcast_error(shapes) -> RuntimeError | None:
@@ -50,6 +52,22 @@ def expect_tensor(fn: str, arg: str, position: int, value) -> None:
             f"{fn}(): argument '{arg}' (position {position}) must be Tensor, not "
             f"{type(value).__name__}"
         )
+
+
+def floating_only(kernel: str):
+    """Wrap a forward so integer and bool inputs raise PyTorch's missing-kernel error."""
+
+    def wrap(fwd):
+        @functools.wraps(fwd)  # the table reads the attributes from the wrapped signature
+        def forward(xp, x, **attrs):
+            d = dtypes.from_numpy_dtype(x.dtype)
+            if not d.is_floating_point:
+                raise NotImplementedError(f"\"{kernel}\" not implemented for '{d._legacy}'")
+            return fwd(xp, x, **attrs)
+
+        return forward
+
+    return wrap
 
 
 # Some PyTorch messages name the C++ element type (`long int`, `c10::Half`), not `Long`

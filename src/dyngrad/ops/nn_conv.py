@@ -182,8 +182,9 @@ def _tuple(value, nd: int, name: str = "") -> tuple:
     return value * nd if len(value) == 1 else value
 
 
-def _check_input(input, weight, nd: int, name: str, transposed: bool, groups: int) -> None:
+def _check_input(input, weight, nd: int, transposed: bool, groups: int) -> None:
     if input._data.ndim not in (nd + 1, nd + 2):
+        name = f"conv_transpose{nd}d" if transposed else f"conv{nd}d"
         raise RuntimeError(
             f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
             f"{name}, but got input of size: {list(input._data.shape)}"
@@ -250,13 +251,12 @@ def _check_kernel(input, weight, padding, dilation, nd: int) -> None:
         )
 
 
-def convolution(input, weight, bias, stride, padding, dilation, groups, nd: int, name: str):
+def convolution(input, weight, bias, stride, padding, dilation, groups, nd: int):
     """conv1d/conv2d/conv3d: batched or unbatched input, int/tuple/'same'/'valid' padding."""
     if input._data.ndim == nd + 1:
-        return convolution(
-            input.unsqueeze(0), weight, bias, stride, padding, dilation, groups, nd, name
-        ).squeeze(0)
-    _check_input(input, weight, nd, name, False, groups)
+        args = (weight, bias, stride, padding, dilation, groups, nd)
+        return convolution(input.unsqueeze(0), *args).squeeze(0)
+    _check_input(input, weight, nd, False, groups)
     _check_bias(weight, bias, False, groups)
     stride, dilation = _tuple(stride, nd), _tuple(dilation, nd)
     if any(s <= 0 for s in stride):
@@ -268,23 +268,13 @@ def convolution(input, weight, bias, stride, padding, dilation, groups, nd: int,
 
 
 def convolution_transpose(
-    input, weight, bias, stride, padding, output_padding, groups, dilation, nd: int, name: str
+    input, weight, bias, stride, padding, output_padding, groups, dilation, nd: int
 ):
     """conv_transpose1d/2d/3d: the gradient of a convolution with respect to its input."""
     if input._data.ndim == nd + 1:
-        return convolution_transpose(
-            input.unsqueeze(0),
-            weight,
-            bias,
-            stride,
-            padding,
-            output_padding,
-            groups,
-            dilation,
-            nd,
-            name,
-        ).squeeze(0)
-    _check_input(input, weight, nd, name, True, groups)
+        args = (weight, bias, stride, padding, output_padding, groups, dilation, nd)
+        return convolution_transpose(input.unsqueeze(0), *args).squeeze(0)
+    _check_input(input, weight, nd, True, groups)
     _check_bias(weight, bias, True, groups)
     stride, padding = _tuple(stride, nd), _tuple(padding, nd)
     dilation, output_padding = _tuple(dilation, nd), _tuple(output_padding, nd)

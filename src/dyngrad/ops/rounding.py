@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from ..backend import dtypes
 from . import promotion
 from .registry import apply, apply_inplace, defop
-from .surface import public
+from .surface import METHODS, public, public_unary
 
 # ---- forwards on arrays ---------------------------------------------------------------------
 
@@ -233,23 +233,15 @@ def fmod_(self, other):
     )
 
 
-def _unary(name, op):
-    def fn(input):
-        return apply(op, (input,))
-
-    def fn_(self):
-        return apply_inplace(op, (self,), name=name + "_")
-
-    fn.__name__, fn_.__name__ = name, name + "_"
-    fn.__doc__ = f"Matches `torch.{name}`."
-    return public(fn), public(fn_)
+def _publish(name, op):
+    return public_unary(name, op, lambda input: apply(op, (input,)))
 
 
-floor, floor_ = _unary("floor", FLOOR)
-ceil, ceil_ = _unary("ceil", CEIL)
-trunc, trunc_ = _unary("trunc", TRUNC)
-frac, frac_ = _unary("frac", FRAC)
-fix, fix_ = public(trunc, name="fix"), public(trunc_, name="fix_")
+floor = _publish("floor", FLOOR)
+ceil = _publish("ceil", CEIL)
+trunc = _publish("trunc", TRUNC)
+frac = _publish("frac", FRAC)
+fix, fix_ = public(trunc, name="fix"), public(METHODS["trunc_"], name="fix_")
 
 
 @public

@@ -60,35 +60,23 @@ def _to_positions(g, x_shape, dim, index, keepdim=True):
     return scatter_into_zeros(grad, x_shape, dim, index)
 
 
-SORT = defop(
-    "sort",
-    _sort_fwd,
-    {"x": lambda g, x_shape, dim, out: _to_positions(g, x_shape, dim, out[1])},
-    outputs=2,
-    differentiable=(0,),
-)
+def _values_and_indices(name, fwd, grad, node=None):
+    """A row returning (values, indices); only the values have a gradient."""
+    return defop(name, fwd, {"x": grad}, node=node, outputs=2, differentiable=(0,))
+
+
+def _sorted_grad(g, x_shape, dim, out):
+    return _to_positions(g, x_shape, dim, out[1])
+
+
+SORT = _values_and_indices("sort", _sort_fwd, _sorted_grad)
 # sort(stable=True) is a separate overload in PyTorch, with its own node name
-SORT_STABLE = defop(
-    "sort_stable",
-    _sort_fwd,
-    {"x": lambda g, x_shape, dim, out: _to_positions(g, x_shape, dim, out[1])},
-    node="SortBackward1",
-    outputs=2,
-    differentiable=(0,),
-)
-TOPK = defop(
-    "topk",
-    _topk_fwd,
-    {"x": lambda g, x_shape, dim, out: _to_positions(g, x_shape, dim, out[1])},
-    outputs=2,
-    differentiable=(0,),
-)
-KTHVALUE = defop(
+SORT_STABLE = _values_and_indices("sort_stable", _sort_fwd, _sorted_grad, node="SortBackward1")
+TOPK = _values_and_indices("topk", _topk_fwd, _sorted_grad)
+KTHVALUE = _values_and_indices(
     "kthvalue",
     _kthvalue_fwd,
-    {"x": lambda g, x_shape, dim, keepdim, out: _to_positions(g, x_shape, dim, out[1], keepdim)},
-    outputs=2,
-    differentiable=(0,),
+    lambda g, x_shape, dim, keepdim, out: _to_positions(g, x_shape, dim, out[1], keepdim),
 )
 ARGSORT = defop(
     "argsort",

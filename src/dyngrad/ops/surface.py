@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["FUNCTIONS", "METHODS", "public", "install"]
+from .registry import apply_inplace, unary
+
+__all__ = ["FUNCTIONS", "METHODS", "public", "public_unary", "install"]
 
 FUNCTIONS: dict = {}
 METHODS: dict = {}
@@ -24,6 +26,25 @@ def public(fn=None, *, name: str | None = None, method: bool | str = True,
         return f
 
     return register(fn) if fn is not None else register
+
+
+def public_unary(name: str, op, fn=None, *, aliases=(), inplace_function: bool = True):
+    """Publish a one-input row as `<name>` (`fn`, by default the row's fast form) and `<name>_`.
+
+    Both are functions and methods, also under each alias; `inplace_function=False` leaves
+    `<name>_` a method only, as PyTorch has no `torch.sign_`. Returns `fn`.
+    """
+    fn = unary(op) if fn is None else fn
+
+    def fn_(self):
+        return apply_inplace(op, (self,), name=name + "_")
+
+    fn.__name__, fn_.__name__ = name, name + "_"
+    fn.__doc__ = f"Matches `torch.{name}`."
+    for alias in (name, *aliases):
+        public(fn, name=alias)
+        public(fn_, name=alias + "_", function=inplace_function)
+    return fn
 
 
 def install(cls) -> None:

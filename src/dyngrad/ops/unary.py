@@ -9,7 +9,7 @@ from . import promotion, special
 from .compare import where
 from .errors import expect_tensor
 from .registry import apply, apply_inplace, defop, unary
-from .surface import public
+from .surface import public, public_unary
 
 _LN2, _LN10 = math.log(2), math.log(10)
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
@@ -62,9 +62,6 @@ ATAN2 = defop(
 
 # ---- the public surface ----------------------------------------------------------------------
 
-# torch.<name>_ exists as a function for all of these but erfinv_
-_METHOD_ONLY_INPLACE = {"erfinv"}
-
 
 def _publish(name, op, aliases=()):
     fast = unary(op)
@@ -73,16 +70,8 @@ def _publish(name, op, aliases=()):
         expect_tensor(name, "input", 1, input)
         return fast(input)
 
-    def fn_(self):
-        return apply_inplace(op, (self,), name=name + "_")
-
-    fn.__name__, fn_.__name__ = name, name + "_"
-    fn.__doc__ = f"Matches `torch.{name}`."
-    function_ = name not in _METHOD_ONLY_INPLACE
-    for alias in (name, *aliases):
-        public(fn, name=alias)
-        public(fn_, name=alias + "_", function=function_)
-    return fn
+    # torch.<name>_ exists as a function for all of these but erfinv_
+    return public_unary(name, op, fn, aliases=aliases, inplace_function=name != "erfinv")
 
 
 exp2 = _publish("exp2", EXP2)

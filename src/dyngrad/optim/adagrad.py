@@ -7,13 +7,15 @@ import numpy as np
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
+    addcdiv_,
     bump_state,
     check_nonnegative,
     check_unsupported,
-    closure_loss,
+    param_and_grad,
     real_view,
     scalar,
     step_counter,
+    update_each,
 )
 
 __all__ = ["Adagrad"]
@@ -70,29 +72,19 @@ class Adagrad(Optimizer):
 
     def step(self, closure=None):
         """Performs a single optimization step (`closure` re-evaluates the loss)."""
-        loss = closure_loss(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is not None:
-                    self._update(p, group)
-        return loss
+        return update_each(self, closure)
 
     def _update(self, p: Tensor, group: dict) -> None:
         state = self.state[p]
         step_t = state["step"]
         step_t._data += 1
         step = step_t.item()
-        param = real_view(p._data)
-        grad = real_view(-p._grad._data if group["maximize"] else p._grad._data)
-        if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param
+        param, grad = param_and_grad(p, group)
         clr = scalar(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
         state_sum = real_view(state["sum"]._data)
         state_sum += grad * grad
         std = np.sqrt(state_sum)
         std += group["eps"]
-        update = grad * -clr
-        update /= std
-        param += update
+        addcdiv_(param, grad, std, -clr)
         bump_state(state)
         p._vc.bump("addcdiv_")

@@ -7,13 +7,15 @@ import numpy as np
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
+    addcdiv_,
     bump_state,
     check_nonnegative,
     check_unsupported,
-    closure_loss,
+    param_and_grad,
     real_view,
     scalar,
     step_counter,
+    update_each,
     zeros_state,
 )
 
@@ -42,15 +44,7 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        check_nonnegative(lr=lr, eps=eps)
-        for i, beta in enumerate(betas):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
-        check_nonnegative(weight_decay=weight_decay)
-        if not (
-            all(isinstance(b, float) for b in betas) or all(isinstance(b, Tensor) for b in betas)
-        ):
-            raise ValueError("betas must be either both floats or both Tensors")
+        _check_arguments(lr, betas, eps, weight_decay)
         defaults = {
             "lr": lr,
             "betas": tuple(scalar(b) for b in betas),
@@ -75,12 +69,7 @@ class Adam(Optimizer):
 
     def step(self, closure=None):
         """Performs a single optimization step (`closure` re-evaluates the loss)."""
-        loss = closure_loss(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is not None:
-                    self._update(p, group)
-        return loss
+        return update_each(self, closure)
 
     def _state(self, p: Tensor, amsgrad: bool) -> dict:
         state = self.state[p]
@@ -98,13 +87,10 @@ class Adam(Optimizer):
         weight_decay, eps = group["weight_decay"], group["eps"]
         step_t = state["step"]
         step_t._data += 1
-        param = real_view(p._data)
-        grad = real_view(-p._grad._data if group["maximize"] else p._grad._data)
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                param *= 1 - lr * weight_decay
-            else:
-                grad = grad + weight_decay * param
+        decoupled = group["decoupled_weight_decay"]
+        param, grad = param_and_grad(p, group, weight_decay=not decoupled)
+        if decoupled and weight_decay != 0:
+            param *= 1 - lr * weight_decay
         exp_avg = real_view(state["exp_avg"]._data)
         exp_avg_sq = real_view(state["exp_avg_sq"]._data)
         lerp_(exp_avg, grad, 1 - beta1)
@@ -120,9 +106,7 @@ class Adam(Optimizer):
         denom = np.sqrt(exp_avg_sq)
         denom /= bias_correction2_sqrt
         denom += eps
-        update = exp_avg * -step_size
-        update /= denom
-        param += update
+        addcdiv_(param, exp_avg, denom, -step_size)
         bump_state(state)
         p._vc.bump("addcdiv_")
 
@@ -164,6 +148,16 @@ class AdamW(Adam):
         super().__setstate__(state)
         for group in self.param_groups:
             group["decoupled_weight_decay"] = True
+
+
+def _check_arguments(lr, betas, eps, weight_decay) -> None:
+    check_nonnegative(lr=lr, eps=eps)
+    for i, beta in enumerate(betas):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+    check_nonnegative(weight_decay=weight_decay)
+    if not (all(isinstance(b, float) for b in betas) or all(isinstance(b, Tensor) for b in betas)):
+        raise ValueError("betas must be either both floats or both Tensors")
 
 
 def lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:

@@ -290,6 +290,32 @@ def closure_loss(closure):
         return closure()
 
 
+def update_each(optimizer: Optimizer, closure):
+    """The body of `step()` for the optimizers that update one parameter at a time."""
+    loss = closure_loss(closure)
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            if p._grad is not None:
+                optimizer._update(p, group)
+    return loss
+
+
+def param_and_grad(p: Tensor, group: dict, weight_decay: bool = True) -> tuple:
+    """`p` and its gradient as real arrays; negated to maximize, plus L2 `weight_decay`."""
+    param = real_view(p._data)
+    grad = real_view(-p._grad._data if group["maximize"] else p._grad._data)
+    if weight_decay and group["weight_decay"] != 0:
+        grad = grad + group["weight_decay"] * param
+    return param, grad
+
+
+def addcdiv_(param: np.ndarray, numerator: np.ndarray, denominator, value: float) -> None:
+    """`param.addcdiv_(numerator, denominator, value=value)`, in PyTorch's order of operations."""
+    update = numerator * value
+    update /= denominator
+    param += update
+
+
 def step_counter(value: float = 0.0) -> Tensor:
     """The per-parameter `state['step']`: a 0-d tensor, float64 only under a float64 default."""
     dtype = np.float64 if get_default_dtype() is float64 else np.float32

@@ -8,13 +8,15 @@ from .._tensor import Tensor
 from .adam import lerp_
 from .optimizer import (
     Optimizer,
+    addcdiv_,
     bump_state,
     check_nonnegative,
     check_unsupported,
-    closure_loss,
+    param_and_grad,
     real_view,
     scalar,
     step_counter,
+    update_each,
     zeros_state,
 )
 
@@ -58,12 +60,7 @@ class RMSprop(Optimizer):
 
     def step(self, closure=None):
         """Performs a single optimization step (`closure` re-evaluates the loss)."""
-        loss = closure_loss(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is not None:
-                    self._update(p, group)
-        return loss
+        return update_each(self, closure)
 
     def _state(self, p: Tensor, group: dict) -> dict:
         state = self.state[p]
@@ -80,10 +77,7 @@ class RMSprop(Optimizer):
         state = self._state(p, group)
         lr, alpha, momentum = scalar(group["lr"]), group["alpha"], group["momentum"]
         state["step"]._data += 1
-        param = real_view(p._data)
-        grad = real_view(-p._grad._data if group["maximize"] else p._grad._data)
-        if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param
+        param, grad = param_and_grad(p, group)
         square_avg = real_view(state["square_avg"]._data)
         square_avg *= alpha
         square_avg += grad * (1 - alpha) * grad
@@ -101,8 +95,6 @@ class RMSprop(Optimizer):
             buf += grad / avg
             param += buf * -lr
         else:
-            update = grad * -lr
-            update /= avg
-            param += update
+            addcdiv_(param, grad, avg, -lr)
         bump_state(state)
         p._vc.bump("addcdiv_")

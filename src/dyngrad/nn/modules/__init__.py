@@ -31,7 +31,8 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .container import ModuleList, ParameterList, Sequential
+from .container_dict import ModuleDict, ParameterDict
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .flatten import Flatten, Unflatten
@@ -57,7 +58,8 @@ from .pooling import (
     MaxPool1d,
     MaxPool2d,
 )
-from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
+from .rnn import GRU, LSTM, RNN, RNNBase
+from .rnn_cell import GRUCell, LSTMCell, RNNCell
 from .sparse import Embedding
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 

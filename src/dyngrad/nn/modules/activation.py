@@ -39,8 +39,9 @@ __all__ = [
 ]
 
 
-def _inplace_repr(inplace: bool) -> str:
-    return "inplace=True" if inplace else ""
+def _options(*fields: str, inplace: bool = False) -> str:
+    """An extra_repr: the fields, then `inplace=True` only when set, as PyTorch prints them."""
+    return ", ".join(fields + (("inplace=True",) if inplace else ()))
 
 
 class _Inplace(Module):
@@ -56,7 +57,7 @@ class _Inplace(Module):
         return type(self)._fn(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
-        return _inplace_repr(self.inplace)
+        return _options(inplace=self.inplace)
 
 
 class ReLU(_Inplace):
@@ -127,7 +128,7 @@ class LeakyReLU(Module):
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+        return _options(f"negative_slope={self.negative_slope}", inplace=self.inplace)
 
 
 class ELU(Module):
@@ -140,7 +141,7 @@ class ELU(Module):
         return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+        return _options(f"alpha={self.alpha}", inplace=self.inplace)
 
 
 class CELU(ELU):
@@ -193,9 +194,7 @@ class Hardtanh(Module):
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"min_val={self.min_val}, max_val={self.max_val}" + (
-            ", inplace=True" if self.inplace else ""
-        )
+        return _options(f"min_val={self.min_val}, max_val={self.max_val}", inplace=self.inplace)
 
 
 class ReLU6(Hardtanh):
@@ -203,7 +202,7 @@ class ReLU6(Hardtanh):
         super().__init__(0.0, 6.0, inplace)
 
     def extra_repr(self) -> str:
-        return _inplace_repr(self.inplace)
+        return _options(inplace=self.inplace)
 
 
 class Threshold(Module):
@@ -217,9 +216,7 @@ class Threshold(Module):
         return F.threshold(input, self.threshold, self.value, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"threshold={self.threshold}, value={self.value}" + (
-            ", inplace=True" if self.inplace else ""
-        )
+        return _options(f"threshold={self.threshold}, value={self.value}", inplace=self.inplace)
 
 
 class _DimActivation(Module):
@@ -261,16 +258,12 @@ class Softmax2d(Module):
         return F.softmax(input, -3, _stacklevel=5)
 
 
-class GLU(Module):
+class GLU(_DimActivation):
     def __init__(self, dim: int = -1):
-        super().__init__()
-        self.dim = dim
+        super().__init__(dim)
 
     def forward(self, input):
         return F.glu(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
 
 class PReLU(Module):

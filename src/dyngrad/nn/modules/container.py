@@ -1,17 +1,17 @@
-"""Containers: `Sequential`, `ModuleList`, `ModuleDict`, `ParameterList`, `ParameterDict`."""
+"""List-like containers: `Sequential`, `ModuleList`, `ParameterList`."""
 
 from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from itertools import islice
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
-from .module import Module, _addindent, typename
+from .module import Module, _addindent
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Sequential", "ModuleList", "ParameterList"]
 
 
 def _abs_index(idx, size: int) -> int:
@@ -26,7 +26,31 @@ def _renumber(module: Module) -> None:
     module._modules = OrderedDict((str(i), m) for i, m in enumerate(module._modules.values()))
 
 
-class Sequential(Module):
+class _ModuleSequence(Module):
+    """Sequential and ModuleList: modules registered under the keys "0".."n-1"."""
+
+    def __delitem__(self, idx) -> None:
+        keys = list(self._modules.keys())
+        for key in keys[idx] if isinstance(idx, slice) else [keys[_abs_index(idx, len(self))]]:
+            delattr(self, key)
+        _renumber(self)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __dir__(self):
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+
+class Sequential(_ModuleSequence):
     """Matches `torch.nn.Sequential`: modules called in order, each on the previous output."""
 
     def __init__(self, *args):
@@ -47,18 +71,6 @@ class Sequential(Module):
         key = next(islice(self._modules.keys(), _abs_index(idx, len(self)), None))
         setattr(self, key, module)
 
-    def __delitem__(self, idx) -> None:
-        keys = list(self._modules.keys())
-        for key in keys[idx] if isinstance(idx, slice) else [keys[_abs_index(idx, len(self))]]:
-            delattr(self, key)
-        _renumber(self)
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
     def __add__(self, other):
         if not isinstance(other, Sequential):
             raise ValueError(
@@ -76,9 +88,6 @@ class Sequential(Module):
         return Sequential(*(list(self) * other))
 
     __rmul__ = __mul__
-
-    def __dir__(self):
-        return [k for k in super().__dir__() if not k.isdigit()]
 
     def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), module)
@@ -103,18 +112,13 @@ class Sequential(Module):
             self.append(layer)
         return self
 
-    def pop(self, key):
-        value = self[key]
-        del self[key]
-        return value
-
     def forward(self, input):
         for module in self._modules.values():
             input = module(input)
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """Matches `torch.nn.ModuleList`: a list whose modules are registered."""
 
     def __init__(self, modules=None):
@@ -130,18 +134,6 @@ class ModuleList(Module):
     def __setitem__(self, idx, module) -> None:
         setattr(self, str(_abs_index(idx, len(self))), module)
 
-    def __delitem__(self, idx) -> None:
-        keys = list(self._modules.keys())
-        for key in keys[idx] if isinstance(idx, slice) else [keys[_abs_index(idx, len(self))]]:
-            delattr(self, key)
-        _renumber(self)
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
     def __iadd__(self, modules):
         return self.extend(modules)
 
@@ -150,9 +142,6 @@ class ModuleList(Module):
         for i, module in enumerate(list(self) + list(other)):
             combined.add_module(str(i), module)
         return combined
-
-    def __dir__(self):
-        return [k for k in super().__dir__() if not k.isdigit()]
 
     def __repr__(self) -> str:
         reprs = [repr(m) for m in self]
@@ -179,11 +168,6 @@ class ModuleList(Module):
         self.add_module(str(len(self)), module)
         return self
 
-    def pop(self, key):
-        value = self[key]
-        del self[key]
-        return value
-
     def extend(self, modules) -> ModuleList:
         if not isinstance(modules, Iterable):
             raise TypeError(
@@ -194,79 +178,6 @@ class ModuleList(Module):
         for i, module in enumerate(modules):
             self.add_module(str(offset + i), module)
         return self
-
-
-def _pairs(values, owner: str, sort_plain_dicts: bool):
-    if isinstance(values, (OrderedDict, ModuleDict, ParameterDict)):
-        return list(values.items())
-    if isinstance(values, Mapping):
-        return sorted(values.items()) if sort_plain_dicts else list(values.items())
-    if not isinstance(values, Iterable):
-        raise TypeError(
-            f"{owner}.update should be called with an iterable of key/value "
-            f"pairs, but got {type(values).__name__}"
-        )
-    pairs = []
-    for j, item in enumerate(values):
-        if not isinstance(item, Iterable):
-            raise TypeError(
-                f"{owner} update sequence element #{j} should be Iterable; is" + type(item).__name__
-            )
-        item = list(item)
-        if len(item) != 2:
-            raise ValueError(
-                f"{owner} update sequence element #{j} has length {len(item)}; 2 is required"
-            )
-        pairs.append(tuple(item))
-    return pairs
-
-
-class ModuleDict(Module):
-    """Matches `torch.nn.ModuleDict`: an ordered dict whose modules are registered."""
-
-    def __init__(self, modules=None):
-        super().__init__()
-        if modules is not None:
-            self.update(modules)
-
-    def __getitem__(self, key: str) -> Module:
-        return self._modules[key]
-
-    def __setitem__(self, key: str, module: Module) -> None:
-        self.add_module(key, module)
-
-    def __delitem__(self, key: str) -> None:
-        del self._modules[key]
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules)
-
-    def __contains__(self, key) -> bool:
-        return key in self._modules
-
-    def clear(self) -> None:
-        self._modules.clear()
-
-    def pop(self, key: str) -> Module:
-        value = self[key]
-        del self[key]
-        return value
-
-    def keys(self):
-        return self._modules.keys()
-
-    def items(self):
-        return self._modules.items()
-
-    def values(self):
-        return self._modules.values()
-
-    def update(self, modules) -> None:
-        for key, module in _pairs(modules, "ModuleDict", False):
-            self[key] = module
 
 
 def _parameter_line(key, p, type_name) -> str:
@@ -327,87 +238,3 @@ class ParameterList(Module):
 
     def extra_repr(self) -> str:
         return "\n".join(_parameter_line(k, p, lambda t: str(t.dtype)) for k, p in enumerate(self))
-
-
-class ParameterDict(Module):
-    """Matches `torch.nn.ParameterDict`: plain tensors put in it become Parameters."""
-
-    def __init__(self, parameters=None):
-        super().__init__()
-        self._keys: dict = {}
-        if parameters is not None:
-            self.update(parameters)
-
-    def _key_to_attr(self, key) -> str:
-        if not isinstance(key, str):
-            raise TypeError(
-                "Index given to ParameterDict cannot be used as a key as it is not "
-                f"a string (type is '{type(key).__name__}'). Open an issue on "
-                "github if you need non-string keys."
-            )
-        return key
-
-    def __getitem__(self, key):
-        return getattr(self, self._key_to_attr(key))
-
-    def __setitem__(self, key, value) -> None:
-        self._keys[key] = None
-        if isinstance(value, Tensor) and not isinstance(value, Parameter):
-            value = Parameter(value)
-        setattr(self, self._key_to_attr(key), value)
-
-    def __delitem__(self, key) -> None:
-        del self._keys[key]
-        delattr(self, self._key_to_attr(key))
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def __iter__(self):
-        return iter(self._keys)
-
-    def __reversed__(self):
-        return reversed(list(self._keys))
-
-    def __contains__(self, key) -> bool:
-        return key in self._keys
-
-    def copy(self) -> ParameterDict:
-        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
-
-    def setdefault(self, key, default=None):
-        if key not in self:
-            self[key] = default
-        return self[key]
-
-    def clear(self) -> None:
-        for k in list(self._keys):
-            del self[k]
-
-    def pop(self, key):
-        value = self[key]
-        del self[key]
-        return value
-
-    def popitem(self):
-        key = list(self._keys)[-1]
-        return key, self.pop(key)
-
-    def get(self, key, default=None):
-        return self[key] if key in self else default
-
-    def keys(self):
-        return self._keys.keys()
-
-    def items(self):
-        return ((k, self[k]) for k in self._keys)
-
-    def values(self):
-        return (self[k] for k in self._keys)
-
-    def update(self, parameters) -> None:
-        for key, value in _pairs(parameters, "ParametersDict", True):
-            self[key] = value
-
-    def extra_repr(self) -> str:
-        return "\n".join(_parameter_line(k, p, typename) for k, p in self.items())

@@ -16,64 +16,66 @@ __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 
+def _check_arguments(in_channels, out_channels, stride, padding, groups, padding_mode, nd):
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    if in_channels % groups != 0:
+        raise ValueError("in_channels must be divisible by groups")
+    if out_channels % groups != 0:
+        raise ValueError("out_channels must be divisible by groups")
+    stride = _tuple(stride, nd)
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(
+                f"Invalid padding string {padding!r}, should be one of { {'same', 'valid'} }"
+            )
+        if padding == "same" and any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+    if padding_mode not in _PADDING_MODES:
+        raise ValueError(
+            f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'"
+        )
+
+
 class _ConvNd(Module):
-    """What every convolution layer holds: geometry, weight, bias and their initialisation."""
+    """What every convolution layer holds: geometry, weight, bias and their initialisation.
+
+    Its signature is Conv1d/2d/3d's; a transposed layer's weight is (in, out / groups, *k).
+    """
 
     _nd = 2
+    _transposed = False
 
     def __init__(
         self,
         in_channels,
         out_channels,
         kernel_size,
-        stride,
-        padding,
-        dilation,
-        transposed,
-        output_padding,
-        groups,
-        bias,
-        padding_mode,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
         device=None,
         dtype=None,
     ):
         super().__init__()
         nd = self._nd
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
-        stride = _tuple(stride, nd)
-        if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError(
-                    f"Invalid padding string {padding!r}, should be one of { {'same', 'valid'} }"
-                )
-            if padding == "same" and any(s != 1 for s in stride):
-                raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode not in _PADDING_MODES:
-            raise ValueError(
-                f"padding_mode must be one of {_PADDING_MODES}, but got "
-                f"padding_mode='{padding_mode}'"
-            )
+        _check_arguments(in_channels, out_channels, stride, padding, groups, padding_mode, nd)
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = _tuple(kernel_size, nd)
-        self.stride = stride
+        self.stride = _tuple(stride, nd)
         self.padding = padding if isinstance(padding, str) else _tuple(padding, nd)
         self.dilation = _tuple(dilation, nd)
-        self.transposed = transposed
-        self.output_padding = _tuple(output_padding, nd)
+        self.transposed = self._transposed
+        self.output_padding = _tuple(0, nd)
         self.groups = groups
         self.padding_mode = padding_mode
         self._reversed_padding_repeated_twice = self._reversed_padding()
-        shape = (
-            (in_channels, out_channels // groups)
-            if transposed
-            else (out_channels, in_channels // groups)
-        ) + self.kernel_size
+        channels = (in_channels, out_channels) if self.transposed else (out_channels, in_channels)
+        shape = (channels[0], channels[1] // groups) + self.kernel_size
         self.weight = Parameter(empty(*shape, dtype=dtype, device=device))
         if bias:
             self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))
@@ -137,76 +139,22 @@ class Conv1d(_ConvNd):
 
     _nd = 1
 
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups=1,
-        bias=True,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            padding,
-            dilation,
-            False,
-            0,
-            groups,
-            bias,
-            padding_mode,
-            device,
-            dtype,
-        )
-
 
 class Conv2d(_ConvNd):
     """Matches `torch.nn.Conv2d`: padding int, tuple, 'same' or 'valid'; any padding_mode."""
 
     _nd = 2
 
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups=1,
-        bias=True,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            padding,
-            dilation,
-            False,
-            0,
-            groups,
-            bias,
-            padding_mode,
-            device,
-            dtype,
-        )
-
 
 class Conv3d(_ConvNd):
     _nd = 3
 
+
+class _ConvTransposeNd(_ConvNd):
+    """ConvTranspose1d/2d: PyTorch's public signature, and `output_size` in forward."""
+
+    _transposed = True
+
     def __init__(
         self,
         in_channels,
@@ -214,45 +162,13 @@ class Conv3d(_ConvNd):
         kernel_size,
         stride=1,
         padding=0,
-        dilation=1,
+        output_padding=0,
         groups=1,
         bias=True,
+        dilation=1,
         padding_mode="zeros",
         device=None,
         dtype=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            padding,
-            dilation,
-            False,
-            0,
-            groups,
-            bias,
-            padding_mode,
-            device,
-            dtype,
-        )
-
-
-class _ConvTransposeNd(_ConvNd):
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        bias,
-        dilation,
-        padding_mode,
-        device,
-        dtype,
     ):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
@@ -263,14 +179,13 @@ class _ConvTransposeNd(_ConvNd):
             stride,
             padding,
             dilation,
-            True,
-            output_padding,
             groups,
             bias,
             padding_mode,
             device,
             dtype,
         )
+        self.output_padding = _tuple(output_padding, self._nd)
 
     def _output_padding(self, input, output_size) -> tuple:
         """The output_padding that makes the output `output_size` (PyTorch's check)."""
@@ -300,83 +215,15 @@ class _ConvTransposeNd(_ConvNd):
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size)
         fn = (F.conv_transpose1d, F.conv_transpose2d)[self._nd - 1]
-        return fn(
-            input,
-            self.weight,
-            self.bias,
-            self.stride,
-            self.padding,
-            output_padding,
-            self.groups,
-            self.dilation,
-        )
+        geometry = (self.stride, self.padding, output_padding, self.groups, self.dilation)
+        return fn(input, self.weight, self.bias, *geometry)
 
 
 class ConvTranspose1d(_ConvTransposeNd):
     _nd = 1
-
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        output_padding=0,
-        groups=1,
-        bias=True,
-        dilation=1,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            padding,
-            output_padding,
-            groups,
-            bias,
-            dilation,
-            padding_mode,
-            device,
-            dtype,
-        )
 
 
 class ConvTranspose2d(_ConvTransposeNd):
     """Matches `torch.nn.ConvTranspose2d` (the gradient of Conv2d with respect to its input)."""
 
     _nd = 2
-
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        output_padding=0,
-        groups=1,
-        bias=True,
-        dilation=1,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            padding,
-            output_padding,
-            groups,
-            bias,
-            dilation,
-            padding_mode,
-            device,
-            dtype,
-        )

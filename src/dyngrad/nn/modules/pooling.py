@@ -66,7 +66,20 @@ class MaxPool2d(_MaxPoolNd):
     _fn = staticmethod(F.max_pool2d)
 
 
-class AvgPool1d(Module):
+class _AvgPoolNd(Module):
+    def __init__(self, kernel_size, stride, padding, ceil_mode: bool, count_include_pad: bool):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(_AvgPoolNd):
     def __init__(
         self,
         kernel_size,
@@ -75,12 +88,13 @@ class AvgPool1d(Module):
         ceil_mode: bool = False,
         count_include_pad: bool = True,
     ):
-        super().__init__()
-        self.kernel_size = _tuple(kernel_size, 1)
-        self.stride = _tuple(stride if stride is not None else kernel_size, 1)
-        self.padding = _tuple(padding, 1)
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
+        super().__init__(
+            _tuple(kernel_size, 1),
+            _tuple(stride if stride is not None else kernel_size, 1),
+            _tuple(padding, 1),
+            ceil_mode,
+            count_include_pad,
+        )
 
     def forward(self, input):
         return F.avg_pool1d(
@@ -92,11 +106,8 @@ class AvgPool1d(Module):
             self.count_include_pad,
         )
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-
-class AvgPool2d(Module):
+class AvgPool2d(_AvgPoolNd):
     """Matches `torch.nn.AvgPool2d`."""
 
     def __init__(
@@ -108,12 +119,8 @@ class AvgPool2d(Module):
         count_include_pad: bool = True,
         divisor_override=None,
     ):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
+        stride = stride if stride is not None else kernel_size
+        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
         self.divisor_override = divisor_override
 
     def forward(self, input):
@@ -126,9 +133,6 @@ class AvgPool2d(Module):
             self.count_include_pad,
             self.divisor_override,
         )
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class _AdaptiveAvgPoolNd(Module):

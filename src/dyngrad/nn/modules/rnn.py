@@ -1,4 +1,4 @@
-"""Recurrent layers `RNN`, `LSTM`, `GRU` and their cells, built from basic ops.
+"""Recurrent layers `RNN`, `LSTM` and `GRU`, built from basic ops.
 
 PyTorch's weight names (`weight_ih_l0`, `bias_hh_l1_reverse`) and gate order (LSTM: i, f, g,
 o; GRU: r, z, n) are kept, so state_dicts move between the two. Each layer projects the
@@ -7,47 +7,44 @@ whole input sequence in one matmul and loops over time only for the hidden-to-hi
 
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 
 from ...ops.creation import empty, zeros
 from ...ops.joining import cat, stack
 from .. import functional as F
-from .. import init
 from ..parameter import Parameter
 from .module import Module
+from .rnn_cell import _CellBase, gru_step, lstm_step, rnn_step
 
-__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _rnn_step(nonlinearity):
-    act = F.tanh if nonlinearity == "tanh" else F.relu
-
-    def step(gi, h, w_hh, b_hh):
-        return act(gi + F.linear(h, w_hh, b_hh))
-
-    return step
-
-
-def _gru_step(gi, h, w_hh, b_hh):
-    gh = F.linear(h, w_hh, b_hh)
-    i_r, i_z, i_n = gi.chunk(3, -1)
-    h_r, h_z, h_n = gh.chunk(3, -1)
-    r = (i_r + h_r).sigmoid()
-    z = (i_z + h_z).sigmoid()
-    n = (i_n + r * h_n).tanh()
-    return (1 - z) * n + z * h
-
-
-def _lstm_step(gi, state, w_hh, b_hh):
-    h, c = state
-    gates = gi + F.linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, -1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    return o.sigmoid() * c.tanh(), c
+def _check_options(hidden_size, num_layers, dropout, proj_size) -> None:
+    if (
+        not isinstance(dropout, numbers.Number)
+        or not 0 <= dropout <= 1
+        or isinstance(dropout, bool)
+    ):
+        raise ValueError(
+            "dropout should be a number in range [0, 1] representing the "
+            "probability of an element being zeroed"
+        )
+    if dropout > 0 and num_layers == 1:
+        warnings.warn(
+            "dropout option adds dropout after all but last recurrent layer, so "
+            "non-zero dropout expects num_layers greater than 1, but got "
+            f"dropout={dropout} and num_layers={num_layers}",
+            stacklevel=4,  # the line that builds the layer
+        )
+    if hidden_size <= 0:
+        raise ValueError("hidden_size must be greater than zero")
+    if num_layers <= 0:
+        raise ValueError("num_layers must be greater than zero")
+    if proj_size:
+        raise NotImplementedError("dyngrad does not implement torch.nn.LSTM(proj_size>0)")
 
 
 class RNNBase(Module):
@@ -68,28 +65,7 @@ class RNNBase(Module):
         dtype=None,
     ):
         super().__init__()
-        if (
-            not isinstance(dropout, numbers.Number)
-            or not 0 <= dropout <= 1
-            or isinstance(dropout, bool)
-        ):
-            raise ValueError(
-                "dropout should be a number in range [0, 1] representing the "
-                "probability of an element being zeroed"
-            )
-        if dropout > 0 and num_layers == 1:
-            warnings.warn(
-                "dropout option adds dropout after all but last recurrent layer, so "
-                "non-zero dropout expects num_layers greater than 1, but got "
-                f"dropout={dropout} and num_layers={num_layers}",
-                stacklevel=3,
-            )
-        if hidden_size <= 0:
-            raise ValueError("hidden_size must be greater than zero")
-        if num_layers <= 0:
-            raise ValueError("num_layers must be greater than zero")
-        if proj_size:
-            raise NotImplementedError("dyngrad does not implement torch.nn.LSTM(proj_size>0)")
+        _check_options(hidden_size, num_layers, dropout, proj_size)
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -99,28 +75,29 @@ class RNNBase(Module):
         self.dropout = float(dropout)
         self.bidirectional = bidirectional
         self.proj_size = proj_size
-        directions = 2 if bidirectional else 1
-        gate_size = _GATES[mode] * hidden_size
         self._flat_weights_names = []
-        for layer in range(num_layers):
-            layer_input = input_size if layer == 0 else hidden_size * directions
+        self._make_weights(device, dtype)
+        self.reset_parameters()
+
+    def _make_weights(self, device, dtype) -> None:
+        """PyTorch's parameters, in its order: `weight_ih_l0`, ..., `bias_hh_l1_reverse`."""
+        directions = 2 if self.bidirectional else 1
+        gate_size = _GATES[self.mode] * self.hidden_size
+        for layer in range(self.num_layers):
+            layer_input = self.input_size if layer == 0 else self.hidden_size * directions
             for suffix in ("", "_reverse")[:directions]:
                 shapes = {
                     "weight_ih": (gate_size, layer_input),
-                    "weight_hh": (gate_size, hidden_size),
+                    "weight_hh": (gate_size, self.hidden_size),
                 }
-                if bias:
+                if self.bias:
                     shapes.update(bias_ih=(gate_size,), bias_hh=(gate_size,))
                 for kind, shape in shapes.items():
                     name = f"{kind}_l{layer}{suffix}"
                     setattr(self, name, Parameter(empty(*shape, dtype=dtype, device=device)))
                     self._flat_weights_names.append(name)
-        self.reset_parameters()
 
-    def reset_parameters(self) -> None:
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -stdv, stdv)
+    reset_parameters = _CellBase.reset_parameters
 
     def flatten_parameters(self) -> None:
         """A no-op, as on CPU in PyTorch."""
@@ -232,6 +209,16 @@ class RNNBase(Module):
         n = self.num_layers * (2 if self.bidirectional else 1)
         return zeros(n, input.shape[1], self.hidden_size, dtype=input.dtype)
 
+    def _forward_hidden(self, input, hx, step):
+        """RNN's and GRU's forward: one hidden state per layer and direction."""
+        input, hx, unbatched = self._prepare(input, hx)
+        if hx is None:
+            hx = self._zeros(input)
+        self._check_hidden(hx, input.shape[1], "Expected hidden size {}, got {}")
+        output, finals = self._layers(input, list(hx.unbind(0)), step)
+        h_n = stack(finals)
+        return self._finish(output, unbatched), h_n.squeeze(1) if unbatched else h_n
+
 
 class RNN(RNNBase):
     """Matches `torch.nn.RNN`: h' = tanh(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh) (or relu)."""
@@ -269,13 +256,7 @@ class RNN(RNNBase):
         )
 
     def forward(self, input, hx=None):
-        input, hx, unbatched = self._prepare(input, hx)
-        if hx is None:
-            hx = self._zeros(input)
-        self._check_hidden(hx, input.shape[1], "Expected hidden size {}, got {}")
-        output, finals = self._layers(input, list(hx.unbind(0)), _rnn_step(self.nonlinearity))
-        h_n = stack(finals)
-        return self._finish(output, unbatched), h_n.squeeze(1) if unbatched else h_n
+        return self._forward_hidden(input, hx, rnn_step(self.nonlinearity))
 
 
 class GRU(RNNBase):
@@ -285,13 +266,7 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input, hx=None):
-        input, hx, unbatched = self._prepare(input, hx)
-        if hx is None:
-            hx = self._zeros(input)
-        self._check_hidden(hx, input.shape[1], "Expected hidden size {}, got {}")
-        output, finals = self._layers(input, list(hx.unbind(0)), _gru_step)
-        h_n = stack(finals)
-        return self._finish(output, unbatched), h_n.squeeze(1) if unbatched else h_n
+        return self._forward_hidden(input, hx, gru_step)
 
 
 class LSTM(RNNBase):
@@ -307,99 +282,8 @@ class LSTM(RNNBase):
         self._check_hidden(hx[0], input.shape[1], "Expected hidden[0] size {}, got {}")
         self._check_hidden(hx[1], input.shape[1], "Expected hidden[1] size {}, got {}")
         states = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
-        output, finals = self._layers(input, states, _lstm_step)
+        output, finals = self._layers(input, states, lstm_step)
         h_n, c_n = stack([h for h, _ in finals]), stack([c for _, c in finals])
         if unbatched:
             h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
         return self._finish(output, unbatched), (h_n, c_n)
-
-
-class _CellBase(Module):
-    _gates = 1
-
-    def __init__(
-        self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None
-    ):
-        super().__init__()
-        self.input_size = input_size
-        self.hidden_size = hidden_size
-        self.bias = bias
-        gate_size = self._gates * hidden_size
-        self.weight_ih = Parameter(empty(gate_size, input_size, dtype=dtype, device=device))
-        self.weight_hh = Parameter(empty(gate_size, hidden_size, dtype=dtype, device=device))
-        if bias:
-            self.bias_ih = Parameter(empty(gate_size, dtype=dtype, device=device))
-            self.bias_hh = Parameter(empty(gate_size, dtype=dtype, device=device))
-        else:
-            self.register_parameter("bias_ih", None)
-            self.register_parameter("bias_hh", None)
-        self.reset_parameters()
-
-    reset_parameters = RNNBase.reset_parameters
-
-    def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        nonlinearity = getattr(self, "nonlinearity", "tanh")
-        return s + (f", nonlinearity={nonlinearity}" if nonlinearity != "tanh" else "")
-
-    def _check(self, input) -> None:
-        if input.dim() not in (1, 2):
-            raise ValueError(
-                f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead"
-            )
-        if input.shape[-1] != self.input_size:
-            raise RuntimeError(
-                f"input has inconsistent input_size: got {input.shape[-1]} "
-                f"expected {self.input_size}"
-            )
-
-    def _run(self, input, state, step):
-        self._check(input)
-        unbatched = input.dim() == 1
-        if unbatched:
-            input = input.unsqueeze(0)
-            state = (
-                tuple(s.unsqueeze(0) for s in state)
-                if isinstance(state, tuple)
-                else (None if state is None else state.unsqueeze(0))
-            )
-        gi = F.linear(input, self.weight_ih, self.bias_ih)
-        out = step(gi, state, self.weight_hh, self.bias_hh)
-        if unbatched:
-            out = tuple(o.squeeze(0) for o in out) if isinstance(out, tuple) else out.squeeze(0)
-        return out
-
-    def _zeros(self, input):
-        batch = () if input.dim() == 1 else (input.shape[0],)
-        return zeros(*batch, self.hidden_size, dtype=input.dtype)
-
-
-class RNNCell(_CellBase):
-    def __init__(
-        self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
-    ):
-        self.nonlinearity = nonlinearity
-        super().__init__(input_size, hidden_size, bias, device, dtype)
-
-    def forward(self, input, hx=None):
-        hx = self._zeros(input) if hx is None else hx
-        return self._run(input, hx, _rnn_step(self.nonlinearity))
-
-
-class GRUCell(_CellBase):
-    _gates = 3
-
-    def forward(self, input, hx=None):
-        hx = self._zeros(input) if hx is None else hx
-        return self._run(input, hx, _gru_step)
-
-
-class LSTMCell(_CellBase):
-    _gates = 4
-
-    def forward(self, input, hx=None):
-        if hx is None:
-            hx = (self._zeros(input), self._zeros(input))
-        return self._run(input, tuple(hx), _lstm_step)
