@@ -165,3 +165,27 @@ def test_state_is_keyed_by_parameter():
     opt.step()
     assert list(opt.state) == [a] and "momentum_buffer" in opt.state[a]
     assert opt.state[a]["momentum_buffer"].tolist() == [2.0, 2.0]
+
+
+def test_builtin_step_runs_without_grad_like_torch():
+    # PyTorch's built-in steps switch grad mode off; a closure turns it on for itself, and an
+    # overriding subclass's own code runs in the caller's mode.
+    seen = {}
+
+    class Spy(dyngrad.optim.SGD):
+        def step(self, closure=None):
+            seen["override"] = dyngrad.is_grad_enabled()
+            return super().step(closure)
+
+    p = dyngrad.ones(2, requires_grad=True)
+
+    def closure():
+        seen["closure"] = dyngrad.is_grad_enabled()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+
+    Spy([p], lr=0.1).step(closure)
+    assert seen == {"override": True, "closure": True}
+    assert p.tolist() == pytest.approx([0.8, 0.8])
+    assert dyngrad.is_grad_enabled()

@@ -11,6 +11,7 @@ from .optimizer import (
     bump_state,
     check_nonnegative,
     check_unsupported,
+    no_grad_step,
     param_and_grad,
     real_view,
     scalar,
@@ -67,6 +68,7 @@ class Adam(Optimizer):
             capturable=capturable,
         )
 
+    @no_grad_step
     def step(self, closure=None):
         """Performs a single optimization step (`closure` re-evaluates the loss)."""
         return update_each(self, closure)

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import state as grad_state
 from ..autograd.graph import RemovableHandle
 from ..backend.dtypes import float64, get_default_dtype
 
@@ -280,6 +281,22 @@ def _typename(obj) -> str:
 
 
 # ---- shared by the optimizers ------------------------------------------------------------
+
+
+def no_grad_step(step):
+    """A built-in optimizer's `step` runs with grad mode off, as PyTorch's do (its closure
+    turns grad back on for itself; an overriding subclass's own code is unaffected)."""
+
+    @functools.wraps(step)
+    def run(self, closure=None):
+        prev = grad_state.enabled
+        grad_state.enabled = False
+        try:
+            return step(self, closure)
+        finally:
+            grad_state.enabled = prev
+
+    return run
 
 
 def closure_loss(closure):

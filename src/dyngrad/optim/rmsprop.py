@@ -12,6 +12,7 @@ from .optimizer import (
     bump_state,
     check_nonnegative,
     check_unsupported,
+    no_grad_step,
     param_and_grad,
     real_view,
     scalar,
@@ -58,6 +59,7 @@ class RMSprop(Optimizer):
             "RMSprop", foreach=foreach, differentiable=differentiable, capturable=capturable
         )
 
+    @no_grad_step
     def step(self, closure=None):
         """Performs a single optimization step (`closure` re-evaluates the loss)."""
         return update_each(self, closure)

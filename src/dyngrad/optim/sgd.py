@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from .._tensor import Tensor
-from .optimizer import Optimizer, check_nonnegative, check_unsupported, closure_loss, scalar
+from .optimizer import (
+    Optimizer,
+    check_nonnegative,
+    check_unsupported,
+    closure_loss,
+    no_grad_step,
+    scalar,
+)
 
 __all__ = ["SGD"]
 
@@ -45,6 +52,7 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
         check_unsupported("SGD", foreach=foreach, fused=fused, differentiable=differentiable)
 
+    @no_grad_step
     def step(self, closure=None):
         """Performs a single optimization step (`closure` re-evaluates the loss)."""
         loss = closure_loss(closure)
