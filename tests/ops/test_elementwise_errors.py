@@ -178,3 +178,11 @@ def test_in_place_random_fill_on_a_leaf_that_requires_grad(torch):
     same(torch, "t.zeros(3, requires_grad=True).normal_()")
     same(torch, "t.zeros(3, requires_grad=True).uniform_()")
     same(torch, "t.zeros(3, requires_grad=True).clamp_(0, 1)")
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sin", "tanh", "sigmoid", "relu", "sqrt"])
+def test_unary_op_on_a_number_raises_torch_type_error(name):
+    with pytest.raises(TypeError) as info:
+        getattr(dyngrad, name)(3.0)
+    assert str(info.value) == (f"{name}(): argument 'input' (position 1) must be Tensor, "
+                               "not float")

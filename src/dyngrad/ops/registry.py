@@ -624,7 +624,11 @@ def unary(op: OpDef):
     differentiable = op.node_cls is not None
 
     def run(x):
-        xd = x._data
+        try:
+            xd = x._data
+        except AttributeError:
+            raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(x).__name__}") from None
         if type(xd) is not _ndarray or xd.dtype.kind != "f":
             return apply(op, (x,))
         out = fwd(np, xd)
