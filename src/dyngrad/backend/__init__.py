@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from . import dtypes
+from .allocator import tune_malloc
 from .device import CPU, device
 from .dtypes import dtype
 
@@ -38,6 +39,9 @@ _DEVICES: dict[type, device] = {np.ndarray: CPU}
 # dyngrad's code. A filter is weaker: `simplefilter("always")`, or importing dyngrad inside
 # `catch_warnings()` (as pytest's collection does), lets them through.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"dyngrad(\.|$)")
+
+
+MALLOC_TUNED = tune_malloc()  # See Note [Allocator]
 
 
 def quiet_floating_point():
