@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._tensor import Tensor
+from .linalg import _mm  # mm's fast form: the formulas' shapes are right by construction
 from .registry import apply, defop
 
 
@@ -20,7 +21,8 @@ def _linear_fwd(xp, x, weight, bias):
 LINEAR = defop(
     "linear",
     _linear_fwd,
-    {"x": lambda g, weight: g.mm(weight), "weight": lambda g, x: g.t().mm(x), "bias": lambda g: g},
+    {"x": lambda g, weight: _mm(g, weight), "weight": lambda g, x: _mm(g.t(), x),
+     "bias": lambda g: g},
     node="AddmmBackward0",
 )
 
