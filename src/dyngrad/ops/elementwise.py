@@ -175,6 +175,7 @@ def _sigmoid(xp, x):
 
 # fast forms of the rows users call most (see Note [Hot path])
 _add, _sub, _mul, _div = binary(ADD), binary(SUB), binary(MUL), binary(DIV)
+_rsub_scalar = binary(RSUB_SCALAR)
 _reciprocal = unary(RECIPROCAL)
 
 # ---- the public surface ----------------------------------------------------------------------
@@ -332,7 +333,9 @@ _OPERATORS = {
     "__iadd__": lambda self, other: apply_inplace(ADD, (self, other), name="add_"),
     "__sub__": lambda self, other: _sub(self, other) if self._data.dtype != bool
     else sub(self, other),
-    "__rsub__": lambda self, other: rsub(self, other),
+    # `1 - x` (in tanh's and sigmoid's backward, among others) takes the fast form
+    "__rsub__": lambda self, other: _rsub_scalar(self, other)
+    if type(other) is float or type(other) is int else rsub(self, other),
     "__isub__": lambda self, other: apply_inplace(SUB, (self, other), name="sub_"),
     "__mul__": _mul,
     "__rmul__": _mul,

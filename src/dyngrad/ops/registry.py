@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections import defaultdict
+from operator import itemgetter
 
 import numpy as np
 
@@ -61,18 +62,19 @@ class OpNode(Node):
         meta = self._meta
         if op.variadic:
             return self._apply_variadic(op, env, meta)
-        shape_names = op.shape_names
-        for i, m in enumerate(meta):
-            if m is not None:
-                env[shape_names[i]] = m[0]
+        if op.reads_shapes:
+            shape_names = op.shape_names
+            for i, m in enumerate(meta):
+                if m is not None:
+                    env[shape_names[i]] = m[0]
         results = []
-        formulas = op.formulas
+        readers = op.readers
         for i, (next_fn, _) in enumerate(self.next_functions):
             if next_fn is None:
                 results.append(None)
                 continue
-            fn, params = formulas[i]
-            grad = fn(*[env[p] for p in params])
+            fn, read, many = readers[i]
+            grad = fn(*read(env)) if many else fn(read(env))
             if grad is not None:
                 shape, dtype = meta[i]
                 data = grad._data
@@ -210,7 +212,8 @@ class OpDef:
     """One row of the op table."""
 
     __slots__ = ("name", "fwd", "inputs", "attrs", "formulas", "node_cls", "plans", "promote",
-                 "view", "n_outputs", "differentiable", "variadic", "shape_names")
+                 "view", "n_outputs", "differentiable", "variadic", "shape_names", "readers",
+                 "reads_shapes")
 
     def __repr__(self) -> str:
         return f"OpDef({self.name})"
@@ -271,6 +274,8 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
             raise TypeError(f"{name}: formula for {inp} reads unknown names {sorted(bad)}")
         op.formulas.append((formula, fparams))
     op.formulas = tuple(op.formulas)
+    op.readers = tuple(_reader(f) for f in op.formulas)
+    op.reads_shapes = any(p in op.shape_names for f in op.formulas if f for p in f[1])
     op.plans = _save_plans(op) if not op.variadic else defaultdict(tuple)  # saves nothing
     cls_name = node or _node_name(name)
     body = {"__slots__": (), "_op": op}
@@ -280,6 +285,17 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
     op.node_cls = type(cls_name, (base,), body) if grads else None
     OPS[name] = op
     return op
+
+
+def _reader(formula):
+    # (formula, getter of its arguments from the node's names, whether the getter gives a
+    # tuple): a C itemgetter instead of a list built per backward call (Note [Hot path])
+    if formula is None:
+        return None
+    fn, params = formula
+    if len(params) == 1:
+        return fn, itemgetter(params[0]), False
+    return fn, (itemgetter(*params) if params else lambda env: ()), True
 
 
 def _save_plans(op: OpDef) -> dict:
