@@ -71,7 +71,7 @@ class Tensor:
     """Matches `torch.Tensor`: an n-dimensional array that can record its history."""
 
     # Slots are what every op reads or writes; rarely set fields fall back to the class
-    # defaults below and live in __dict__ once set (see Note [Hot path] in ops/registry.py).
+    # defaults below and live in __dict__ once set (see Note [Hot path] in ops/fast.py).
     __slots__ = ("_data", "_rg", "_fn", "_out_nr", "_grad", "_vc", "_base", "__dict__",
                  "__weakref__")
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators

@@ -10,7 +10,8 @@ from .compare import where
 from .elementwise import _sigmoid, threshold_backward
 from .errors import floating_only
 from .gelu import gelu, gelu_  # noqa: F401 - nn.functional takes its activations from here
-from .registry import apply, apply_inplace, defop
+from .inplace import apply_inplace
+from .registry import apply, defop
 from .surface import public
 
 _SELU_ALPHA = 1.6732632423543772848170429916717

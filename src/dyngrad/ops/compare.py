@@ -6,7 +6,8 @@ from .._tensor import Tensor
 from ..backend import dtypes
 from . import promotion
 from .errors import c_type_name, expect_tensor
-from .registry import apply, apply_inplace, defop
+from .inplace import apply_inplace
+from .registry import apply, defop
 from .surface import public
 
 # ---- the table ------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..backend import device as Device
 from ..backend import dtypes
-from .registry import apply, apply_inplace, defop
+from .inplace import apply_inplace
+from .registry import apply, defop
 from .surface import public
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import apply, apply_inplace, defop
+from .inplace import apply_inplace
+from .registry import apply, defop
 from .shape import wrap_dim
 from .surface import public
 

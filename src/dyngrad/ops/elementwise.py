@@ -28,7 +28,9 @@ from .compare import (  # noqa: F401 - re-exported: other families import them f
     ne,
     where,
 )
-from .registry import apply, apply_inplace, binary, defop, unary
+from .fast import binary, unary
+from .inplace import apply_inplace
+from .registry import apply, defop
 from .surface import METHODS, public, public_unary
 
 # ---- the table ------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import numpy as np
 
 from .erf_float32 import erf_float32
 from .errors import floating_only
-from .registry import apply, apply_inplace, defop
+from .inplace import apply_inplace
+from .registry import apply, defop
 from .special import erf
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)

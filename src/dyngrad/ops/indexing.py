@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .registry import apply, apply_inplace, defop
+from .inplace import apply_inplace
+from .registry import apply, defop
 from .surface import public
 
 _FULL = slice(None)

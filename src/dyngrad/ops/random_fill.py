@@ -12,7 +12,8 @@ import numpy as np
 from .._tensor import Tensor
 from ..backend import dtypes
 from ..backend.random import rng_of
-from .registry import apply, apply_inplace, defop
+from .inplace import apply_inplace
+from .registry import apply, defop
 from .surface import public
 
 

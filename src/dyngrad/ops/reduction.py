@@ -9,7 +9,8 @@ from ..autograd.grad_mode import state as grad_state
 from ..return_types import max as max_result
 from ..return_types import min as min_result
 from . import promotion
-from .registry import apply, defop, unary
+from .fast import unary
+from .registry import apply, defop
 from .shape import normalize_dims, wrap_dim
 from .surface import public
 

@@ -7,7 +7,8 @@ import numpy as np
 from .._tensor import Tensor
 from ..backend import dtypes
 from . import promotion
-from .registry import apply, apply_inplace, defop
+from .inplace import apply_inplace
+from .registry import apply, defop
 from .surface import METHODS, public, public_unary
 
 # ---- forwards on arrays ---------------------------------------------------------------------

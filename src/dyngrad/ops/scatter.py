@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .registry import apply, apply_inplace, defop
+from .inplace import apply_inplace
+from .registry import apply, defop
 from .shape import wrap_dim
 from .surface import public
 

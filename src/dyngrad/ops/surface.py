@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .registry import apply_inplace, unary
+from .fast import unary
+from .inplace import apply_inplace
 
 __all__ = ["FUNCTIONS", "METHODS", "public", "public_unary", "install"]
 

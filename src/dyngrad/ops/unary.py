@@ -8,7 +8,9 @@ from .._tensor import Tensor
 from . import promotion, special
 from .compare import where
 from .errors import expect_tensor
-from .registry import apply, apply_inplace, defop, unary
+from .fast import unary
+from .inplace import apply_inplace
+from .registry import apply, defop
 from .surface import public, public_unary
 
 _LN2, _LN10 = math.log(2), math.log(10)
