@@ -177,6 +177,7 @@ def _sigmoid(xp, x):
 
 # fast forms of the rows users call most (see Note [Hot path])
 _add, _sub, _mul, _div = binary(ADD), binary(SUB), binary(MUL), binary(DIV)
+_neg = unary(NEG)  # backward formulas negate often (`-g`)
 _rsub_scalar = binary(RSUB_SCALAR)
 _reciprocal = unary(RECIPROCAL)
 
@@ -253,7 +254,7 @@ def pow(input, exponent, *, out=None):
 def neg(input):
     """Matches `torch.neg`."""
     _check_not_bool(input)
-    return apply(NEG, (input,))
+    return _neg(input)
 
 
 def _check_not_bool(input):
