@@ -9,6 +9,8 @@ import pytest
 import dyngrad as torch
 from dyngrad.autograd import scope
 
+from .scoped import ScopedModule
+
 NO_GRAD_FIRST = "element 0 of tensors does not require grad and does not have a grad_fn"
 SECOND_FIRST = "Trying to backward through the graph a second time"
 
@@ -163,22 +165,7 @@ def test_inplace_error_names_the_op_and_line():
 
 
 # ---- errors inside module calls --------------------------------------------------------------
-class Module:
-    """Calls the module-scope hooks as nn.Module.__call__ does."""
-
-    def __init__(self, **children):
-        self._modules = children
-        self._parameters = {}
-
-    def __call__(self, *args):
-        scope.enter(self)
-        try:
-            return self.forward(*args)
-        except Exception as exc:
-            scope.annotate(exc, args)
-            raise
-        finally:
-            scope.exit()
+Module = ScopedModule
 
 
 class Linear(Module):

@@ -13,7 +13,9 @@ from .harness import CASES, expected, run_case
 
 SCRIPTS = sorted(CASES.glob("*.py"))
 BUGGY = [p for p in SCRIPTS if p.name.startswith("bug_")]
-CORRECT = [p for p in SCRIPTS if p.name.startswith("ok_")]
+# the articles' training skeleton is a correct program too: run the example itself
+SKELETON = CASES.parents[2] / "examples" / "seed004_training_skeleton.py"
+CORRECT = [p for p in SCRIPTS if p.name.startswith("ok_")] + [SKELETON]
 
 
 def test_collection_has_two_bugs_per_kind_and_ten_correct_programs():

@@ -11,6 +11,8 @@ import dyngrad as torch
 from dyngrad import viz
 from dyngrad.autograd import scope
 
+from ..scoped import ScopedModule
+
 pytest.importorskip("graphviz")
 
 
@@ -139,22 +141,7 @@ def test_collapse_without_recorded_calls_warns_and_draws_everything():
     assert "ExpBackward0" in dot.source and "box3d" not in dot.source
 
 
-class Module:
-    """Just enough of nn.Module to call the module-scope hooks as nn does."""
-
-    def __init__(self, **children):
-        self._modules = children
-        self._parameters = {}
-
-    def __call__(self, *args):
-        scope.enter(self)
-        try:
-            return self.forward(*args)
-        except Exception as exc:
-            scope.annotate(exc, args)
-            raise
-        finally:
-            scope.exit()
+Module = ScopedModule
 
 
 class Linear(Module):
