@@ -261,6 +261,7 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
         if node not in deps:
             heapq.heappush(ready, (-node._seq, id(node), node))
     push, pop = heapq.heappush, heapq.heappop
+    anomaly_state = anomaly.state
     prev_mode, prev_backward = grad_state.enabled, grad_state.backward
     grad_state.enabled = create_graph
     grad_state.backward = True
@@ -274,22 +275,16 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
                 for g in buf:
                     summed.discard(id(g))
             if type(node) is AccumulateGrad:
-                variable = node.variable
-                if variable is not None and variable._hooks and buf[0] is not None:
-                    buf[0] = _run_leaf_hooks(variable, buf[0])
-            elif node._tensor_hooks or node._retains:
+                _run_leaf(node, buf, targets, captured, accumulate, needed, create_graph,
+                          dispatched)
+                continue
+            if node._tensor_hooks or node._retains:
                 _run_tensor_hooks(node, buf, create_graph)
             if targets is not None:
-                for nr, g in enumerate(buf):
-                    for index in targets.get((node, nr), ()):
-                        captured[index] = g
-            if type(node) is AccumulateGrad:
-                if accumulate and buf[0] is not None and (needed is None or node in needed):
-                    _accumulate_leaf(node, buf[0], create_graph, dispatched)
-                continue
-            if needed is not None and node not in needed:
-                continue
-            if node._pre_hooks or node._hooks or anomaly.state.enabled:
+                _capture(node, buf, targets, captured)
+                if node not in needed:
+                    continue
+            if node._pre_hooks or node._hooks or anomaly_state.enabled:
                 outs = _call(node, buf, keep_graph)
             elif buf[0] is not None or any(g is not None for g in buf):
                 outs = node.apply(tuple(buf))
@@ -298,19 +293,26 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
             else:
                 outs = None
             next_functions = node.next_functions
-            if outs is not None and len(outs) != len(next_functions):
+            if outs is None:
+                outs = (None,) * len(next_functions)
+            elif len(outs) != len(next_functions):
                 raise RuntimeError(f"function {node.name()} returned an incorrect number of "
                                    f"gradients (expected {len(next_functions)}, got "
                                    f"{len(outs)})")
-            for i, (child, nr) in enumerate(next_functions):
+            for (child, nr), g in zip(next_functions, outs):
                 if child is None:
                     continue
-                g = outs[i] if outs is not None else None
                 if g is not None:
                     slot = buffers.get(child)
                     if slot is None:
-                        slot = buffers[child] = [None] * child._n_outputs
-                    if slot[nr] is None:
+                        if child._n_outputs == 1:
+                            buffers[child] = [g]
+                        else:
+                            slot = buffers[child] = [None] * child._n_outputs
+                            slot[nr] = g
+                        key = id(g)
+                        dispatched[key] = dispatched.get(key, 0) + 1
+                    elif slot[nr] is None:
                         slot[nr] = g
                         key = id(g)
                         dispatched[key] = dispatched.get(key, 0) + 1
@@ -346,10 +348,24 @@ def _sum_into(current: Tensor, g: Tensor, create_graph: bool, summed: set) -> Te
     return total
 
 
-def _accumulate_leaf(node, g, create_graph: bool, dispatched: dict) -> None:
+def _run_leaf(node, buf, targets, captured, accumulate, needed, create_graph, dispatched):
+    """An AccumulateGrad node: the leaf's hooks, a captured input, then `.grad += g`."""
+    g = buf[0]
     variable = node.variable
-    if variable is not None:  # else the leaf is gone: nobody can read its gradient
-        _accumulate_into(variable, g, create_graph, dispatched.get(id(g), 0) > 1)
+    if variable is not None and variable._hooks and g is not None:
+        buf[0] = g = _run_leaf_hooks(variable, g)
+    if targets is not None:
+        _capture(node, buf, targets, captured)
+    if accumulate and g is not None and (needed is None or node in needed):
+        if variable is not None:  # else the leaf is gone: nobody can read its gradient
+            _accumulate_into(variable, g, create_graph, dispatched.get(id(g), 0) > 1)
+
+
+def _capture(node, buf, targets, captured) -> None:
+    # autograd.grad / backward(inputs=): keep the gradient flowing into a requested input
+    for nr, g in enumerate(buf):
+        for index in targets.get((node, nr), ()):
+            captured[index] = g
 
 
 def _run_leaf_hooks(variable: Tensor, g: Tensor) -> Tensor:

@@ -130,24 +130,27 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 def _check_nll(input, target, weight) -> None:
-    if input.dim() == 2 and target.dim() > 1:
+    # array shapes, not Tensor.shape: this runs on every loss call (Note [Hot path])
+    x_shape, t_shape = input._data.shape, target._data.shape
+    if len(x_shape) == 2 and len(t_shape) > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if target._data.dtype not in (np.int64, np.uint8):
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {target.dtype._legacy}"
         )
-    if input.dim() >= 2 and target.dim() >= 1 and input.shape[0] != target.shape[0]:
+    if len(x_shape) >= 2 and len(t_shape) >= 1 and x_shape[0] != t_shape[0]:
         raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target "
-            f"batch_size ({target.shape[0]})."
+            f"Expected input batch_size ({x_shape[0]}) to match target "
+            f"batch_size ({t_shape[0]})."
         )
-    n_classes = input.shape[1] if input.dim() > 1 else input.shape[0]
-    if weight is not None and weight.numel() != n_classes:
-        raise RuntimeError(
-            f"weight tensor should be defined either for all {n_classes} classes "
-            f"or no classes but got weight tensor of shape: "
-            f"{list(weight.shape)}"
-        )
+    if weight is not None:
+        n_classes = x_shape[1] if len(x_shape) > 1 else x_shape[0]
+        if weight.numel() != n_classes:
+            raise RuntimeError(
+                f"weight tensor should be defined either for all {n_classes} classes "
+                f"or no classes but got weight tensor of shape: "
+                f"{list(weight.shape)}"
+            )
 
 
 def nll_loss(
@@ -178,8 +181,8 @@ def cross_entropy(
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
-    class_dim = 0 if input.dim() == 1 else 1
-    if target.shape == input.shape and target.is_floating_point():
+    class_dim = 0 if input._data.ndim == 1 else 1
+    if target._data.shape == input._data.shape and target.is_floating_point():
         return _cross_entropy_probabilities(
             input, target, weight, reduction, label_smoothing, class_dim
         )

@@ -170,9 +170,14 @@ def _zero(xp, dtype):
 
 
 def _sigmoid(xp, x):
-    # split by sign so exp never overflows: 1/(1+e^-x) for x >= 0, e^x/(1+e^x) below
-    e = xp.exp(-xp.abs(x))
-    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    # PyTorch's own 1 / (1 + e^-x): e^-x overflowing to inf gives exactly 0 below x = -88.7
+    # in float32, as torch does (a sign-split form would give denormals there)
+    if x.dtype.itemsize < 4:  # half types compute in float32 and round once, as torch does
+        return _sigmoid(xp, x.astype(xp.float32)).astype(x.dtype)
+    e = xp.negative(x, out=xp.empty_like(x))  # out=: an array even for 0-d input
+    xp.exp(e, out=e)
+    e += 1
+    return xp.reciprocal(e, out=e)
 
 
 # fast forms of the rows users call most (see Note [Hot path])

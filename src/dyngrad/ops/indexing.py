@@ -8,6 +8,8 @@ advanced indexing, one IndexBackward0 node over a copy.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -16,6 +18,33 @@ from .registry import apply, defop
 from .surface import public
 
 _FULL = slice(None)
+_MAX_ROUNDS = 32
+
+
+def add_rows(xp, out, rows, g):
+    """out[rows[i]] += g[i] for every i in order, as PyTorch's sequential index_add.
+
+    `xp.add.at` is exact but slow; instead, round k adds the k-th occurrence of every index,
+    one fancy-indexed add of distinct rows per round, so each row still sums in order.
+    """
+    n = rows.size
+    order = xp.argsort(rows, kind="stable")
+    ranked = rows[order]
+    first = xp.empty(n, dtype=bool)
+    first[:1] = True
+    xp.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+    position = xp.arange(n)
+    rank = position - xp.maximum.accumulate(xp.where(first, position, 0))
+    counts = xp.bincount(rank) if n else rank
+    if len(counts) > _MAX_ROUNDS:  # one index repeated many times: rounds would cost more
+        xp.add.at(out, rows, g)
+        return
+    by_rank = order[xp.argsort(rank, kind="stable")]
+    start = 0
+    for count in counts.tolist():
+        picked = by_rank[start : start + count]
+        out[rows[picked]] += g[picked]
+        start += count
 
 
 def _embed_fwd(xp, grad, *, shape, key):
@@ -26,6 +55,15 @@ def _embed_fwd(xp, grad, *, shape, key):
 
 def _scatter_add_fwd(xp, grad, *, shape, key):
     out = xp.zeros(shape, dtype=grad.dtype)
+    rows = key[0] if type(key) is tuple and len(key) == 1 else None
+    if type(rows) is np.ndarray and rows.dtype.kind in "iu" and rows.ndim and shape:
+        # rows of a table picked by one integer array (`weight[idx]`): add them by rounds
+        rows = rows.reshape(-1)
+        if rows.size and rows.min() < 0:
+            rows = xp.where(rows < 0, rows + shape[0], rows)
+        width = math.prod(shape[1:])
+        add_rows(xp, out.reshape(shape[0], width), rows, grad.reshape(rows.size, width))
+        return out
     xp.add.at(out, key, grad)
     return out
 

@@ -122,6 +122,10 @@ def _check_targets(xp, safe, n_classes):
 
 
 def _nll_fwd(xp, x, target, weight, *, reduction, ignore_index):
+    if weight is None and x.ndim == 2:
+        loss = _nll_rows(xp, x, target, reduction, ignore_index)
+        if loss is not None:
+            return loss
     safe, w = _nll_parts(xp, target, weight, ignore_index)
     xc = x if x.ndim == 1 else xp.moveaxis(x, 1, -1)
     _check_targets(xp, xp.where(target != ignore_index, target, 0), xc.shape[-1])
@@ -135,15 +139,40 @@ def _nll_fwd(xp, x, target, weight, *, reduction, ignore_index):
         return (loss.sum() / w.sum()).astype(x.dtype)
 
 
+def _nll_rows(xp, x, target, reduction, ignore_index):
+    # The classification case (N, C) logits, no class weights, no ignored target: one fancy
+    # index instead of the general masks. None hands the other cases to the general path.
+    if target.ndim != 1 or (target == ignore_index).any():
+        return None
+    n_classes = x.shape[1]
+    # one reduction checks both bounds: a negative int64 is huge as uint64
+    if target.size and target.view(_UNSIGNED[target.dtype.itemsize]).max() >= n_classes:
+        _check_targets(xp, target, n_classes)
+    loss = -x[xp.arange(target.shape[0]), target]
+    if reduction == "none":
+        return loss
+    total = loss.sum()
+    if reduction == "sum":
+        return total
+    return xp.asarray(total / target.shape[0] if target.size else xp.nan, dtype=x.dtype)
+
+
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def _nll_grad(g, x_shape, target, weight, reduction, ignore_index):
     # d loss / d x is -w[t] at the target class (divided by Σw for 'mean'), zero elsewhere
     xp = np
     t = target._data
+    coef = np.zeros(x_shape, dtype=g._data.dtype)
+    if weight is None and len(x_shape) == 2 and t.ndim == 1 and not (t == ignore_index).any():
+        value = -1.0 / max(t.shape[0], 1) if reduction == "mean" else -1.0
+        coef[np.arange(t.shape[0]), t] = value
+        return (g.unsqueeze(1) if reduction == "none" else g) * Tensor._wrap(coef)
     safe, w = _nll_parts(xp, t, None if weight is None else weight._data, ignore_index)
     if reduction == "mean":
         with np.errstate(invalid="ignore", divide="ignore"):
             w = w / w.sum()
-    coef = np.zeros(x_shape, dtype=g._data.dtype)
     view = coef if len(x_shape) == 1 else np.moveaxis(coef, 1, -1)
     np.put_along_axis(view, safe[..., None], -w[..., None].astype(coef.dtype), axis=-1)
     if reduction == "none" and len(x_shape) > 1:

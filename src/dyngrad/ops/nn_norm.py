@@ -11,15 +11,30 @@
 
 from __future__ import annotations
 
+import math
+
 from ..autograd.grad_mode import state as grad_state
+from .axis_sums import by_blas, last_sum, lead_sum
 from .registry import apply, defop
 
 
 def _stats(xp, x, dims, eps):
-    mean = x.mean(axis=dims, keepdims=True)
+    mean = _mean(xp, x, dims)
     centered = x - mean
-    var = (centered * centered).mean(axis=dims, keepdims=True)
+    var = _mean(xp, centered * centered, dims)
     return centered, var, 1 / xp.sqrt(var + eps)
+
+
+def _mean(xp, a, dims):
+    """`a.mean(axis=dims, keepdims=True)`; over trailing dims by GEMV (Note [Sums by GEMV])."""
+    k = len(dims)
+    if dims != tuple(range(a.ndim - k, a.ndim)) or not by_blas(a):
+        return a.mean(axis=dims, keepdims=True)  # (float16 means accumulate in float32)
+    lead = a.shape[: a.ndim - k]
+    count = a.size // math.prod(lead)
+    total = last_sum(xp, a.reshape(lead + (count,)))
+    total /= count
+    return total.reshape(lead + (1,) * k)
 
 
 def _affine(y, weight, bias, shape):
@@ -163,9 +178,9 @@ def _layer_norm_backward_fwd(xp, grad, x, weight, *, dims, eps):
     """See Note [Normalization backward]: dx on arrays, for a backward without a graph."""
     xhat, rstd = _normalized_fwd(xp, x, dims, eps)
     gw = grad if weight is None else grad * weight
-    dx = gw - gw.mean(axis=dims, keepdims=True)
+    dx = gw - _mean(xp, gw, dims)
     gw = gw * xhat
-    xhat *= gw.mean(axis=dims, keepdims=True)
+    xhat *= _mean(xp, gw, dims)
     dx -= xhat
     dx *= rstd
     return dx.astype(grad.dtype, copy=False)
@@ -174,7 +189,7 @@ def _layer_norm_backward_fwd(xp, grad, x, weight, *, dims, eps):
 def _layer_norm_weight_backward_fwd(xp, grad, x, *, dims, eps):
     xhat, _ = _normalized_fwd(xp, x, dims, eps)
     xhat *= grad
-    return xhat.reshape(-1, *xhat.shape[x.ndim - len(dims) :]).sum(axis=0)
+    return lead_sum(xp, xhat, x.ndim - len(dims))
 
 
 # the fused forms run only with grad mode off, so they need no formulas of their own

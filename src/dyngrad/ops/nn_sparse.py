@@ -6,36 +6,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from .indexing import add_rows
 from .registry import apply, defop
-
-_MAX_ROUNDS = 32
-
-
-def _add_rows(xp, out, rows, g):
-    """out[rows[i]] += g[i] for every i in order, as PyTorch's sequential index_add.
-
-    `xp.add.at` is exact but slow; instead, round k adds the k-th occurrence of every index,
-    one fancy-indexed add of distinct rows per round, so each row still sums in order.
-    """
-    n = rows.size
-    order = xp.argsort(rows, kind="stable")
-    ranked = rows[order]
-    first = xp.empty(n, dtype=bool)
-    first[:1] = True
-    xp.not_equal(ranked[1:], ranked[:-1], out=first[1:])
-    position = xp.arange(n)
-    rank = position - xp.maximum.accumulate(xp.where(first, position, 0))
-    counts = xp.bincount(rank) if n else rank
-    if len(counts) > _MAX_ROUNDS:  # one index repeated many times: rounds would cost more
-        xp.add.at(out, rows, g)
-        return
-    by_rank = order[xp.argsort(rank, kind="stable")]
-    start = 0
-    for count in counts.tolist():
-        picked = by_rank[start : start + count]
-        out[rows[picked]] += g[picked]
-        start += count
-
 
 def _embedding_backward_fwd(xp, grad, indices, *, num_weights, padding_idx, scale_grad_by_freq):
     rows = indices.reshape(-1)
@@ -44,7 +16,7 @@ def _embedding_backward_fwd(xp, grad, indices, *, num_weights, padding_idx, scal
         counts = xp.bincount(rows, minlength=num_weights)
         g = g / counts[rows][:, None]
     out = xp.zeros((num_weights, g.shape[1]), dtype=grad.dtype)
-    _add_rows(xp, out, rows, g)
+    add_rows(xp, out, rows, g)
     if padding_idx is not None:
         out[padding_idx] = 0
     return out

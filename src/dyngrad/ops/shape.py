@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from .axis_sums import lead_sum
 from .registry import apply, defop
 from .surface import public
 
@@ -134,7 +135,7 @@ def sum_to(xp, x, size):
     if inner:
         x = x.sum(axis=inner, keepdims=True)
     if lead:  # the leading dims go away: no keepdims, no reshape
-        x = x.sum(axis=tuple(range(lead)) if lead > 1 else 0)
+        x = lead_sum(xp, x, lead)  # See Note [Sums by GEMV]
     return x
 
 

@@ -8,45 +8,69 @@ from __future__ import annotations
 
 import numpy as np
 
+
+from .axis_sums import last_sum
 from .registry import apply, defop
 from .shape import wrap_dim
 from .surface import public
 
 
 def _shifted(xp, x, dim):
-    # x - max(x); an infinite max is left out so that -inf rows give NaN as in PyTorch
-    m = xp.amax(x, axis=dim, keepdims=True)
-    return x - xp.where(xp.isfinite(m), m, 0).astype(x.dtype, copy=False)
+    """(x - max(x), whether every max was finite).
+
+    An infinite max is left out so that -inf rows give NaN as in PyTorch. Array methods, not
+    xp.amax/xp.where: NumPy's Python-level wrappers cost more than the work on small arrays.
+    """
+    m = x.max(axis=dim, keepdims=True)
+    if xp.isfinite(m).all():
+        return x - m, True
+    return x - xp.where(xp.isfinite(m), m, 0).astype(x.dtype, copy=False), False
 
 
+# With every max finite, exp(x - max) lies in (0, 1] and each row sums to at least 1: nothing
+# can warn, so errstate (a microsecond a call) is entered only for rows with inf or nan.
 def _softmax_fwd(xp, x, *, dim):
     if x.ndim == 0 or x.size == 0:
         return xp.exp(x - x) if x.size else x.copy()
-    e = _shifted(xp, x, dim)
+    e, finite = _shifted(xp, x, dim)
+    if not finite:
+        with np.errstate(invalid="ignore"):
+            return _normalize(xp, e, dim)
+    return _normalize(xp, e, dim)
+
+
+def _normalize(xp, e, dim):
     xp.exp(e, out=e)
-    with np.errstate(invalid="ignore"):
-        e /= xp.sum(e, axis=dim, keepdims=True)
+    e /= _sum(xp, e, dim)
     return e
+
+
+def _sum(xp, a, dim):
+    # along the last dim (attention rows, class scores) by GEMV: See Note [Sums by GEMV]
+    return last_sum(xp, a) if dim == a.ndim - 1 else a.sum(axis=dim, keepdims=True)
 
 
 def _log_softmax_fwd(xp, x, *, dim):
     if x.ndim == 0 or x.size == 0:
         return x - x
-    z = _shifted(xp, x, dim)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return z - xp.log(xp.sum(xp.exp(z), axis=dim, keepdims=True))
+    z, finite = _shifted(xp, x, dim)
+    if not finite:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return z - xp.log(xp.exp(z).sum(axis=dim, keepdims=True))
+    z -= xp.log(_sum(xp, xp.exp(z), dim))
+    return z
 
 
 def _softmax_backward_fwd(xp, grad, y, *, dim):
     # d softmax: y * (grad - sum(grad * y))
-    dx = grad - (grad * y).sum(axis=dim, keepdims=True)
+    dx = grad - _sum(xp, grad * y, dim)
     dx *= y
     return dx
 
 
 def _log_softmax_backward_fwd(xp, grad, y, *, dim):
     # d log_softmax: grad - exp(y) * sum(grad)
-    return grad - xp.exp(y) * grad.sum(axis=dim, keepdims=True)
+    return grad - xp.exp(y) * _sum(xp, grad, dim)
 
 
 # The backward maps are rows of their own, as PyTorch's _softmax_backward_data: one node and

@@ -1,0 +1,170 @@
+"""The fast kernels of the hot ops give what the general paths and PyTorch give.
+
+Each fast path (the classification nll, GEMV sums, row-wise index backward, the slice-based
+split, PyTorch's own sigmoid) has a general path or a reference beside it; these tests pin
+the two together, including the cases that leave the fast path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dyngrad
+from dyngrad.ops import axis_sums, indexing, nn_loss
+
+from .oracle import same, same_grads
+
+F = dyngrad.nn.functional
+
+
+# ---- sigmoid: PyTorch's formula ---------------------------------------------------------------
+def test_sigmoid_underflows_to_zero_as_torch():
+    # 1 / (1 + e^-x): e^100 overflows float32, so torch gives exactly 0 (not a denormal)
+    x = dyngrad.tensor([-100.0, -89.0, -88.0, 0.0, 88.0, 100.0])
+    out = x.sigmoid().numpy()
+    assert out[0] == 0.0 and out[1] == 0.0
+    assert out[2] == np.float32(6.054601485195952e-39)
+    assert out[3] == 0.5 and out[4] == 1.0 and out[5] == 1.0
+
+
+def test_sigmoid_matches_torch_bitwise_on_a_dense_grid(torch):
+    grid = np.random.default_rng(0).standard_normal(20000) * 12
+    for dtype in (np.float32, np.float64, np.float16):
+        a = grid.astype(dtype)
+        ours = dyngrad.from_numpy(a).sigmoid().numpy()
+        theirs = torch.from_numpy(a).sigmoid().numpy()
+        # half precision computes in float32 and rounds once, as torch does: every value equal
+        exact = np.mean(ours == theirs)
+        assert exact >= (1.0 if dtype == np.float16 else 0.8), (dtype, exact)
+        info = np.finfo(dtype)
+        np.testing.assert_allclose(ours, theirs, rtol=4 * info.eps, atol=info.tiny)
+
+
+def test_sigmoid_of_0d_and_nan():
+    assert dyngrad.tensor(0.0).sigmoid().item() == 0.5
+    assert np.isnan(dyngrad.tensor(float("nan")).sigmoid().item())
+
+
+# ---- cross entropy / nll: the classification fast path -----------------------------------------
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_rows_agrees_with_general_path(reduction):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((7, 5)).astype(np.float32)
+    t = rng.integers(0, 5, 7)
+    fast = nn_loss._nll_rows(np, x, t, reduction, -100)
+    # the general path: forced by a weight of ones (same values, no fast path)
+    general = nn_loss._nll_fwd(np, x, t, np.ones(5, np.float32), reduction=reduction,
+                               ignore_index=-100)
+    np.testing.assert_allclose(fast, general, rtol=1e-6)
+    assert fast.dtype == np.float32
+
+
+def test_nll_rows_hands_ignored_and_multi_dim_targets_to_the_general_path():
+    x = np.zeros((3, 4), np.float32)
+    assert nn_loss._nll_rows(np, x, np.array([0, -100, 1]), "mean", -100) is None
+    assert nn_loss._nll_rows(np, x, np.zeros((3, 1), np.int64), "mean", -100) is None
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "F.cross_entropy(x, tg)",
+        "F.cross_entropy(x, tg, reduction='sum')",
+        "F.cross_entropy(x, tg, reduction='none')",
+        "F.cross_entropy(x, tg, ignore_index=2)",
+        "F.cross_entropy(x, tg[::1], label_smoothing=0.1)",
+    ],
+)
+def test_cross_entropy_values_grads_and_names_match_torch(torch, expr):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((6, 5)).astype(np.float32)
+    tg = rng.integers(0, 5, 6)
+    same_grads(torch, expr.replace("F.", "t.nn.functional."), x=x, tg=tg)
+
+
+def test_cross_entropy_on_a_strided_target_column_matches_torch(torch):
+    # the char-LSTM pattern: targets are a column of a (batch, seq) token table
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 9)).astype(np.float32)
+    tokens = rng.integers(0, 9, (4, 6))
+    same_grads(torch, "t.nn.functional.cross_entropy(x, tokens[:, 3])", x=x, tokens=tokens)
+
+
+@pytest.mark.parametrize("bad", [5, -1])
+def test_cross_entropy_target_out_of_bounds_raises_as_torch(torch, bad):
+    x = np.zeros((3, 5), np.float32)
+    same(torch, "t.nn.functional.cross_entropy(x, tt)", x=x, tt=np.array([0, bad, 1]))
+
+
+def test_cross_entropy_of_an_empty_batch_is_nan():
+    loss = F.cross_entropy(dyngrad.zeros(0, 4), dyngrad.zeros(0, dtype=dyngrad.long))
+    assert np.isnan(loss.item())
+
+
+# ---- sums by GEMV -------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gemv_sums_agree_with_numpy(dtype):
+    a = np.random.default_rng(4).standard_normal((8, 64, 96)).astype(dtype)
+    exact = a.astype(np.float64)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(axis_sums.last_sum(np, a), exact.sum(-1, keepdims=True),
+                               rtol=tol, atol=tol * 100)
+    np.testing.assert_allclose(axis_sums.lead_sum(np, a, 2), exact.sum((0, 1)),
+                               rtol=tol, atol=tol * 100)
+    assert axis_sums.lead_sum(np, a, 0).shape == a.shape
+
+
+def test_gemv_sums_leave_small_half_and_strided_arrays_to_numpy():
+    for a in (np.ones((4, 4), np.float32), np.ones((64, 128), np.float16),
+              np.ones((128, 128), np.float32)[:, ::2]):
+        assert not axis_sums.by_blas(a)
+        np.testing.assert_array_equal(axis_sums.last_sum(np, a), a.sum(-1, keepdims=True))
+
+
+def test_layer_norm_and_bias_gradients_match_torch_at_gemv_sizes(torch):
+    # float64, so the oracle's tight tolerance holds (float32 normalizing loses digits to
+    # cancellation in any summation order)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 32, 64))
+    w = rng.standard_normal(64)
+    b = rng.standard_normal(64)
+    same_grads(torch, "t.nn.functional.layer_norm(x, (64,), w, b)", x=x, w=w, b=b)
+    same_grads(torch, "t.softmax(x, -1)", x=x)
+    same_grads(torch, "t.log_softmax(x, -1)", x=x)
+    same_grads(torch, "x + b", x=x, b=b)
+
+
+# ---- rows of a table by index: backward by rounds -------------------------------------------
+def test_index_backward_adds_repeated_and_negative_rows_in_order():
+    rng = np.random.default_rng(6)
+    g = rng.standard_normal((9, 3)).astype(np.float32)
+    rows = np.array([2, 0, 2, -1, 4, 2, 4, 0, -5])
+    got = indexing._scatter_add_fwd(np, g, shape=(5, 3), key=(rows,))
+    want = np.zeros((5, 3), np.float32)
+    np.add.at(want, rows, g)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_index_backward_matches_torch(torch):
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((6, 4)).astype(np.float32)
+    idx = np.array([[1, 5, 1], [0, -1, 5]])
+    same_grads(torch, "w[i]", w=w, i=idx)
+    same_grads(torch, "w[:, i[0]]", w=w, i=np.array([[0, 3, 0]]))
+
+
+# ---- split by slices, cat's shape check -------------------------------------------------------
+def test_chunk_pieces_are_views_with_torch_grads(torch):
+    x = np.arange(24, dtype=np.float32).reshape(2, 12)
+    same_grads(torch, "x.chunk(4, 1)", x=x)
+    same_grads(torch, "x.split([5, 0, 7], 1)", x=x)
+    pieces = dyngrad.from_numpy(x).chunk(3, 1)
+    assert all(p._base is not None for p in pieces)
+
+
+def test_cat_mismatch_errors_match_torch(torch):
+    a = np.zeros((2, 3), np.float32)
+    same(torch, "t.cat([a, b], 1)", a=a, b=np.zeros((3, 3), np.float32))
+    same(torch, "t.cat([a, b], 0)", a=a, b=np.zeros((2, 3, 1), np.float32))
+    same(torch, "t.cat([a, b], 0)", a=a, b=np.zeros((0,), np.float32))
