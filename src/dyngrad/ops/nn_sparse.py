@@ -9,6 +9,7 @@ from ..autograd.grad_mode import no_grad
 from .indexing import add_rows
 from .registry import apply, defop
 
+
 def _embedding_backward_fwd(xp, grad, indices, *, num_weights, padding_idx, scale_grad_by_freq):
     rows = indices.reshape(-1)
     g = grad.reshape(rows.size, -1)

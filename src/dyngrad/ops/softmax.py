@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 from .axis_sums import last_sum
 from .registry import apply, defop
 from .shape import wrap_dim
