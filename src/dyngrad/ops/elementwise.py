@@ -30,35 +30,39 @@ from .compare import (  # noqa: F401 - re-exported: other families import them f
 )
 from .fast import binary, unary
 from .inplace import apply_inplace
+from .kernels import FORMULAS, Kernel
 from .registry import apply, defop
 from .surface import METHODS, public, public_unary
 
 # ---- the table ------------------------------------------------------------------------------
 
 ADD = defop("add", lambda xp, x, y: x + y,
-            {"x": lambda g: g, "y": lambda g: g}, promote=promotion.binary)
+            {"x": lambda g: g, "y": lambda g: g}, promote=promotion.binary, kernel=FORMULAS)
 ADD_SCALED = defop("add_scaled", lambda xp, x, y, *, alpha: x + alpha * y,
                    {"x": lambda g: g, "y": lambda g, alpha: g * alpha},
-                   node="AddBackward0", promote=promotion.binary)
+                   node="AddBackward0", promote=promotion.binary, kernel=FORMULAS)
 SUB = defop("sub", lambda xp, x, y: x - y,
-            {"x": lambda g: g, "y": lambda g: -g}, promote=promotion.subtraction)
+            {"x": lambda g: g, "y": lambda g: -g}, promote=promotion.subtraction,
+            kernel=FORMULAS)
 SUB_SCALED = defop("sub_scaled", lambda xp, x, y, *, alpha: x - alpha * y,
                    {"x": lambda g: g, "y": lambda g, alpha: g * -alpha},
-                   node="SubBackward0", promote=promotion.subtraction)
+                   node="SubBackward0", promote=promotion.subtraction, kernel=FORMULAS)
 # y - x for a Python number y: PyTorch's `1 - x` is RsubBackward1, tensor-tensor RsubBackward0
 RSUB = defop("rsub", lambda xp, x, y: y - x,
              {"x": lambda g: -g, "y": lambda g: g}, node="RsubBackward0",
-             promote=promotion.subtraction)
+             promote=promotion.subtraction, kernel=FORMULAS)
 RSUB_SCALAR = defop("rsub_scalar", lambda xp, x, y: y - x, {"x": lambda g: -g},
-                    node="RsubBackward1", promote=promotion.subtraction)
+                    node="RsubBackward1", promote=promotion.subtraction, kernel=FORMULAS)
 MUL = defop("mul", lambda xp, x, y: x * y,
-            {"x": lambda g, y: g * y, "y": lambda g, x: g * x}, promote=promotion.binary)
+            {"x": lambda g, y: g * y, "y": lambda g, x: g * x}, promote=promotion.binary,
+            kernel=FORMULAS)
 DIV = defop("div", lambda xp, x, y: x / y,
             {"x": lambda g, y: g / y, "y": lambda g, x, y: -g * x / (y * y)},
-            promote=promotion.binary_floating)
-NEG = defop("neg", lambda xp, x: -x, {"x": lambda g: -g})
+            promote=promotion.binary_floating, kernel=FORMULAS)
+NEG = defop("neg", lambda xp, x: -x, {"x": lambda g: -g}, kernel=FORMULAS)
 RECIPROCAL = defop("reciprocal", lambda xp, x: 1 / x,
-                   {"x": lambda g, out: -g * out * out}, promote=promotion.floating)
+                   {"x": lambda g, out: -g * out * out}, promote=promotion.floating,
+                   kernel=FORMULAS)
 
 
 def _pow_scalar_grad(g, x, y):
@@ -111,19 +115,20 @@ RPOW = defop("rpow", lambda xp, y, x: _power(xp, xp.asarray(x, xp.result_type(y,
              node="PowBackward2", promote=promotion.rpower)
 
 EXP = defop("exp", lambda xp, x: xp.exp(x), {"x": lambda g, out: g * out},
-            promote=promotion.floating)
+            promote=promotion.floating, kernel=FORMULAS)
 LOG = defop("log", lambda xp, x: xp.log(x), {"x": lambda g, x: g / x},
-            promote=promotion.floating)
+            promote=promotion.floating, kernel=FORMULAS)
 SQRT = defop("sqrt", lambda xp, x: xp.sqrt(x), {"x": lambda g, out: g / (2 * out)},
-             promote=promotion.floating)
+             promote=promotion.floating, kernel=FORMULAS)
 SIN = defop("sin", lambda xp, x: xp.sin(x), {"x": lambda g, x: g * x.cos()},
             promote=promotion.floating)
 COS = defop("cos", lambda xp, x: xp.cos(x), {"x": lambda g, x: g * -x.sin()},
             promote=promotion.floating)
 TANH = defop("tanh", lambda xp, x: xp.tanh(x), {"x": lambda g, out: g * (1 - out * out)},
-             promote=promotion.floating)
+             promote=promotion.floating, kernel=FORMULAS)
 SIGMOID = defop("sigmoid", lambda xp, x: _sigmoid(xp, x),
-                {"x": lambda g, out: g * (out * (1 - out))}, promote=promotion.floating)
+                {"x": lambda g, out: g * (out * (1 - out))}, promote=promotion.floating,
+                kernel=FORMULAS)
 def _relu(xp, x):
     try:
         zero = _ZEROS[x.dtype]
@@ -133,7 +138,8 @@ def _relu(xp, x):
 
 
 RELU = defop("relu", _relu,
-             {"x": lambda g, out: threshold_backward(g, out, 0)})
+             {"x": lambda g, out: threshold_backward(g, out, 0)},
+             kernel=Kernel(lambda xp, needs, g, out: (g * (out > 0),)))
 # PyTorch's own backward of relu/threshold: the gradient where y > threshold, else 0
 THRESHOLD_BACKWARD = defop(
     "threshold_backward", lambda xp, grad, y, *, threshold: grad * (y > threshold),

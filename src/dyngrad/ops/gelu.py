@@ -9,6 +9,7 @@ import numpy as np
 from .erf_float32 import erf_float32
 from .errors import floating_only
 from .inplace import apply_inplace
+from .kernels import Kernel
 from .registry import apply, defop
 from .special import erf
 
@@ -76,7 +77,14 @@ def gelu_backward(grad, x, approximate):
 
 # ---- the table ------------------------------------------------------------------------------
 
-GELU = defop("gelu", _gelu, {"x": lambda g, x, approximate: gelu_backward(g, x, approximate)})
+GELU = defop(
+    "gelu",
+    _gelu,
+    {"x": lambda g, x, approximate: gelu_backward(g, x, approximate)},
+    kernel=Kernel(
+        lambda xp, needs, g, x, approximate: (_gelu_backward(xp, g, x, approximate=approximate),)
+    ),
+)
 GELU_BACKWARD = defop(
     "gelu_backward",
     _gelu_backward,

@@ -6,11 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from .fast import binary
+from .kernels import Kernel
 from .registry import apply, defop
 from .surface import public
 
 MM = defop("mm", lambda xp, x, y: x @ y,
-           {"x": lambda g, y: _mm(g, y.t()), "y": lambda g, x: _mm(x.t(), g)})
+           {"x": lambda g, y: _mm(g, y.t()), "y": lambda g, x: _mm(x.t(), g)},
+           kernel=Kernel(lambda xp, needs, g, x, y: (g @ y.T if needs[0] else None,
+                                                     x.T @ g if needs[1] else None)))
 BMM = defop("bmm", lambda xp, x, y: x @ y,
             {"x": lambda g, y: g.bmm(y.transpose(1, 2)),
              "y": lambda g, x: x.transpose(1, 2).bmm(g)})

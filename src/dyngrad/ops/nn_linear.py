@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._tensor import Tensor
+from .kernels import Kernel
 from .linalg import _mm  # mm's fast form: the formulas' shapes are right by construction
 from .registry import apply, defop
 
@@ -18,12 +19,18 @@ def _linear_fwd(xp, x, weight, bias):
     return out + bias
 
 
+def _linear_kernel(xp, needs, g, x, weight):
+    # the formulas on arrays (Note [Array kernels]); the bias's gradient is summed by the node
+    return (g @ weight if needs[0] else None, g.T @ x if needs[1] else None, g)
+
+
 LINEAR = defop(
     "linear",
     _linear_fwd,
     {"x": lambda g, weight: _mm(g, weight), "weight": lambda g, x: _mm(g.t(), x),
      "bias": lambda g: g},
     node="AddmmBackward0",
+    kernel=Kernel(_linear_kernel),
 )
 
 

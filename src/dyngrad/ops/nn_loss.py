@@ -12,6 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import promotion
+from .kernels import Kernel
 from .registry import apply, defop
 
 
@@ -78,11 +79,20 @@ def _smooth_l1_grad(g, x, y, reduction, beta):
     return _spread(g, reduction, _shape(x, y)) * where(d.abs() < beta, d / beta, d.sign())
 
 
+def _mse_kernel(xp, needs, g, x, y, reduction):
+    # the formulas' products on arrays: 2 (x - y) times the spread gradient
+    d = x - y
+    d *= 2
+    d *= g if reduction != "mean" else g / max(d.size, 1)
+    return d if needs[0] else None, -d if needs[1] else None
+
+
 MSE_LOSS = defop(
     "mse_loss",
     _mse_fwd,
     {"x": _mse_grad, "y": lambda g, x, y, reduction: -_mse_grad(g, x, y, reduction)},
     promote=promotion.binary,
+    kernel=Kernel(_mse_kernel),
 )
 HUBER_LOSS = defop(
     "huber_loss",
@@ -160,29 +170,43 @@ def _nll_rows(xp, x, target, reduction, ignore_index):
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-def _nll_grad(g, x_shape, target, weight, reduction, ignore_index):
-    # d loss / d x is -w[t] at the target class (divided by Σw for 'mean'), zero elsewhere
-    xp = np
-    t = target._data
-    coef = np.zeros(x_shape, dtype=g._data.dtype)
+def _nll_coef(x_shape, t, weight, reduction, ignore_index, dtype):
+    """d loss / d x: -w[t] at the target class (divided by Σw for 'mean'), zero elsewhere."""
+    coef = np.zeros(x_shape, dtype=dtype)
     if weight is None and len(x_shape) == 2 and t.ndim == 1 and not (t == ignore_index).any():
         value = -1.0 / max(t.shape[0], 1) if reduction == "mean" else -1.0
         coef[np.arange(t.shape[0]), t] = value
-        return (g.unsqueeze(1) if reduction == "none" else g) * Tensor._wrap(coef)
-    safe, w = _nll_parts(xp, t, None if weight is None else weight._data, ignore_index)
+        return coef
+    safe, w = _nll_parts(np, t, weight, ignore_index)
     if reduction == "mean":
         with np.errstate(invalid="ignore", divide="ignore"):
             w = w / w.sum()
     view = coef if len(x_shape) == 1 else np.moveaxis(coef, 1, -1)
     np.put_along_axis(view, safe[..., None], -w[..., None].astype(coef.dtype), axis=-1)
+    return coef
+
+
+def _nll_grad(g, x_shape, target, weight, reduction, ignore_index):
+    coef = _nll_coef(x_shape, target._data, None if weight is None else weight._data,
+                     reduction, ignore_index, g._data.dtype)
     if reduction == "none" and len(x_shape) > 1:
         g = g.unsqueeze(1)
     return g * Tensor._wrap(coef)
 
 
-NLL_LOSS = defop("nll_loss", _nll_fwd, {"x": _nll_grad}, node="NllLossBackward0")
+def _nll_kernel(xp, needs, g, x_shape, target, weight, reduction, ignore_index):
+    coef = _nll_coef(x_shape, target, weight, reduction, ignore_index, g.dtype)
+    if reduction == "none" and len(x_shape) > 1:
+        g = g[:, None]
+    coef *= g
+    return coef, None, None
+
+
+NLL_LOSS = defop("nll_loss", _nll_fwd, {"x": _nll_grad}, node="NllLossBackward0",
+                 kernel=Kernel(_nll_kernel, mixed_dtypes=True))
 # PyTorch runs inputs with spatial dims through nll_loss2d: same math, another node name
-NLL_LOSS_2D = defop("nll_loss2d", _nll_fwd, {"x": _nll_grad}, node="NllLoss2DBackward0")
+NLL_LOSS_2D = defop("nll_loss2d", _nll_fwd, {"x": _nll_grad}, node="NllLoss2DBackward0",
+                    kernel=Kernel(_nll_kernel, mixed_dtypes=True))
 # loss / count inside PyTorch's C++ composites is div(Tensor, Scalar): DivBackward1
 DIV_BY_COUNT = defop(
     "loss_div_count",

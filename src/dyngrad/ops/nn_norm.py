@@ -5,16 +5,16 @@
 #   dx = rstd * (gw - mean_R(gw) - x̂ * mean_R(gw * x̂)),  dweight = Σ g x̂,  dbias = Σ g.
 # The formulas recompute mean and rstd from x with Tensor ops (not from saved arrays), so
 # they are differentiable in x and double backward is right. A plain backward (grad mode off:
-# no graph of the backward is recorded) takes the same formula fused on arrays instead, one
-# op in place of a dozen (layer norm, the normalization of transformers).
+# no graph of the backward is recorded) takes the same formulas fused on arrays instead, x̂
+# computed once for all three (layer norm's kernel, see Note [Array kernels]).
 """
 
 from __future__ import annotations
 
 import math
 
-from ..autograd.grad_mode import state as grad_state
 from .axis_sums import by_blas, last_sum, lead_sum
+from .kernels import Kernel
 from .registry import apply, defop
 
 
@@ -156,16 +156,11 @@ def _layer_norm_fwd(xp, x, weight, bias, *, normalized_ndim, eps):
 
 def _ln_input_grad(g, x, weight, normalized_ndim, eps):
     dims = _trailing(x.ndim, normalized_ndim)
-    if not grad_state.enabled:
-        return apply(LAYER_NORM_BACKWARD, (g, x, weight), {"dims": dims, "eps": eps})
     return _input_grad(g, x, weight, dims, eps, tuple(x.shape[x.ndim - normalized_ndim :]))
 
 
 def _ln_weight_grad(g, x, normalized_ndim, eps):
-    dims = _trailing(x.ndim, normalized_ndim)
-    if not grad_state.enabled:
-        return apply(LAYER_NORM_WEIGHT_BACKWARD, (g, x), {"dims": dims, "eps": eps})
-    return g * normalized(x, dims, eps)[0]
+    return g * normalized(x, _trailing(x.ndim, normalized_ndim), eps)[0]
 
 
 def _normalized_fwd(xp, x, dims, eps):
@@ -174,29 +169,20 @@ def _normalized_fwd(xp, x, dims, eps):
     return centered.astype(x.dtype, copy=False), rstd
 
 
-def _layer_norm_backward_fwd(xp, grad, x, weight, *, dims, eps):
-    """See Note [Normalization backward]: dx on arrays, for a backward without a graph."""
+def _layer_norm_kernel(xp, needs, g, x, weight, normalized_ndim, eps):
+    """See Note [Normalization backward]: dx, dweight and dbias on arrays, x̂ computed once."""
+    dims = _trailing(x.ndim, normalized_ndim)
     xhat, rstd = _normalized_fwd(xp, x, dims, eps)
-    gw = grad if weight is None else grad * weight
-    dx = gw - _mean(xp, gw, dims)
-    gw = gw * xhat
-    xhat *= _mean(xp, gw, dims)
-    dx -= xhat
-    dx *= rstd
-    return dx.astype(grad.dtype, copy=False)
-
-
-def _layer_norm_weight_backward_fwd(xp, grad, x, *, dims, eps):
-    xhat, _ = _normalized_fwd(xp, x, dims, eps)
-    xhat *= grad
-    return lead_sum(xp, xhat, x.ndim - len(dims))
-
-
-# the fused forms run only with grad mode off, so they need no formulas of their own
-LAYER_NORM_BACKWARD = defop("native_layer_norm_backward", _layer_norm_backward_fwd)
-LAYER_NORM_WEIGHT_BACKWARD = defop(
-    "native_layer_norm_weight_backward", _layer_norm_weight_backward_fwd
-)
+    dweight = lead_sum(xp, xhat * g, x.ndim - len(dims)) if needs[1] else None
+    dx = None
+    if needs[0]:
+        gw = g if weight is None else g * weight
+        dx = gw - _mean(xp, gw, dims)
+        gw = gw * xhat
+        xhat *= _mean(xp, gw, dims)
+        dx -= xhat
+        dx *= rstd
+    return dx, dweight, g
 
 
 LAYER_NORM = defop(
@@ -210,6 +196,7 @@ LAYER_NORM = defop(
         "bias": lambda g: g,
     },
     node="NativeLayerNormBackward0",
+    kernel=Kernel(_layer_norm_kernel),
 )
 
 

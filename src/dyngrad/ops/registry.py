@@ -55,6 +55,11 @@ class OpNode(Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD + _freed_detail(self))
+        # See Note [Array kernels]; while the doctor observes ops, formulas run as Tensor ops
+        if op.kernel is not None and not grad_state.enabled and observer is None:
+            result = op.kernel(self, grads[0])
+            if result is not None:
+                return result
         env = unpack_saved(self) if saved else {}
         if self._attrs:
             env.update(self._attrs)
@@ -213,7 +218,7 @@ class OpDef:
 
     __slots__ = ("name", "fwd", "inputs", "attrs", "formulas", "node_cls", "plans", "promote",
                  "view", "n_outputs", "differentiable", "variadic", "shape_names", "readers",
-                 "reads_shapes")
+                 "reads_shapes", "kernel")
 
     def __repr__(self) -> str:
         return f"OpDef({self.name})"
@@ -225,7 +230,7 @@ def _node_name(name: str) -> str:
 
 def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
           promote=None, view: bool = False, outputs: int | None = 1,
-          differentiable: tuple | None = None) -> OpDef:
+          differentiable: tuple | None = None, kernel=None) -> OpDef:
     """Register an op: its forward on arrays and each input's backward formula.
 
     `promote` casts the input arrays first (see `ops.promotion`); `view=True` marks an output
@@ -233,7 +238,8 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
     carry gradients (the indices output of `max(dim)` does not). `outputs=None` is an op whose
     forward returns as many outputs as the call asks (`unbind`, `split`), all differentiable.
     A forward with `*tensors` takes any number of inputs (`cat`, `stack`); its one formula
-    reads `i`, the input's position, and never the inputs themselves.
+    reads `i`, the input's position, and never the inputs themselves. `kernel` computes the
+    input gradients on arrays when no graph is recorded (Note [Array kernels], kernels.py).
     """
     sig = inspect.signature(fwd)
     params = list(sig.parameters.values())[1:]  # after xp
@@ -283,6 +289,9 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
         body["_n_outputs"] = outputs
     base = OpNode if outputs is not None else VariadicOpNode
     op.node_cls = type(cls_name, (base,), body) if grads else None
+    if kernel is not None and (outputs != 1 or op.variadic):
+        raise TypeError(f"{name}: array kernels are for rows with one output")
+    op.kernel = kernel.bind(op) if kernel is not None else None
     OPS[name] = op
     return op
 

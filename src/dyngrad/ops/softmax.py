@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .axis_sums import last_sum
+from .kernels import Kernel
 from .registry import apply, defop
 from .shape import wrap_dim
 from .surface import public
@@ -101,11 +102,19 @@ def softmax_backward(grad, y, dim):
     return apply(SOFTMAX_BACKWARD, (grad, y), {"dim": dim})
 
 
-SOFTMAX = defop("softmax", _softmax_fwd, {"x": lambda g, out, dim: softmax_backward(g, out, dim)})
+SOFTMAX = defop(
+    "softmax",
+    _softmax_fwd,
+    {"x": lambda g, out, dim: softmax_backward(g, out, dim)},
+    kernel=Kernel(lambda xp, needs, g, out, dim: (_softmax_backward_fwd(xp, g, out, dim=dim),)),
+)
 LOG_SOFTMAX = defop(
     "log_softmax",
     _log_softmax_fwd,
     {"x": lambda g, out, dim: apply(LOG_SOFTMAX_BACKWARD, (g, out), {"dim": dim})},
+    kernel=Kernel(
+        lambda xp, needs, g, out, dim: (_log_softmax_backward_fwd(xp, g, out, dim=dim),)
+    ),
 )
 
 

@@ -1,0 +1,146 @@
+"""Array kernels: a node's backward computed on arrays when no graph of it is recorded.
+
+# Note [Array kernels]
+# A backward formula is written in Tensor ops so that `create_graph=True` differentiates it.
+# Without create_graph (grad mode is off while the engine runs), that generality costs a
+# Tensor and a dispatch for every step of every formula, which is most of a small model's
+# backward. A row of the op table may therefore say how to compute its input gradients on
+# arrays, in one of two ways:
+#   kernel=FORMULAS       its formulas use only arithmetic operators, which NumPy arrays share
+#                         with Tensors: the same formulas are evaluated on the saved arrays;
+#   kernel=Kernel(fn)     `fn(xp, needs, g, <names>)` returns every input's gradient at once
+#                         (`needs[i]`: whether input i wants one), reading names as formulas do.
+# The node runs the kernel when grad mode is off and the formulas when it is on, so gradcheck
+# (first order) checks the kernels and gradgradcheck (double backward) the formulas. Saved
+# tensors are checked for in-place changes exactly as the formulas' path checks them. A node
+# whose saved arrays differ in dtype from the incoming gradient (type promotion at work)
+# leaves it to the formulas, which promote as PyTorch does; so does a backward the doctor
+# watches, which looks at every op a formula runs (Note [Op observer]).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import SavedOutput
+from .registry import _raise_modified
+
+__all__ = ["FORMULAS", "Kernel"]
+
+_ndarray = np.ndarray
+_sum_to = None  # ops.shape.sum_to, bound on first use (shape imports the registry)
+
+
+class Kernel:
+    """An op's input gradients at once, on arrays; see Note [Array kernels]."""
+
+    def __init__(self, fn, *, mixed_dtypes: bool = False):
+        self.fn = fn
+        self.params = tuple(inspect.signature(fn).parameters)[3:]  # after xp, needs, g
+        # integer inputs (class targets, indices) are read as they are; floats must match g
+        self.mixed_dtypes = mixed_dtypes
+
+    def bind(self, op):
+        fn, params = self.fn, self.params
+        return _runner(op, lambda env, needs: fn(np, needs, env["g"], *map(env.get, params)),
+                       self.mixed_dtypes)
+
+
+class _Formulas:
+    def bind(self, op):
+        readers = op.readers
+
+        def compute(env, needs):
+            grads = []
+            for need, reader in zip(needs, readers):
+                if not need or reader is None:
+                    grads.append(None)
+                    continue
+                fn, read, many = reader
+                grads.append(fn(*read(env)) if many else fn(read(env)))
+            return grads
+
+        return _runner(op, compute, False)
+
+
+FORMULAS = _Formulas()
+
+
+def _runner(op, compute, mixed_dtypes: bool):
+    """The callable a node runs in place of its formulas (None: run the formulas instead)."""
+    shape_names = op.shape_names if op.reads_shapes else None
+
+    def run(node, g):
+        gd = g._data
+        if type(gd) is not _ndarray or gd.dtype.kind != "f":
+            return None
+        env = _saved_arrays(node, gd.dtype, mixed_dtypes)
+        if env is None:
+            return None
+        if node._attrs:
+            env.update(node._attrs)
+        env["g"] = gd
+        meta = node._meta
+        if shape_names is not None:
+            for name, m in zip(shape_names, meta):
+                if m is not None:
+                    env[name] = m[0]
+        needs = tuple(fn is not None for fn, _ in node.next_functions)
+        return _wrap(compute(env, needs), needs, meta, g)
+
+    return run
+
+
+def _saved_arrays(node, dtype, mixed_dtypes: bool):
+    env = {}
+    versions = node._versions
+    for name, value in node._saved.items():
+        if type(value) is SavedOutput:
+            if value.vc.value != versions[name]:
+                _raise_modified(node, name, value.tensor, versions[name], node, value.output_nr)
+            value = value.data
+        elif isinstance(value, Tensor):
+            if value._vc.value != versions[name]:
+                _raise_modified(node, name, value, versions[name], value._fn, value._out_nr)
+            value = value._data
+            if type(value) is not _ndarray:
+                return None
+        else:  # a Python number or None
+            env[name] = value
+            continue
+        if value.dtype != dtype and not (mixed_dtypes and value.dtype.kind in "iub"):
+            return None
+        env[name] = value
+    return env
+
+
+def _wrap(grads, needs, meta, g):
+    # One Tensor per distinct array: a gradient handed on as is stays the very tensor that
+    # came in (the engine tells shared gradients by identity, see `dispatched` in engine.py)
+    global _sum_to
+    made = {id(g._data): g}
+    out = []
+    for need, grad, m in zip(needs, grads, meta):
+        if not need or grad is None:
+            out.append(None)
+            continue
+        t = made.get(id(grad))
+        if t is None:
+            if type(grad) is not _ndarray:
+                grad = np.asarray(grad)  # a NumPy scalar from 0-d arithmetic
+            t = made[id(grad)] = Tensor._wrap(grad)
+        shape, dtype = m
+        data = t._data
+        if data.shape != shape or data.dtype != dtype:
+            if _sum_to is None:
+                from .shape import sum_to as _bound
+
+                _sum_to = _bound
+            if data.shape != shape:
+                data = np.asarray(_sum_to(np, data, shape))  # a full sum gives a scalar
+            t = Tensor._wrap(data.astype(dtype, copy=False))
+        out.append(t)
+    return tuple(out)
