@@ -5,7 +5,9 @@
 # (Og, Cg*K) @ (Cg*K, P) products over (N, G) whose result is already in (N, C, *spatial)
 # order: no transposed copy of an activation-sized array anywhere. The stacked products
 # stay small enough for BLAS to run each on one thread, which on a busy machine beats one
-# large multi-threaded GEMM followed by a transpose.
+# large multi-threaded GEMM followed by a transpose. The stride-1 col2im is the exception (see
+# Note [Channel-major col2im]): its per-sample form spends as long on strided additions over
+# short rows as on the GEMM, more than one large GEMM and two transposed copies cost.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["columns", "col2im_shifted", "col2im_strided", "tap_columns", "windows"]
+__all__ = ["columns", "col2im_slots", "col2im_strided", "scratch", "tap_columns", "windows"]
 
 
 def _pad(xp, x, padding):
@@ -51,8 +53,8 @@ _SCRATCH = _Scratch()
 _SCRATCH_LIMIT = 1 << 25
 
 
-def _scratch(xp, shape, dtype):
-    """A reused per-thread buffer for an op's largest temporary (the column matrix).
+def scratch(xp, shape, dtype):
+    """A reused per-thread buffer for an op's largest temporary (columns, pooling taps).
 
     Fresh large arrays come from the OS page by page on every call; reusing one buffer saves
     those page faults, which cost as much as the GEMM itself on layers of MNIST size.
@@ -73,19 +75,19 @@ def columns(xp, win, groups):
     nd = (win.ndim - 2) // 2
     out, kernel = win.shape[2 : 2 + nd], win.shape[2 + nd :]
     order = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
-    cols = _scratch(xp, (n, c) + kernel + out, win.dtype)
+    cols = scratch(xp, (n, c) + kernel + out, win.dtype)
     cols[...] = win.transpose(order)
-    return cols.reshape(n, groups, -1, int(np.prod(out))), out
+    return cols.reshape(n, groups, c // groups * int(np.prod(kernel)), int(np.prod(out))), out
 
 
 def tap_columns(xp, grad, weight, groups):
     """(N, C, K, P): what each output position sends to each input channel and kernel tap."""
     n, oc = grad.shape[:2]
     w = weight.reshape(groups, oc // groups, -1).transpose(0, 2, 1)
-    g = grad.reshape(n, groups, oc // groups, -1)
-    cols = _scratch(xp, (n, groups) + w.shape[1:2] + g.shape[-1:], xp.result_type(w, g))
+    g = grad.reshape(n, groups, oc // groups, int(np.prod(grad.shape[2:])))
+    cols = scratch(xp, (n, groups) + w.shape[1:2] + g.shape[-1:], xp.result_type(w, g))
     xp.matmul(w, g, out=cols)  # (N, G, Cg*K, P)
-    return cols.reshape(n, groups * weight.shape[1], -1, g.shape[-1])
+    return cols.reshape(n, groups * weight.shape[1], int(np.prod(weight.shape[2:])), g.shape[-1])
 
 
 def col2im_strided(xp, grad, weight, padded, stride, dilation, groups):
@@ -104,24 +106,34 @@ def col2im_strided(xp, grad, weight, padded, stride, dilation, groups):
     return result
 
 
-# Note [Shifted col2im]
-# With stride 1, lay the gradient on a grid with the padded input's row pitch (zeros past
-# each row's end): every kernel tap's contribution then lands on one contiguous, shifted
-# slice of the flat padded input, and col2im is K long additions instead of K strided ones
-# over short rows. The grid's extra positions hold exact zeros once multiplied by a finite
-# weight (an infinite one would make NaN there, hence the strided form for it).
-def col2im_shifted(xp, grad, weight, padded, dilation, groups):
-    """The padded input's gradient for stride 1; see Note [Shifted col2im]."""
+# Note [Channel-major col2im]
+# With stride 1, give each sample's output gradient a slot the size of the padded input, zeros
+# around it, channels first: (C, N * plane). One GEMM then yields every kernel tap's
+# contribution on that flat grid, and each tap lands on one contiguous slice of the flat
+# padded input gradient, shifted by the tap's offset: col2im is K long additions instead of K
+# strided ones over short rows, and the GEMM is one large product. From a real position a tap
+# never leaves its slot (that is the padded geometry); from the zeros around it a tap may
+# reach the next slot, adding exact zeros once multiplied by a finite weight (an infinite one
+# would make NaN there, hence the strided form for it).
+def col2im_slots(xp, grad, weight, padded, dilation, groups):
+    """The padded input's gradient for stride 1; see Note [Channel-major col2im]."""
     n, oc = grad.shape[:2]
     out, kernel = grad.shape[2:], weight.shape[2:]
-    grid = xp.zeros((n, oc, out[0]) + padded[1:], dtype=grad.dtype)
-    grid[(slice(None),) * 3 + tuple(slice(0, o) for o in out[1:])] = grad
-    cols = tap_columns(xp, grid, weight, groups)  # (N, C, K, out[0] * pitch[0])
+    taps, cg, length = int(np.prod(kernel)), weight.shape[1], n * int(np.prod(padded))
     pitch = [int(np.prod(padded[i + 1 :])) for i in range(len(padded))]
-    plane, length = int(np.prod(padded)), cols.shape[-1]
-    # the last taps reach past the plane by less than one row: room for them at the end
-    result = xp.zeros(cols.shape[:2] + (plane + pitch[0],), dtype=cols.dtype)
+    spatial = tuple(range(2, grad.ndim))
+    slots = xp.zeros((oc, n) + padded, dtype=grad.dtype)
+    slots[(slice(None),) * 2 + tuple(slice(0, o) for o in out)] = grad.transpose((1, 0) + spatial)
+    # per group, rows ordered (tap, input channel): each tap's rows are one (Cg, N * plane) block
+    w = weight.reshape(groups, oc // groups, cg, taps).transpose(0, 3, 2, 1)
+    w = w.reshape(groups, taps * cg, oc // groups)
+    cols = scratch(xp, (groups, taps, cg, length), xp.result_type(w, slots))
+    slots = slots.reshape(groups, oc // groups, length)
+    xp.matmul(w, slots, out=cols.reshape(groups, taps * cg, length))
+    reach = sum((k - 1) * d * p for k, d, p in zip(kernel, dilation, pitch))
+    result = xp.zeros((groups, cg, length + reach), dtype=cols.dtype)
     for t, tap in enumerate(np.ndindex(*kernel)):
         start = sum(k * d * p for k, d, p in zip(tap, dilation, pitch))
-        result[:, :, start : start + length] += cols[:, :, t]
-    return result[:, :, :plane].reshape(cols.shape[:2] + padded)
+        result[:, :, start : start + length] += cols[:, t]
+    result = result[:, :, :length].reshape((groups * cg, n) + padded)
+    return result.transpose((1, 0) + spatial)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .im2col import col2im_shifted, col2im_strided, columns, windows
+from .im2col import col2im_slots, col2im_strided, columns, windows
 from .registry import apply, defop
 
 
@@ -46,11 +46,11 @@ def _conv_input_fwd(xp, grad, weight, *, x_shape, geometry):
     stride, padding, dilation, groups = geometry
     padded = tuple(s + lo + hi for s, (lo, hi) in zip(x_shape[2:], padding))
     if all(s == 1 for s in stride) and xp.isfinite(weight).all():
-        result = col2im_shifted(xp, grad, weight, padded, dilation, groups)
+        result = col2im_slots(xp, grad, weight, padded, dilation, groups)
     else:
         result = col2im_strided(xp, grad, weight, padded, stride, dilation, groups)
     crop = tuple(slice(lo, lo + s) for s, (lo, _) in zip(x_shape[2:], padding))
-    return result[(slice(None), slice(None)) + crop]
+    return xp.ascontiguousarray(result[(slice(None), slice(None)) + crop])
 
 
 def _conv_weight_fwd(xp, x, grad, *, weight_shape, geometry):
@@ -58,7 +58,7 @@ def _conv_weight_fwd(xp, x, grad, *, weight_shape, geometry):
     win = windows(xp, x, weight_shape[2:], stride, padding, dilation, grad.shape[2:])
     cols, _ = columns(xp, win, groups)
     n, oc = grad.shape[:2]
-    g = grad.reshape(n, groups, oc // groups, -1)
+    g = grad.reshape(n, groups, oc // groups, cols.shape[-1])
     # one (Cg*K, P) @ (P, Og) product per sample and group (BLAS is faster this way round
     # than with the transposed columns on the right), summed over the samples
     grad_weight = xp.matmul(cols, g.transpose(0, 1, 3, 2)).sum(axis=0)

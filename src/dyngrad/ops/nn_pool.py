@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .im2col import windows
+from .im2col import scratch, windows
 from .nn_conv import _tuple
 from .registry import apply, defop
 
@@ -67,28 +67,37 @@ def _tiled(window, shape) -> bool:
 
 
 def _tiled_max_pool(xp, x, kernel, out):
-    """Max pooling over non-overlapping windows: one pass per kernel tap, no copies."""
+    """Max pooling over non-overlapping windows, on a contiguous copy of the kernel taps.
+
+    One transposing copy of the input makes every later pass contiguous: passes over the
+    strided taps themselves cost more than that copy.
+    """
     (kh, kw), (oh, ow), width = kernel, out, x.shape[-1]
-    taps = [x[..., i : oh * kh : kh, j : ow * kw : kw] for i in range(kh) for j in range(kw)]
-    offsets = [i * width + j for i in range(kh) for j in range(kw)]
+    lead = x.ndim - 2
+    tiles = x[..., : oh * kh, : ow * kw].reshape(x.shape[:lead] + (oh, kh, ow, kw))
+    taps = scratch(xp, (kh, kw) + x.shape[:lead] + (oh, ow), x.dtype)
+    taps[...] = tiles.transpose((lead + 1, lead + 3) + tuple(range(lead)) + (lead, lead + 2))
+    taps = taps.reshape((kh * kw,) + taps.shape[2:])
     # NumPy's maximum returns its second argument on ties: folding from the last tap keeps the
     # first maximum (and its sign of zero), as PyTorch does. NaN propagates.
-    values = taps[-1].copy() if len(taps) == 1 else taps[-1]
-    for tap in reversed(taps[:-1]):
-        values = xp.maximum(values, tap)
+    values = taps[-1].copy()
+    for tap in taps[-2::-1]:
+        xp.maximum(values, tap, out=values)
     # count the taps before the first one equal to the maximum (small integers: no
     # activation-sized int64 temporaries), then look up that tap's offset
-    before = xp.zeros(values.shape, dtype=xp.uint8 if len(taps) <= 256 else xp.int64)
-    missed = xp.ones(values.shape, dtype=bool)
-    for tap in taps[:-1]:
+    missed = values != taps[0]
+    before = missed.astype(xp.uint8 if len(taps) <= 256 else xp.int64)
+    for tap in taps[1:-1]:
         missed &= values != tap
         before += missed
-    index = xp.take(xp.asarray(offsets), before)
+    offsets = (xp.arange(kh)[:, None] * width + xp.arange(kw)).ravel()
+    corner = (xp.arange(oh) * (kh * width))[:, None] + xp.arange(ow) * kw
+    index = xp.take(offsets, before)
+    index += corner
     if values.dtype.kind == "f" and xp.isnan(values).any():
         # PyTorch's strict `>` with a NaN test lets the last NaN of a window win
-        for tap, offset in zip(taps, offsets):
-            index[xp.isnan(tap)] = offset
-    index += (xp.arange(oh) * (kh * width))[:, None] + xp.arange(ow) * kw
+        for tap, offset in zip(taps, offsets.tolist()):
+            xp.copyto(index, corner + offset, where=xp.isnan(tap))
     return values, index
 
 
