@@ -182,6 +182,14 @@ KERNEL_EXPRS = [
     ("F.layer_norm(a, (4,), b[0], b[1])", {}), ("F.layer_norm(a, (3, 4))", {}),
     ("F.cross_entropy(a, torch.tensor([0, 3, 1]))", {}),
     ("F.nll_loss(a, torch.tensor([0, 3, 1]), reduction='none')", {}),
+    ("a.view(4, 3)", {}), ("a.reshape(2, 6)", {}), ("a.t()", {}), ("a.transpose(0, 1)", {}),
+    ("a.unsqueeze(1).permute(2, 0, 1)", {}), ("a[:1].squeeze(0)", {}), ("a[None].expand(2, 3, 4)", {}),
+    ("a.sum()", {}), ("a.mean()", {}), ("a.sum(1)", {}), ("a.mean(0, keepdim=True)", {}),
+    ("a.sum((0, 1))", {}), ("a.sum_to_size(1, 4)", {}), ("a.clone()", {}),
+    ("a.reshape(3, 2, 2) @ b.reshape(3, 2, 2)", {}), ("a @ b.t() @ a", {}),
+    ("a.reshape(3, 2, 2) @ b[0].reshape(2, 2)", {}), ("a @ b[0]", {}),
+    ("a.masked_fill(b > 0, 0.5)", {}), ("a[1]", {}), ("a[:, 1:3]", {}),
+    ("a[torch.tensor([2, 0, 2])]", {}), ("F.embedding(torch.tensor([[1, 2], [2, 0]]), a)", {}),
 ]
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .inplace import apply_inplace
+from .kernels import Kernel
 from .registry import apply, defop
 from .surface import public
 
@@ -85,14 +86,20 @@ def _dim_key(dim, item):
 SELECT = defop("select", lambda xp, x, *, dim, index: x[_dim_key(dim, index)],
                {"x": lambda g, x_shape, dim, index:
                 apply(EMBED, (g,), {"shape": x_shape, "key": _dim_key(dim, index)})},
-               view=True)
+               view=True,
+               kernel=Kernel(lambda xp, needs, g, x_shape, dim, index:
+                             (_embed_fwd(xp, g, shape=x_shape, key=_dim_key(dim, index)),)))
 SLICE = defop("slice", lambda xp, x, *, dim, item: x[_dim_key(dim, item)],
               {"x": lambda g, x_shape, dim, item:
                apply(EMBED, (g,), {"shape": x_shape, "key": _dim_key(dim, item)})},
-              view=True)
+              view=True,
+              kernel=Kernel(lambda xp, needs, g, x_shape, dim, item:
+                            (_embed_fwd(xp, g, shape=x_shape, key=_dim_key(dim, item)),)))
 INDEX = defop("index", lambda xp, x, *, key: x[key],
               {"x": lambda g, x_shape, key:
-               apply(INDEX_ADD_ZEROS, (g,), {"shape": x_shape, "key": key})})
+               apply(INDEX_ADD_ZEROS, (g,), {"shape": x_shape, "key": key})},
+              kernel=Kernel(lambda xp, needs, g, x_shape, key:
+                            (_scatter_add_fwd(xp, g, shape=x_shape, key=key),)))
 
 
 def _index_put_fwd(xp, x, values, *, key, accumulate):

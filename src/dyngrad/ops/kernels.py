@@ -9,7 +9,9 @@
 #   kernel=FORMULAS       its formulas use only arithmetic operators, which NumPy arrays share
 #                         with Tensors: the same formulas are evaluated on the saved arrays;
 #   kernel=Kernel(fn)     `fn(xp, needs, g, <names>)` returns every input's gradient at once
-#                         (`needs[i]`: whether input i wants one), reading names as formulas do.
+#                         (`needs[i]`: whether input i wants one), reading names as formulas do,
+#                         or None to leave a case to the formulas (matmul's 1-d operands).
+# A kernel never writes into `g` or a saved array: they may be shared (or read-only views).
 # The node runs the kernel when grad mode is off and the formulas when it is on, so gradcheck
 # (first order) checks the kernels and gradgradcheck (double backward) the formulas. Saved
 # tensors are checked for in-place changes exactly as the formulas' path checks them. A node
@@ -89,7 +91,8 @@ def _runner(op, compute, mixed_dtypes: bool):
                 if m is not None:
                     env[name] = m[0]
         needs = tuple(fn is not None for fn, _ in node.next_functions)
-        return _wrap(compute(env, needs), needs, meta, g)
+        grads = compute(env, needs)
+        return None if grads is None else _wrap(grads, needs, meta, g)
 
     return run
 
@@ -121,6 +124,8 @@ def _wrap(grads, needs, meta, g):
     # One Tensor per distinct array: a gradient handed on as is stays the very tensor that
     # came in (the engine tells shared gradients by identity, see `dispatched` in engine.py)
     global _sum_to
+    if len(grads) != len(needs):  # a kernel's own bug, never the user's
+        raise RuntimeError(f"array kernel returned {len(grads)} gradients for {len(needs)} inputs")
     made = {id(g._data): g}
     out = []
     for need, grad, m in zip(needs, grads, meta):

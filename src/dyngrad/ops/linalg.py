@@ -40,11 +40,20 @@ def _matmul_grad_y(g, x, y):
 
 
 _MATMUL_GRADS = {"x": _matmul_grad_x, "y": _matmul_grad_y}
+def _matmul_kernel(xp, needs, g, x, y):
+    # (..., n, k) @ (..., k, m) on arrays, broadcast batch dims summed by the node; the 1-d
+    # operand cases are left to the formulas
+    if x.ndim < 2 or y.ndim < 2:
+        return None
+    return (xp.matmul(g, y.swapaxes(-1, -2)) if needs[0] else None,
+            xp.matmul(x.swapaxes(-1, -2), g) if needs[1] else None)
+
+
 MATMUL = defop("matmul", lambda xp, x, y: xp.matmul(x, y), _MATMUL_GRADS,
-               node="UnsafeViewBackward0")
+               node="UnsafeViewBackward0", kernel=Kernel(_matmul_kernel))
 # a matrix times a batch: PyTorch computes the transposed product and copies it back
 MATMUL_FOLDED = defop("matmul_folded", lambda xp, x, y: xp.matmul(x, y), _MATMUL_GRADS,
-                      node="CloneBackward0")
+                      node="CloneBackward0", kernel=Kernel(_matmul_kernel))
 # 1-D @ 2-D is unsqueeze, mm, squeeze in PyTorch: the top node is SqueezeBackward4
 SQUEEZE_ROW = defop("squeeze_row", lambda xp, x: x[0], {"x": lambda g: g.unsqueeze(0)},
                     node="SqueezeBackward4", view=True)

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .inplace import apply_inplace
+from .kernels import Kernel
 from .registry import apply, defop
 from .surface import public
 
@@ -13,6 +14,7 @@ MASKED_FILL = defop(
     "masked_fill",
     lambda xp, x, mask, *, value: xp.where(mask, value, x),
     {"x": lambda g, mask: g.masked_fill(mask, 0.0)},
+    kernel=Kernel(lambda xp, needs, g, mask: (xp.where(mask, 0.0, g), None), mixed_dtypes=True),
 )
 MASKED_FILL_TENSOR = defop(
     "masked_fill_tensor",

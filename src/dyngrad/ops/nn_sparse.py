@@ -7,6 +7,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from .indexing import add_rows
+from .kernels import Kernel
 from .registry import apply, defop
 
 
@@ -53,6 +54,13 @@ def _embedding_fwd(xp, weight, indices, *, padding_idx, scale_grad_by_freq=False
     return weight[indices]
 
 
+def _embedding_kernel(xp, needs, g, indices, weight_shape, padding_idx, scale_grad_by_freq):
+    grad = _embedding_backward_fwd(xp, g, indices, num_weights=weight_shape[0],
+                                   padding_idx=padding_idx,
+                                   scale_grad_by_freq=scale_grad_by_freq)
+    return grad, None
+
+
 EMBEDDING = defop(
     "embedding",
     _embedding_fwd,
@@ -67,6 +75,7 @@ EMBEDDING = defop(
             },
         )
     },
+    kernel=Kernel(_embedding_kernel, mixed_dtypes=True),
 )
 
 

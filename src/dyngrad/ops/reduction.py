@@ -10,8 +10,9 @@ from ..return_types import max as max_result
 from ..return_types import min as min_result
 from . import promotion
 from .fast import unary
+from .kernels import Kernel
 from .registry import apply, defop
-from .shape import normalize_dims, wrap_dim
+from .shape import _expand_fwd, normalize_dims, wrap_dim
 from .surface import public
 
 
@@ -53,20 +54,33 @@ def _mean_fwd(xp, x, *, dim=None, keepdim=False):
         return (total / _count(x.shape, dim)).astype(x.dtype, copy=False)
 
 
+def _reduced_kernel(count: bool):
+    # sum's and mean's backward on arrays: g (divided by the count) broadcast to the input
+    def kernel(xp, needs, g, x_shape, dim, keepdim):
+        if count:
+            g = xp.asarray(g / _count(x_shape, dim))
+        if not keepdim and dim is not None:
+            g = xp.expand_dims(g, tuple(sorted(dim)))
+        return (_expand_fwd(xp, g, size=x_shape),)
+
+    return Kernel(kernel)
+
+
 SUM = defop("sum", lambda xp, x, *, dtype=None: xp.add.reduce(x, None)
             if dtype is None and x.dtype.kind == "f"
             else x.sum(dtype=_accumulate_dtype(x, dtype)),
-            {"x": lambda g, x_shape: g.expand(x_shape)})
+            {"x": lambda g, x_shape: g.expand(x_shape)}, kernel=_reduced_kernel(False))
 _sum_all = unary(SUM)  # x.sum(): the fast form (see Note [Hot path])
 SUM_DIM = defop("sum_dim", _sum_fwd,
                 {"x": lambda g, x_shape, dim, keepdim: expand_reduced(g, x_shape, dim, keepdim)},
-                node="SumBackward1")
+                node="SumBackward1", kernel=_reduced_kernel(False))
 MEAN = defop("mean", lambda xp, x: _mean_fwd(xp, x),
-             {"x": lambda g, x_shape: g.expand(x_shape) / _count(x_shape, None)})
+             {"x": lambda g, x_shape: g.expand(x_shape) / _count(x_shape, None)},
+             kernel=_reduced_kernel(True))
 MEAN_DIM = defop("mean_dim", _mean_fwd,
                  {"x": lambda g, x_shape, dim, keepdim:
                   expand_reduced(g, x_shape, dim, keepdim) / _count(x_shape, dim)},
-                 node="MeanBackward1")
+                 node="MeanBackward1", kernel=_reduced_kernel(True))
 
 
 def _prod_grad(g, x, out, dim, keepdim):

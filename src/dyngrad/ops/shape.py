@@ -10,6 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .axis_sums import lead_sum
+from .kernels import FORMULAS, Kernel
 from .registry import apply, defop
 from .surface import public
 
@@ -82,16 +83,21 @@ def _view_fwd(xp, x, *, shape):
         ) from None
 
 
-VIEW = defop("view", _view_fwd, {"x": lambda g, x_shape: g.reshape(x_shape)}, view=True)
+# The view rows' backward kernels (Note [Array kernels]) are the same reshapes on arrays
+VIEW = defop("view", _view_fwd, {"x": lambda g, x_shape: g.reshape(x_shape)}, view=True,
+             kernel=FORMULAS)
 UNSAFE_VIEW = defop("unsafe_view", lambda xp, x, *, shape: xp.reshape(x, shape),
-                    {"x": lambda g, x_shape: g.reshape(x_shape)})
-ALIAS = defop("alias", lambda xp, x: x.view(), {"x": lambda g: g}, view=True)
-CLONE = defop("clone", lambda xp, x: x.copy(order="K"), {"x": lambda g: g})
+                    {"x": lambda g, x_shape: g.reshape(x_shape)}, kernel=FORMULAS)
+ALIAS = defop("alias", lambda xp, x: x.view(), {"x": lambda g: g}, view=True, kernel=FORMULAS)
+CLONE = defop("clone", lambda xp, x: x.copy(order="K"), {"x": lambda g: g}, kernel=FORMULAS)
 TRANSPOSE = defop("transpose", lambda xp, x, *, dim0, dim1: xp.swapaxes(x, dim0, dim1),
-                  {"x": lambda g, dim0, dim1: g.transpose(dim0, dim1)}, view=True)
-T = defop("t", lambda xp, x: x.T, {"x": lambda g: g.t()}, view=True)
+                  {"x": lambda g, dim0, dim1: g.transpose(dim0, dim1)}, view=True,
+                  kernel=Kernel(lambda xp, needs, g, dim0, dim1: (g.swapaxes(dim0, dim1),)))
+T = defop("t", lambda xp, x: x.T, {"x": lambda g: g.t()}, view=True,
+          kernel=Kernel(lambda xp, needs, g: (g.T,)))
 PERMUTE = defop("permute", lambda xp, x, *, dims: xp.transpose(x, dims),
-                {"x": lambda g, dims: g.permute(tuple(np.argsort(dims).tolist()))}, view=True)
+                {"x": lambda g, dims: g.permute(tuple(np.argsort(dims).tolist()))}, view=True,
+                kernel=Kernel(lambda xp, needs, g, dims: (g.transpose(np.argsort(dims)),)))
 def _expand_fwd(xp, x, *, size):
     # np.broadcast_to costs ~4 us; building the strided view directly costs a tenth of that
     if type(x) is np.ndarray and x.flags.c_contiguous:
@@ -107,20 +113,24 @@ def _expand_fwd(xp, x, *, size):
     return xp.broadcast_to(x, size)
 
 
+# (expand's kernel hands g on whole: the node sums it back to the input's shape)
 EXPAND = defop("expand", _expand_fwd,
-               {"x": lambda g, x_shape: g.sum_to_size(x_shape)}, view=True)
+               {"x": lambda g, x_shape: g.sum_to_size(x_shape)}, view=True,
+               kernel=Kernel(lambda xp, needs, g: (g,)))
 SQUEEZE = defop("squeeze", lambda xp, x: x.reshape([s for s in x.shape if s != 1]),
-                {"x": lambda g, x_shape: g.reshape(x_shape)}, view=True)
+                {"x": lambda g, x_shape: g.reshape(x_shape)}, view=True, kernel=FORMULAS)
 SQUEEZE_DIM = defop("squeeze_dim", lambda xp, x, *, dim: _squeeze_dims(x, (dim,)),
                     {"x": lambda g, x_shape: g.reshape(x_shape)}, node="SqueezeBackward1",
-                    view=True)
+                    view=True, kernel=FORMULAS)
 SQUEEZE_DIMS = defop("squeeze_dims", lambda xp, x, *, dims: _squeeze_dims(x, dims),
                      {"x": lambda g, x_shape: g.reshape(x_shape)}, node="SqueezeBackward2",
-                     view=True)
+                     view=True, kernel=FORMULAS)
 UNSQUEEZE = defop("unsqueeze", lambda xp, x, *, dim: xp.expand_dims(x, dim),
-                  {"x": lambda g, dim: g.squeeze(dim)}, view=True)
+                  {"x": lambda g, dim: g.squeeze(dim)}, view=True, kernel=FORMULAS)
 SUM_TO_SIZE = defop("sum_to_size", lambda xp, x, *, size: sum_to(xp, x, size),
-                    {"x": lambda g, x_shape: g.expand(x_shape)}, node="SumBackward1")
+                    {"x": lambda g, x_shape: g.expand(x_shape)}, node="SumBackward1",
+                    kernel=Kernel(lambda xp, needs, g, x_shape:
+                                  (_expand_fwd(xp, g, size=x_shape),)))
 
 
 def _squeeze_dims(x, dims):
