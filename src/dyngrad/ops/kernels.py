@@ -9,7 +9,8 @@
 #   kernel=FORMULAS       its formulas use only arithmetic operators, which NumPy arrays share
 #                         with Tensors: the same formulas are evaluated on the saved arrays;
 #   kernel=Kernel(fn)     `fn(xp, needs, g, <names>)` returns every input's gradient at once
-#                         (`needs[i]`: whether input i wants one), reading names as formulas do,
+#                         (`needs[i]` is truthy when input i wants one), reading names as
+#                         formulas do,
 #                         or None to leave a case to the formulas (matmul's 1-d operands).
 # A kernel never writes into `g` or a saved array: they may be shared (or read-only views).
 # The node runs the kernel when grad mode is off and the formulas when it is on, so gradcheck
@@ -79,20 +80,24 @@ def _runner(op, compute, mixed_dtypes: bool):
         gd = g._data
         if type(gd) is not _ndarray or gd.dtype.kind != "f":
             return None
-        env = _saved_arrays(node, gd.dtype, mixed_dtypes)
-        if env is None:
-            return None
+        if node._saved:
+            env = _saved_arrays(node, gd.dtype, mixed_dtypes)
+            if env is None:
+                return None
+        else:
+            env = {}
         if node._attrs:
             env.update(node._attrs)
         env["g"] = gd
+        # an input's (shape, dtype) is recorded exactly when it needs a gradient: the meta
+        # doubles as `needs`
         meta = node._meta
         if shape_names is not None:
             for name, m in zip(shape_names, meta):
                 if m is not None:
                     env[name] = m[0]
-        needs = tuple(fn is not None for fn, _ in node.next_functions)
-        grads = compute(env, needs)
-        return None if grads is None else _wrap(grads, needs, meta, g)
+        grads = compute(env, meta)
+        return None if grads is None else _wrap(grads, meta, g)
 
     return run
 
@@ -120,32 +125,47 @@ def _saved_arrays(node, dtype, mixed_dtypes: bool):
     return env
 
 
-def _wrap(grads, needs, meta, g):
+def _wrap(grads, meta, g):
     # One Tensor per distinct array: a gradient handed on as is stays the very tensor that
     # came in (the engine tells shared gradients by identity, see `dispatched` in engine.py)
-    global _sum_to
-    if len(grads) != len(needs):  # a kernel's own bug, never the user's
-        raise RuntimeError(f"array kernel returned {len(grads)} gradients for {len(needs)} inputs")
-    made = {id(g._data): g}
+    if len(grads) != len(meta):  # a kernel's own bug, never the user's
+        raise RuntimeError(f"array kernel returned {len(grads)} gradients for {len(meta)} inputs")
+    gd = g._data
+    if len(meta) == 1:  # most rows: no bookkeeping of shared arrays needed
+        grad, m = grads[0], meta[0]
+        if not m or grad is None:
+            return (None,)
+        return (_conform(g if grad is gd else _tensor(grad), m),)
+    made = {id(gd): g}
     out = []
-    for need, grad, m in zip(needs, grads, meta):
-        if not need or grad is None:
+    for grad, m in zip(grads, meta):
+        if not m or grad is None:
             out.append(None)
             continue
         t = made.get(id(grad))
         if t is None:
-            if type(grad) is not _ndarray:
-                grad = np.asarray(grad)  # a NumPy scalar from 0-d arithmetic
-            t = made[id(grad)] = Tensor._wrap(grad)
-        shape, dtype = m
-        data = t._data
-        if data.shape != shape or data.dtype != dtype:
-            if _sum_to is None:
-                from .shape import sum_to as _bound
-
-                _sum_to = _bound
-            if data.shape != shape:
-                data = np.asarray(_sum_to(np, data, shape))  # a full sum gives a scalar
-            t = Tensor._wrap(data.astype(dtype, copy=False))
-        out.append(t)
+            t = made[id(grad)] = _tensor(grad)
+        out.append(_conform(t, m))
     return tuple(out)
+
+
+def _tensor(grad):
+    if type(grad) is not _ndarray:
+        grad = np.asarray(grad)  # a NumPy scalar from 0-d arithmetic
+    return Tensor._wrap(grad)
+
+
+def _conform(t, m):
+    """`t` summed back to its input's shape and cast to its dtype (as OpNode's `conform`)."""
+    global _sum_to
+    shape, dtype = m
+    data = t._data
+    if data.shape == shape and data.dtype == dtype:
+        return t
+    if _sum_to is None:
+        from .shape import sum_to as _bound
+
+        _sum_to = _bound
+    if data.shape != shape:
+        data = np.asarray(_sum_to(np, data, shape))  # a full sum gives a scalar
+    return Tensor._wrap(data.astype(dtype, copy=False))

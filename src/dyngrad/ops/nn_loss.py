@@ -19,7 +19,11 @@ from .registry import apply, defop
 def _reduce(xp, loss, reduction):
     if reduction == "none":
         return loss
-    return loss.sum() if reduction == "sum" else loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if loss.dtype.itemsize >= 4 and loss.size:  # NumPy's mean, without its Python wrapper
+        return loss.sum() / loss.size
+    return loss.mean()  # (a half-precision mean accumulates in float32; nothing: nan)
 
 
 def _spread(g, reduction, shape):
