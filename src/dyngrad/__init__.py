@@ -47,6 +47,7 @@ from .backend.dtypes import (
 from .backend.dtypes import float_ as float  # noqa: A001
 from .backend.dtypes import int_ as int  # noqa: A001
 from .backend.random import Generator, default_generator, initial_seed, manual_seed, seed
+from .backend.threads import get_num_threads, set_num_threads
 from .ops import FUNCTIONS as _FUNCTIONS
 from .ops import result_type
 from .size import Size
@@ -86,4 +87,5 @@ __all__ = sorted(set(_FUNCTIONS) | {
     "is_tensor", "numel", "is_floating_point", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "float32", "float64", "float16", "bfloat16", "int8",
     "int16", "int32", "int64", "uint8", "bool", "float", "double", "half", "long", "int",
-    "short", "complex64", "complex128", "cfloat", "cdouble"})
+    "short", "complex64", "complex128", "cfloat", "cdouble", "get_num_threads",
+    "set_num_threads"})

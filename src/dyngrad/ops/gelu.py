@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..backend import threads
 from .erf_float32 import erf_float32
 from .errors import floating_only
 from .inplace import apply_inplace
@@ -27,6 +28,11 @@ def _erf(xp, x):
 
 @floating_only("GeluKernelImpl")
 def _gelu(xp, x, *, approximate):
+    # elementwise and costly (erf): split across threads, see Note [Intra-op threads]
+    return threads.elementwise(lambda a: _gelu_of(xp, a, approximate), x)
+
+
+def _gelu_of(xp, x, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)
         return 0.5 * x * (1 + xp.tanh(inner))
@@ -39,6 +45,10 @@ def _gelu(xp, x, *, approximate):
 
 def _gelu_backward(xp, grad, x, *, approximate):
     """GELU's derivative times `grad`, fused on arrays: one node instead of a dozen."""
+    return threads.elementwise(lambda g, a: _gelu_slope(xp, g, a, approximate), grad, x)
+
+
+def _gelu_slope(xp, grad, x, approximate):
     if approximate == "tanh":
         # d/dx [x/2 (1 + tanh u)] = (1 + t)/2 + x/2 (1 - t^2) u',  u = k (x + c x^3)
         x2 = x * x
