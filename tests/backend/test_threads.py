@@ -79,3 +79,23 @@ def test_a_forked_child_rebuilds_the_pool(two_threads):
     child.join(30)
     assert child.exitcode == 0
     assert queue.get(timeout=5) == pytest.approx(512 * 512 * 0.8413447, rel=1e-5)
+
+
+def test_optimizer_steps_are_the_same_with_one_thread_and_two(two_threads):
+    rng = np.random.default_rng(1)
+    w0 = rng.standard_normal((400, 400)).astype(np.float32)
+    grads = [rng.standard_normal((400, 400)).astype(np.float32) for _ in range(3)]
+    results = []
+    for n in (2, 1):
+        dyngrad.set_num_threads(n)
+        for make in (lambda ps: dyngrad.optim.SGD(ps, lr=0.1, momentum=0.9),
+                     lambda ps: dyngrad.optim.AdamW(ps, lr=0.01),
+                     lambda ps: dyngrad.optim.Adam(ps, lr=0.01, amsgrad=True)):
+            w = dyngrad.nn.Parameter(dyngrad.from_numpy(w0.copy()))
+            opt = make([w])
+            for g in grads:
+                w.grad = dyngrad.from_numpy(g.copy())
+                opt.step()
+            results.append(w.detach().numpy().copy())
+    for two, one in zip(results[:3], results[3:]):
+        np.testing.assert_array_equal(two, one)

@@ -3,11 +3,12 @@
 # Note [Intra-op threads]
 # NumPy's ufuncs release the GIL while they loop, so a kernel made of whole-array NumPy calls
 # runs in parallel on disjoint slices of its arrays, one thread a slice, as PyTorch runs its
-# CPU kernels (at::parallel_for, its grain of 32768 elements). Only elementwise kernels are
-# split this way: every output element depends on the same input elements alone, so the
-# result is bitwise the one of a single call. Below a grain per thread the threads' start
-# costs more than they save. `torch.set_num_threads(1)` (dyngrad's own) turns it off; the
-# pool is rebuilt in a forked child (DataLoader workers), whose copy of it has no threads.
+# CPU kernels (at::parallel_for, its grain of 32768 elements). Only elementwise work is split
+# this way (GELU, the optimizers' updates): every output element depends on the same input
+# elements alone, so the result is bitwise the one of a single call. Below a grain per thread
+# the threads' start costs more than they save. `torch.set_num_threads(1)` (dyngrad's own)
+# turns it off; the pool is rebuilt in a forked child (DataLoader workers), whose copy of it
+# has no threads.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["elementwise", "get_num_threads", "set_num_threads"]
+__all__ = ["elementwise", "foreach", "get_num_threads", "set_num_threads"]
 
 GRAIN = 1 << 16  # elements per thread below which one call is faster
 _pool: ThreadPoolExecutor | None = None
@@ -87,3 +88,23 @@ def elementwise(fn, *arrays):
     for future, lo, hi in zip(futures, bounds[1:-1], bounds[2:]):
         out[lo:hi] = future.result()
     return out.reshape(first.shape)
+
+
+def foreach(fn, *arrays) -> None:
+    """`fn(*arrays)` for an `fn` that updates same-shape C-contiguous arrays elementwise in
+    place (an optimizer's step), split across threads when they are large."""
+    first = arrays[0]
+    n = min(_threads, first.size // GRAIN)
+    if n < 2 or type(first) is not np.ndarray or any(
+        a.shape != first.shape or not a.flags.c_contiguous for a in arrays
+    ):
+        fn(*arrays)
+        return
+    flat = [a.reshape(-1) for a in arrays]
+    bounds = [first.size * i // n for i in range(n + 1)]
+    pool = _get_pool()
+    futures = [pool.submit(_quiet, fn, [f[lo:hi] for f in flat])
+               for lo, hi in zip(bounds[1:-1], bounds[2:])]
+    fn(*[f[: bounds[1]] for f in flat])
+    for future in futures:
+        future.result()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..backend import threads
 from .optimizer import (
     Optimizer,
     addcdiv_,
@@ -91,24 +92,31 @@ class Adam(Optimizer):
         step_t._data += 1
         decoupled = group["decoupled_weight_decay"]
         param, grad = param_and_grad(p, group, weight_decay=not decoupled)
-        if decoupled and weight_decay != 0:
-            param *= 1 - lr * weight_decay
+        decay = 1 - lr * weight_decay if decoupled and weight_decay != 0 else None
         exp_avg = real_view(state["exp_avg"]._data)
         exp_avg_sq = real_view(state["exp_avg_sq"]._data)
-        lerp_(exp_avg, grad, 1 - beta1)
-        exp_avg_sq *= beta2
-        exp_avg_sq += grad * (1 - beta2) * grad
         step = step_t.item()
         step_size = lr / (1 - beta1**step)
         bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+        arrays = [param, grad, exp_avg, exp_avg_sq]
         if group["amsgrad"]:
-            max_sq = real_view(state["max_exp_avg_sq"]._data)
-            np.maximum(max_sq, exp_avg_sq, out=max_sq)
-            exp_avg_sq = max_sq
-        denom = np.sqrt(exp_avg_sq)
-        denom /= bias_correction2_sqrt
-        denom += eps
-        addcdiv_(param, exp_avg, denom, -step_size)
+            arrays.append(real_view(state["max_exp_avg_sq"]._data))
+
+        def update(param, grad, exp_avg, exp_avg_sq, max_sq=None):
+            if decay is not None:
+                param *= decay
+            lerp_(exp_avg, grad, 1 - beta1)
+            exp_avg_sq *= beta2
+            exp_avg_sq += grad * (1 - beta2) * grad
+            if max_sq is not None:
+                np.maximum(max_sq, exp_avg_sq, out=max_sq)
+                exp_avg_sq = max_sq
+            denom = np.sqrt(exp_avg_sq)
+            denom /= bias_correction2_sqrt
+            denom += eps
+            addcdiv_(param, exp_avg, denom, -step_size)
+
+        threads.foreach(update, *arrays)  # elementwise: See Note [Intra-op threads]
         bump_state(state)
         p._vc.bump("addcdiv_")
 

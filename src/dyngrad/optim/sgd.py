@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..backend import threads
 from .optimizer import (
     Optimizer,
     check_nonnegative,
@@ -65,25 +66,42 @@ class SGD(Optimizer):
                 grad = -p._grad._data if group["maximize"] else p._grad._data
                 if weight_decay != 0:
                     grad = grad + weight_decay * p._data
-                if momentum != 0:
-                    grad = self._momentum(p, grad, momentum, group)
-                p._data += grad * -lr
+                if momentum == 0:
+                    threads.foreach(lambda w, d: _descend(w, d, lr), p._data, grad)
+                else:
+                    self._momentum(p, grad, momentum, lr, group)
                 p._vc.bump("add_")
         return loss
 
-    def _momentum(self, p, grad, momentum, group):
+    def _momentum(self, p, grad, momentum, lr, group):
         state = self.state[p]
         buf = state.get("momentum_buffer")
         if buf is None:
             buf = Tensor._wrap(grad.copy())
             state["momentum_buffer"] = buf
-        else:
-            data = buf._data
-            data *= momentum
+        elif not group["nesterov"]:  # the common case, one pass of threads over all three
             dampening = group["dampening"]
-            # grad * 1.0 is grad exactly: without dampening, skip a pass and a temporary
-            data += grad * (1 - dampening) if dampening != 0 else grad
+            threads.foreach(lambda w, d, b: _momentum_step(w, d, b, momentum, dampening, lr),
+                            p._data, grad, buf._data)
             buf._vc.value += 1  # see bump_state
-        if group["nesterov"]:
-            return grad + buf._data * momentum
-        return buf._data
+            return
+        else:
+            _accumulate(buf._data, grad, momentum, group["dampening"])
+            buf._vc.value += 1
+        step = grad + buf._data * momentum if group["nesterov"] else buf._data
+        _descend(p._data, step, lr)
+
+
+def _accumulate(buf, grad, momentum, dampening) -> None:
+    buf *= momentum
+    # grad * 1.0 is grad exactly: without dampening, skip a pass and a temporary
+    buf += grad * (1 - dampening) if dampening != 0 else grad
+
+
+def _descend(param, step, lr) -> None:
+    param += step * -lr
+
+
+def _momentum_step(param, grad, buf, momentum, dampening, lr) -> None:
+    _accumulate(buf, grad, momentum, dampening)
+    _descend(param, buf, lr)
