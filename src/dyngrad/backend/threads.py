@@ -68,43 +68,40 @@ def _quiet(fn, args):
         return fn(*args)
 
 
-def elementwise(fn, *arrays):
-    """`fn(*arrays)` for an elementwise `fn` of same-shape C-contiguous NumPy arrays, split
-    across threads when they are large (see Note [Intra-op threads])."""
+def _slices(arrays):
+    """The arrays' flat slices, one list per thread, or None when one call is better."""
     first = arrays[0]
     n = min(_threads, first.size // GRAIN)
     if n < 2 or type(first) is not np.ndarray or any(
         a.shape != first.shape or not a.flags.c_contiguous for a in arrays
     ):
-        return fn(*arrays)
+        return None
     flat = [a.reshape(-1) for a in arrays]
     bounds = [first.size * i // n for i in range(n + 1)]
+    return [[f[lo:hi] for f in flat] for lo, hi in zip(bounds, bounds[1:])]
+
+
+def _run(fn, parts) -> list:
+    # the first slice on this thread, the others on the pool's
     pool = _get_pool()
-    futures = [pool.submit(_quiet, fn, [f[lo:hi] for f in flat])
-               for lo, hi in zip(bounds[1:-1], bounds[2:])]
-    head = fn(*[f[: bounds[1]] for f in flat])
-    out = np.empty(first.size, dtype=head.dtype)
-    out[: bounds[1]] = head
-    for future, lo, hi in zip(futures, bounds[1:-1], bounds[2:]):
-        out[lo:hi] = future.result()
-    return out.reshape(first.shape)
+    futures = [pool.submit(_quiet, fn, part) for part in parts[1:]]
+    return [fn(*parts[0])] + [future.result() for future in futures]
+
+
+def elementwise(fn, *arrays):
+    """`fn(*arrays)` for an elementwise `fn` of same-shape C-contiguous NumPy arrays, split
+    across threads when they are large (see Note [Intra-op threads])."""
+    parts = _slices(arrays)
+    if parts is None:
+        return fn(*arrays)
+    return np.concatenate(_run(fn, parts)).reshape(arrays[0].shape)
 
 
 def foreach(fn, *arrays) -> None:
     """`fn(*arrays)` for an `fn` that updates same-shape C-contiguous arrays elementwise in
     place (an optimizer's step), split across threads when they are large."""
-    first = arrays[0]
-    n = min(_threads, first.size // GRAIN)
-    if n < 2 or type(first) is not np.ndarray or any(
-        a.shape != first.shape or not a.flags.c_contiguous for a in arrays
-    ):
+    parts = _slices(arrays)
+    if parts is None:
         fn(*arrays)
-        return
-    flat = [a.reshape(-1) for a in arrays]
-    bounds = [first.size * i // n for i in range(n + 1)]
-    pool = _get_pool()
-    futures = [pool.submit(_quiet, fn, [f[lo:hi] for f in flat])
-               for lo, hi in zip(bounds[1:-1], bounds[2:])]
-    fn(*[f[: bounds[1]] for f in flat])
-    for future in futures:
-        future.result()
+    else:
+        _run(fn, parts)
