@@ -13,7 +13,7 @@ import dyngrad as torch
 import dyngrad.nn as nn
 from dyngrad import doctor
 from dyngrad._tensor import Tensor
-from dyngrad.autograd import engine
+from dyngrad.autograd import accumulate, engine
 from dyngrad.nn.modules.module import Module
 from dyngrad.ops import registry
 from dyngrad.optim import optimizer as optimizer_module
@@ -24,7 +24,7 @@ def _hooks():
         registry.observer,
         optimizer_module.step_observer,
         engine._execute,
-        engine._accumulate_into,
+        accumulate.accumulate_into,
         Tensor.detach,
         Tensor.item,
         Tensor.data,

@@ -12,11 +12,9 @@ from __future__ import annotations
 import heapq
 import warnings
 
-import numpy as np
-
 from .._tensor import Tensor
-from ..backend import dtypes, namespace, quiet_floating_point
-from . import anomaly
+from ..backend import namespace, quiet_floating_point
+from . import accumulate, anomaly
 from .grad_mode import state as grad_state
 from .graph import AccumulateGrad, _sequence
 
@@ -113,10 +111,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         _execute(roots, grads, retain_graph, create_graph)
         return
     targets = _targets(inputs, "backward")
-    captured = _execute(roots, grads, retain_graph, create_graph, targets, accumulate=True)
+    captured = _execute(roots, grads, retain_graph, create_graph, targets, to_leaves=True)
     for t, g in zip(inputs, captured):
         if t._fn is not None and g is not None:  # non-leaf inputs accumulate too
-            _accumulate_into(t, g, create_graph, shared=True)
+            accumulate.accumulate_into(t, g, create_graph, shared=True)
 
 
 CREATE_GRAPH_CYCLE = (
@@ -162,7 +160,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     roots = _roots(outputs)
     grads = _root_grads(outputs, grad_outputs, create_graph)
     targets = _targets(inputs, "grad")
-    captured = _execute(roots, grads, retain_graph, create_graph, targets, accumulate=False)
+    captured = _execute(roots, grads, retain_graph, create_graph, targets, to_leaves=False)
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
@@ -241,7 +239,7 @@ def _start_pass(roots) -> None:
 
 
 def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
-             accumulate=True):
+             to_leaves=True):
     _start_pass(roots)
     deps, parents = _graph(roots, targets is not None)
     needed = _needed(targets, parents) if targets is not None else None
@@ -275,13 +273,13 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
                 for g in buf:
                     summed.discard(id(g))
             if type(node) is AccumulateGrad:
-                _run_leaf(node, buf, targets, captured, accumulate, needed, create_graph,
+                accumulate.run_leaf(node, buf, targets, captured, to_leaves, needed, create_graph,
                           dispatched)
                 continue
             if node._tensor_hooks or node._retains:
-                _run_tensor_hooks(node, buf, create_graph)
+                accumulate.run_tensor_hooks(node, buf, create_graph)
             if targets is not None:
-                _capture(node, buf, targets, captured)
+                accumulate.capture(node, buf, targets, captured)
                 if node not in needed:
                     continue
             if node._pre_hooks or node._hooks or anomaly_state.enabled:
@@ -317,7 +315,7 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
                         key = id(g)
                         dispatched[key] = dispatched.get(key, 0) + 1
                     else:
-                        slot[nr] = _sum_into(slot[nr], g, create_graph, summed)
+                        slot[nr] = accumulate.sum_into(slot[nr], g, create_graph, summed)
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:
@@ -327,53 +325,6 @@ def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
         grad_state.backward = prev_backward
         quiet.__exit__(None, None, None)
     return captured
-
-
-def _sum_into(current: Tensor, g: Tensor, create_graph: bool, summed: set) -> Tensor:
-    """Add one more gradient into a node's input buffer.
-
-    A buffer that already holds a sum this pass made belongs to the engine alone, so later
-    gradients are added into it in place: a weight used at every step of an RNN collects its
-    gradient without a fresh array per step. With create_graph the sum must be recorded.
-    """
-    if create_graph:
-        return current + g
-    data = current._data
-    if id(current) in summed and data.dtype == g._data.dtype and data.shape == g._data.shape:
-        np.add(data, g._data, out=data)
-        return current
-    array = data + g._data
-    total = Tensor._wrap(array if type(array) is np.ndarray else np.array(array))  # 0-d
-    summed.add(id(total))
-    return total
-
-
-def _run_leaf(node, buf, targets, captured, accumulate, needed, create_graph, dispatched):
-    """An AccumulateGrad node: the leaf's hooks, a captured input, then `.grad += g`."""
-    g = buf[0]
-    variable = node.variable
-    if variable is not None and variable._hooks and g is not None:
-        buf[0] = g = _run_leaf_hooks(variable, g)
-    if targets is not None:
-        _capture(node, buf, targets, captured)
-    if accumulate and g is not None and (needed is None or node in needed):
-        if variable is not None:  # else the leaf is gone: nobody can read its gradient
-            _accumulate_into(variable, g, create_graph, dispatched.get(id(g), 0) > 1)
-
-
-def _capture(node, buf, targets, captured) -> None:
-    # autograd.grad / backward(inputs=): keep the gradient flowing into a requested input
-    for nr, g in enumerate(buf):
-        for index in targets.get((node, nr), ()):
-            captured[index] = g
-
-
-def _run_leaf_hooks(variable: Tensor, g: Tensor) -> Tensor:
-    for hook in tuple(variable._hooks.values()):
-        result = hook(g)
-        if result is not None:
-            g = result
-    return g
 
 
 def _call(node, buf: list, keep_graph: bool) -> tuple | None:
@@ -406,56 +357,3 @@ def _call(node, buf: list, keep_graph: bool) -> tuple | None:
     if not keep_graph:
         node.release()
     return outs
-
-
-def _run_tensor_hooks(node, buf: list, create_graph: bool) -> None:
-    hooks = node._tensor_hooks
-    if hooks:
-        for nr, fns in hooks.items():
-            for hook in tuple(fns.values()):
-                if buf[nr] is not None:
-                    result = hook(buf[nr])
-                    if result is not None:
-                        buf[nr] = result
-    if node._retains:  # retain_grad runs after the other hooks, as in PyTorch 2
-        for nr, ref in node._retains.items():
-            tensor = ref()
-            if tensor is not None and buf[nr] is not None:
-                _retain(tensor, buf[nr], create_graph)
-
-
-def _retain(tensor: Tensor, g: Tensor, create_graph: bool) -> None:
-    if tensor._grad is None:
-        tensor._grad = g if create_graph else Tensor._wrap(g._data.copy())
-    else:
-        tensor._grad = tensor._grad + g if create_graph else Tensor._wrap(tensor._grad._data
-                                                                          + g._data)
-
-
-def _accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) -> None:
-    """AccumulateGrad: add a gradient into `var.grad` (in place unless create_graph)."""
-    if g._data.dtype != var._data.dtype and var._fn is None:
-        g = g.to(dtypes.from_numpy_dtype(var._data.dtype))
-    current = var._grad
-    if current is None:
-        if create_graph:  # a copy with history, as PyTorch's (CopyBackwards), never `g` itself
-            from ..ops.creation import empty_like
-
-            var._grad = empty_like(g).copy_(g)
-        else:
-            data = g._data
-            if shared or data.base is not None or not data.flags.writeable:
-                data = data.copy()
-            var._grad = Tensor._wrap(data)
-    elif create_graph or current._rg:
-        var._grad = current + g
-    else:
-        data = current._data
-        if not data.flags.writeable:
-            current._data = data + g._data
-        else:
-            data += g._data
-        current._vc.bump("AccumulateGrad")
-    if var._post_hooks:
-        for hook in tuple(var._post_hooks.values()):
-            hook(var)

@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import accumulate as landing
 from ..autograd import engine
 from ..autograd.graph import SECOND_BACKWARD, AccumulateGrad
 from .sites import _PACKAGE_DIR, statement_site, user_frame, user_site
@@ -25,7 +26,7 @@ KEPT_AFTER = 3  # backward passes after which a graph still alive counts as kept
 
 
 def install(session, patcher) -> None:
-    execute, accumulate = engine._execute, engine._accumulate_into
+    execute, accumulate = engine._execute, landing.accumulate_into
 
     def _execute(*args, **kwargs):
         return run_backward(session, execute, args, kwargs)
@@ -40,7 +41,7 @@ def install(session, patcher) -> None:
         return accumulate(var, g, create_graph, shared)
 
     patcher.set(engine, "_execute", _execute)
-    patcher.set(engine, "_accumulate_into", _accumulate_into)
+    patcher.set(landing, "accumulate_into", _accumulate_into)
 
 
 def run_backward(session, original, args, kwargs):
