@@ -241,3 +241,15 @@ def test_kernel_path_still_reports_a_saved_tensor_modified_in_place():
     y.mul_(2)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+# ---- one sample through linear, and mv: BLAS's matrix-vector product ---------------------------
+def test_linear_of_one_row_and_mv_match_torch(torch):
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((1, 7)).astype(np.float32)
+    w = rng.standard_normal((5, 7)).astype(np.float32)
+    b = rng.standard_normal(5).astype(np.float32)
+    out = same_grads(torch, "t.nn.functional.linear(x, w, b)", x=x, w=w, b=b)
+    assert out.is_contiguous() and tuple(out.shape) == (1, 5)
+    same_grads(torch, "t.mv(w, x[0])", x=x, w=w)
+    same_grads(torch, "t.nn.functional.linear(x3, w, b)", x3=x.reshape(1, 1, 7), w=w, b=b)

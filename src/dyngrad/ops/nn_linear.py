@@ -12,7 +12,10 @@ from .registry import apply, defop
 # Each formula reads only what its input needs: with weight and bias frozen, x's formula
 # reads weight alone, so the node saves no activation (seed 000).
 def _linear_fwd(xp, x, weight, bias):
-    out = xp.matmul(x, weight.T)
+    if x.shape[0] == 1:  # one sample: BLAS's matrix-vector product, which matmul does not call
+        out = xp.dot(weight, x[0]).reshape(1, -1)
+    else:
+        out = xp.matmul(x, weight.T)
     if out.dtype == bias.dtype and bias.ndim <= out.ndim:  # a fresh product: add in place
         out += bias
         return out
