@@ -99,3 +99,4 @@ def test_optimizer_steps_are_the_same_with_one_thread_and_two(two_threads):
             results.append(w.detach().numpy().copy())
     for two, one in zip(results[:3], results[3:]):
         np.testing.assert_array_equal(two, one)
+
