@@ -254,3 +254,30 @@ def test_linear_of_one_row_and_mv_match_torch(torch):
     assert out.is_contiguous() and tuple(out.shape) == (1, 5)
     same_grads(torch, "t.mv(w, x[0])", x=x, w=w)
     same_grads(torch, "t.nn.functional.linear(x3, w, b)", x3=x.reshape(1, 1, 7), w=w, b=b)
+
+
+@pytest.mark.parametrize("shape", [(6, 3), (4, 3, 5, 5), (2, 3, 40, 40)])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_kernels_give_the_formulas_gradients(shape, training):
+    # (2, 3, 40, 40) is large enough for the GEMV sums (Note [Sums by GEMV])
+    rng = np.random.default_rng(10)
+    x0, w0, b0 = rng.standard_normal(shape), rng.standard_normal(3), rng.standard_normal(3)
+    rm, rv = rng.standard_normal(3), rng.uniform(0.5, 2, 3)
+    g0 = rng.standard_normal(shape)
+    grads = []
+    for create_graph in (False, True):
+        x, w, b = (dyngrad.tensor(a, requires_grad=True) for a in (x0, w0, b0))
+        y = F.batch_norm(x, dyngrad.tensor(rm), dyngrad.tensor(rv), w, b, training=training)
+        grads.append(dyngrad.autograd.grad((y * dyngrad.tensor(g0)).sum(), (x, w, b),
+                                           create_graph=create_graph))
+    for fast, formula in zip(*grads):
+        np.testing.assert_allclose(fast.detach().numpy(), formula.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12)
+
+
+def test_batch_norm_matches_torch_at_gemv_sizes(torch):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((4, 3, 40, 40))
+    w, b = rng.standard_normal(3), rng.standard_normal(3)
+    same_grads(torch, "t.nn.functional.batch_norm(x, None, None, w, b, training=True)",
+               x=x, w=w, b=b)

@@ -26,15 +26,30 @@ def _stats(xp, x, dims, eps):
 
 
 def _mean(xp, a, dims):
-    """`a.mean(axis=dims, keepdims=True)`; over trailing dims by GEMV (Note [Sums by GEMV])."""
-    k = len(dims)
-    if dims != tuple(range(a.ndim - k, a.ndim)) or not by_blas(a):
+    """`a.mean(axis=dims, keepdims=True)`, by GEMV (Note [Sums by GEMV]) over the trailing dims
+    (layer norm) or over all but the channel dim (batch norm)."""
+    if not by_blas(a):
         return a.mean(axis=dims, keepdims=True)  # (float16 means accumulate in float32)
+    if a.ndim >= 2 and dims == _batch_dims(a.ndim):
+        total = _channel_sum(xp, a)
+        total /= a.size // a.shape[1]
+        return total.reshape(_channel_shape(a.ndim, a.shape[1]))
+    k = len(dims)
+    if dims != tuple(range(a.ndim - k, a.ndim)):
+        return a.mean(axis=dims, keepdims=True)
     lead = a.shape[: a.ndim - k]
     count = a.size // math.prod(lead)
     total = last_sum(xp, a.reshape(lead + (count,)))
     total /= count
     return total.reshape(lead + (1,) * k)
+
+
+def _channel_sum(xp, a):
+    """`a` summed over every dim but the channel dim 1: shape (C,)."""
+    if a.ndim == 2 or not by_blas(a):
+        return lead_sum(xp, a, 1) if a.ndim == 2 else a.sum(axis=_batch_dims(a.ndim))
+    n, c = a.shape[:2]
+    return last_sum(xp, a.reshape(n * c, -1)).reshape(n, c).sum(axis=0)
 
 
 def _affine(y, weight, bias, shape):
@@ -62,10 +77,13 @@ def _batch_dims(ndim: int) -> tuple:
 
 def _batch_norm_fwd(xp, x, weight, bias, running_mean, running_var, *, momentum, eps):
     dims = _batch_dims(x.ndim)
-    centered, var, rstd = _stats(xp, x, dims, eps)
+    mean = _mean(xp, x, dims)
+    centered = x - mean
+    var = _mean(xp, centered * centered, dims)
+    rstd = 1 / xp.sqrt(var + eps)
     if running_mean is not None:
         running_mean *= 1 - momentum
-        running_mean += momentum * x.mean(axis=dims).astype(running_mean.dtype)
+        running_mean += momentum * mean.reshape(-1).astype(running_mean.dtype)
     if running_var is not None:
         n = x.size // x.shape[1]
         unbiased = var.reshape(-1) * (n / (n - 1))
@@ -121,6 +139,35 @@ def _bn_eval_weight_grad(g, x, running_mean, running_var, eps):
     return (g * xhat).sum(_batch_dims(g.ndim))
 
 
+def _batch_norm_kernel(xp, needs, g, x, weight, eps):
+    """See Note [Normalization backward]: the batch statistics' gradients on arrays."""
+    dims = _batch_dims(x.ndim)
+    xhat, rstd = _normalized_fwd(xp, x, dims, eps)
+    dweight = _channel_sum(xp, xhat * g) if needs[1] else None
+    dx = None
+    if needs[0]:
+        gw = g if weight is None else g * weight.reshape(_channel_shape(x.ndim, x.shape[1]))
+        dx = gw - _mean(xp, gw, dims)
+        gw = gw * xhat
+        xhat *= _mean(xp, gw, dims)
+        dx -= xhat
+        dx *= rstd
+    return dx, dweight, _channel_sum(xp, g) if needs[2] else None, None, None
+
+
+def _batch_norm_eval_kernel(xp, needs, g, x, weight, running_mean, running_var, eps):
+    # eval mode is an affine map per channel: g scaled, and the sums for weight and bias
+    shape = _channel_shape(g.ndim, g.shape[1])
+    rstd = 1 / xp.sqrt(running_var.reshape(shape) + eps)
+    dx = None
+    if needs[0]:
+        dx = g * rstd if weight is None else g * (rstd * weight.reshape(shape))
+    dweight = None
+    if needs[1]:
+        dweight = _channel_sum(xp, g * ((x - running_mean.reshape(shape)) * rstd))
+    return dx, dweight, _channel_sum(xp, g) if needs[2] else None, None, None
+
+
 BATCH_NORM = defop(
     "native_batch_norm",
     _batch_norm_fwd,
@@ -130,6 +177,7 @@ BATCH_NORM = defop(
         "bias": lambda g: g.sum(_batch_dims(g.ndim)),
     },
     node="NativeBatchNormBackward0",
+    kernel=Kernel(_batch_norm_kernel),
 )
 BATCH_NORM_EVAL = defop(
     "native_batch_norm_eval",
@@ -142,6 +190,7 @@ BATCH_NORM_EVAL = defop(
         "bias": lambda g: g.sum(_batch_dims(g.ndim)),
     },
     node="NativeBatchNormBackward0",
+    kernel=Kernel(_batch_norm_eval_kernel),
 )
 
 
