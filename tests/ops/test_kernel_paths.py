@@ -281,3 +281,11 @@ def test_batch_norm_matches_torch_at_gemv_sizes(torch):
     w, b = rng.standard_normal(3), rng.standard_normal(3)
     same_grads(torch, "t.nn.functional.batch_norm(x, None, None, w, b, training=True)",
                x=x, w=w, b=b)
+
+
+@pytest.mark.parametrize("shape", [(8, 4, 64, 63), (1000, 3), (2048, 10), (64, 1000), (16, 4)])
+def test_row_maxima_by_halving_are_numpys(shape):
+    x = np.random.default_rng(12).standard_normal(shape).astype(np.float32)
+    x[0, ..., -1] = np.nan
+    x[-1, ..., 0] = np.inf
+    np.testing.assert_array_equal(axis_sums.last_max(np, x), x.max(axis=-1, keepdims=True))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .axis_sums import last_sum
+from .axis_sums import last_max, last_sum
 from .kernels import Kernel
 from .registry import apply, defop
 from .shape import wrap_dim
@@ -21,7 +21,7 @@ def _shifted(xp, x, dim):
     An infinite max is left out so that -inf rows give NaN as in PyTorch. Array methods, not
     xp.amax/xp.where: NumPy's Python-level wrappers cost more than the work on small arrays.
     """
-    m = x.max(axis=dim, keepdims=True)
+    m = last_max(xp, x) if dim == x.ndim - 1 else x.max(axis=dim, keepdims=True)
     if xp.isfinite(m).all():
         return x - m, True
     return x - xp.where(xp.isfinite(m), m, 0).astype(x.dtype, copy=False), False
