@@ -289,3 +289,14 @@ def test_row_maxima_by_halving_are_numpys(shape):
     x[0, ..., -1] = np.nan
     x[-1, ..., 0] = np.inf
     np.testing.assert_array_equal(axis_sums.last_max(np, x), x.max(axis=-1, keepdims=True))
+
+
+def test_a_kernel_may_read_only_what_the_formulas_read():
+    from dyngrad.ops.kernels import Kernel
+    from dyngrad.ops.registry import OPS, defop
+
+    # `x` is never saved (no formula reads it), so a kernel reading it would get nothing
+    with pytest.raises(TypeError, match=r"kernel reads names no formula reads \['x'\]"):
+        defop("kernel_reads_unsaved", lambda xp, x: x * 2, {"x": lambda g: g * 2},
+              kernel=Kernel(lambda xp, needs, g, x: (g * x,)))
+    assert "kernel_reads_unsaved" not in OPS

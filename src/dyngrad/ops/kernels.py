@@ -48,6 +48,11 @@ class Kernel:
 
     def bind(self, op):
         fn, params = self.fn, self.params
+        # a kernel reads only what the formulas read: nothing else is saved or recorded
+        read = {p for f in op.formulas if f for p in f[1]} - {"g"}
+        unknown = set(params) - read - set(op.attrs)
+        if unknown:
+            raise TypeError(f"{op.name}: kernel reads names no formula reads {sorted(unknown)}")
         return _runner(op, lambda env, needs: fn(np, needs, env["g"], *map(env.get, params)),
                        self.mixed_dtypes)
 

@@ -54,33 +54,37 @@ def _mean_fwd(xp, x, *, dim=None, keepdim=False):
         return (total / _count(x.shape, dim)).astype(x.dtype, copy=False)
 
 
-def _reduced_kernel(count: bool):
+def _reduced_grad(xp, g, x_shape, dim, keepdim, count: bool):
     # sum's and mean's backward on arrays: g (divided by the count) broadcast to the input
-    def kernel(xp, needs, g, x_shape, dim, keepdim):
-        if count:
-            g = xp.asarray(g / _count(x_shape, dim))
-        if not keepdim and dim is not None:
-            g = xp.expand_dims(g, tuple(sorted(dim)))
-        return (_expand_fwd(xp, g, size=x_shape),)
+    if count:
+        g = xp.asarray(g / _count(x_shape, dim))
+    if not keepdim and dim is not None:
+        g = xp.expand_dims(g, tuple(sorted(dim)))
+    return (_expand_fwd(xp, g, size=x_shape),)
 
-    return Kernel(kernel)
+
+def _reduced_kernel(count: bool, along_dims: bool):
+    if along_dims:
+        return Kernel(lambda xp, needs, g, x_shape, dim, keepdim:
+                      _reduced_grad(xp, g, x_shape, dim, keepdim, count))
+    return Kernel(lambda xp, needs, g, x_shape: _reduced_grad(xp, g, x_shape, None, False, count))
 
 
 SUM = defop("sum", lambda xp, x, *, dtype=None: xp.add.reduce(x, None)
             if dtype is None and x.dtype.kind == "f"
             else x.sum(dtype=_accumulate_dtype(x, dtype)),
-            {"x": lambda g, x_shape: g.expand(x_shape)}, kernel=_reduced_kernel(False))
+            {"x": lambda g, x_shape: g.expand(x_shape)}, kernel=_reduced_kernel(False, False))
 _sum_all = unary(SUM)  # x.sum(): the fast form (see Note [Hot path])
 SUM_DIM = defop("sum_dim", _sum_fwd,
                 {"x": lambda g, x_shape, dim, keepdim: expand_reduced(g, x_shape, dim, keepdim)},
-                node="SumBackward1", kernel=_reduced_kernel(False))
+                node="SumBackward1", kernel=_reduced_kernel(False, True))
 MEAN = defop("mean", lambda xp, x: _mean_fwd(xp, x),
              {"x": lambda g, x_shape: g.expand(x_shape) / _count(x_shape, None)},
-             kernel=_reduced_kernel(True))
+             kernel=_reduced_kernel(True, False))
 MEAN_DIM = defop("mean_dim", _mean_fwd,
                  {"x": lambda g, x_shape, dim, keepdim:
                   expand_reduced(g, x_shape, dim, keepdim) / _count(x_shape, dim)},
-                 node="MeanBackward1", kernel=_reduced_kernel(True))
+                 node="MeanBackward1", kernel=_reduced_kernel(True, True))
 
 
 def _prod_grad(g, x, out, dim, keepdim):
