@@ -29,7 +29,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import SavedOutput
-from .registry import _raise_modified
+from .registry import check_unmodified
 
 __all__ = ["FORMULAS", "Kernel"]
 
@@ -112,12 +112,10 @@ def _saved_arrays(node, dtype, mixed_dtypes: bool):
     versions = node._versions
     for name, value in node._saved.items():
         if type(value) is SavedOutput:
-            if value.vc.value != versions[name]:
-                _raise_modified(node, name, value.tensor, versions[name], node, value.output_nr)
+            check_unmodified(node, name, value, versions[name])
             value = value.data
         elif isinstance(value, Tensor):
-            if value._vc.value != versions[name]:
-                _raise_modified(node, name, value, versions[name], value._fn, value._out_nr)
+            check_unmodified(node, name, value, versions[name])
             value = value._data
             if type(value) is not _ndarray:
                 return None

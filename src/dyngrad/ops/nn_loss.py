@@ -136,10 +136,8 @@ def _check_targets(xp, safe, n_classes):
 
 
 def _nll_fwd(xp, x, target, weight, *, reduction, ignore_index):
-    if weight is None and x.ndim == 2:
-        loss = _nll_rows(xp, x, target, reduction, ignore_index)
-        if loss is not None:
-            return loss
+    if _plain_rows(x.shape, target, weight, ignore_index):
+        return _nll_rows(xp, x, target, reduction)
     safe, w = _nll_parts(xp, target, weight, ignore_index)
     xc = x if x.ndim == 1 else xp.moveaxis(x, 1, -1)
     _check_targets(xp, xp.where(target != ignore_index, target, 0), xc.shape[-1])
@@ -153,11 +151,14 @@ def _nll_fwd(xp, x, target, weight, *, reduction, ignore_index):
         return (loss.sum() / w.sum()).astype(x.dtype)
 
 
-def _nll_rows(xp, x, target, reduction, ignore_index):
-    # The classification case (N, C) logits, no class weights, no ignored target: one fancy
-    # index instead of the general masks. None hands the other cases to the general path.
-    if target.ndim != 1 or (target == ignore_index).any():
-        return None
+def _plain_rows(x_shape, target, weight, ignore_index) -> bool:
+    """The classification case: (N, C) scores, no class weights, no ignored target."""
+    return (weight is None and len(x_shape) == 2 and target.ndim == 1
+            and not (target == ignore_index).any())
+
+
+def _nll_rows(xp, x, target, reduction):
+    # the plain case (see `_plain_rows`) as one fancy index instead of the general masks
     n_classes = x.shape[1]
     # one reduction checks both bounds: a negative int64 is huge as uint64
     if target.size and target.view(_UNSIGNED[target.dtype.itemsize]).max() >= n_classes:
@@ -177,7 +178,7 @@ _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 def _nll_coef(x_shape, t, weight, reduction, ignore_index, dtype):
     """d loss / d x: -w[t] at the target class (divided by Σw for 'mean'), zero elsewhere."""
     coef = np.zeros(x_shape, dtype=dtype)
-    if weight is None and len(x_shape) == 2 and t.ndim == 1 and not (t == ignore_index).any():
+    if _plain_rows(x_shape, t, weight, ignore_index):
         value = -1.0 / max(t.shape[0], 1) if reduction == "mean" else -1.0
         coef[np.arange(t.shape[0]), t] = value
         return coef

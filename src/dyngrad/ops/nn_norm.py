@@ -19,10 +19,11 @@ from .registry import apply, defop
 
 
 def _stats(xp, x, dims, eps):
+    """(centered x, variance, 1/std, mean) over `dims`, each kept as a broadcastable array."""
     mean = _mean(xp, x, dims)
     centered = x - mean
     var = _mean(xp, centered * centered, dims)
-    return centered, var, 1 / xp.sqrt(var + eps)
+    return centered, var, 1 / xp.sqrt(var + eps), mean
 
 
 def _mean(xp, a, dims):
@@ -76,11 +77,7 @@ def _batch_dims(ndim: int) -> tuple:
 
 
 def _batch_norm_fwd(xp, x, weight, bias, running_mean, running_var, *, momentum, eps):
-    dims = _batch_dims(x.ndim)
-    mean = _mean(xp, x, dims)
-    centered = x - mean
-    var = _mean(xp, centered * centered, dims)
-    rstd = 1 / xp.sqrt(var + eps)
+    centered, var, rstd, mean = _stats(xp, x, _batch_dims(x.ndim), eps)
     if running_mean is not None:
         running_mean *= 1 - momentum
         running_mean += momentum * mean.reshape(-1).astype(running_mean.dtype)
@@ -213,7 +210,7 @@ def _ln_weight_grad(g, x, normalized_ndim, eps):
 
 
 def _normalized_fwd(xp, x, dims, eps):
-    centered, _, rstd = _stats(xp, x, dims, eps)
+    centered, _, rstd, _ = _stats(xp, x, dims, eps)
     centered *= rstd
     return centered.astype(x.dtype, copy=False), rstd
 
@@ -251,7 +248,7 @@ LAYER_NORM = defop(
 
 def _group_norm_fwd(xp, x, weight, bias, *, num_groups, eps):
     grouped = x.reshape(x.shape[0], num_groups, -1)
-    centered, _, rstd = _stats(xp, grouped, (2,), eps)
+    centered, _, rstd, _ = _stats(xp, grouped, (2,), eps)
     y = (centered * rstd).reshape(x.shape).astype(x.dtype, copy=False)
     return _affine(y, weight, bias, _channel_shape(x.ndim, x.shape[1]))
 

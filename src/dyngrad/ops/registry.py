@@ -155,9 +155,8 @@ def unpack_saved(node: OpNode) -> dict:
     values = dict(node._saved)
     for name, version in node._versions.items():
         value = values[name]
+        check_unmodified(node, name, value, version)
         if type(value) is SavedOutput:
-            if value.vc.value != version:
-                _raise_modified(node, name, value.tensor, version, node, value.output_nr)
             if grad_state.enabled and _differentiable(node._op, value.output_nr):
                 # create_graph: the output's history is this very node
                 rebuilt = Tensor._wrap(value.data, True, node, value.output_nr)
@@ -165,12 +164,19 @@ def unpack_saved(node: OpNode) -> dict:
                 values[name] = rebuilt
             else:
                 values[name] = value.tensor
-        elif value._vc.value != version:
-            # PyTorch names the tensor's history as it is now (after the in-place write)
-            _raise_modified(node, name, value, version, value._fn, value._out_nr)
     if node._n_outputs > 1 and "out0" in values:
         values["out"] = tuple(values.pop(f"out{i}") for i in range(node._n_outputs))
     return values
+
+
+def check_unmodified(node: OpNode, name: str, value, version: int) -> None:
+    """PyTorch's error if a saved tensor (or saved output) changed in place since it was saved."""
+    if type(value) is SavedOutput:
+        if value.vc.value != version:
+            _raise_modified(node, name, value.tensor, version, node, value.output_nr)
+    elif value._vc.value != version:
+        # PyTorch names the tensor's history as it is now (after the in-place write)
+        _raise_modified(node, name, value, version, value._fn, value._out_nr)
 
 
 def _raise_modified(node, name, tensor, version, fn, out_nr):

@@ -76,15 +76,14 @@ class SGD(Optimizer):
     def _momentum(self, p, grad, momentum, lr, group):
         state = self.state[p]
         buf = state.get("momentum_buffer")
-        if buf is None:
-            buf = Tensor._wrap(grad.copy())
-            state["momentum_buffer"] = buf
-        elif not group["nesterov"]:  # the common case, one pass of threads over all three
+        if buf is not None and not group["nesterov"]:  # the common case: one threaded pass
             dampening = group["dampening"]
             threads.foreach(lambda w, d, b: _momentum_step(w, d, b, momentum, dampening, lr),
                             p._data, grad, buf._data)
             buf._vc.value += 1  # see bump_state
             return
+        if buf is None:  # the first step: the buffer starts as the gradient
+            state["momentum_buffer"] = buf = Tensor._wrap(grad.copy())
         else:
             _accumulate(buf._data, grad, momentum, group["dampening"])
             buf._vc.value += 1
