@@ -47,7 +47,7 @@ def by_blas(a) -> bool:
 def last_sum(xp, a):
     """`a.sum(axis=-1, keepdims=True)`, by GEMV where that is faster (Note [Sums by GEMV])."""
     if not by_blas(a):
-        return a.sum(axis=-1, keepdims=True)
+        return np.add.reduce(a, axis=-1, keepdims=True)  # without sum's Python wrapper
     n = a.shape[-1]
     return (a.reshape(-1, n) @ _ones(n, a.dtype)).reshape(a.shape[:-1] + (1,))
 
@@ -64,7 +64,7 @@ def last_max(xp, a):
     """`a.max(axis=-1, keepdims=True)`, by halving on short rows (Note [Sums by GEMV])."""
     n = a.shape[-1] if a.ndim else 0
     if type(a) is not np.ndarray or a.size < _MIN_SIZE or not 1 < n <= _HALVING_ROWS:
-        return a.max(axis=-1, keepdims=True)
+        return np.maximum.reduce(a, axis=-1, keepdims=True)
     while n > 1:
         half = n // 2
         top = xp.maximum(a[..., :half], a[..., half : 2 * half])

@@ -19,33 +19,37 @@ from .registry import apply, defop
 from .surface import public
 
 _FULL = slice(None)
-_MAX_ROUNDS = 32
+_ROUND_MIN = 256  # elements a round must add to cost less than add.at's loop
 
 
 def add_rows(xp, out, rows, g):
     """out[rows[i]] += g[i] for every i in order, as PyTorch's sequential index_add.
 
-    `xp.add.at` is exact but slow; instead, round k adds the k-th occurrence of every index,
-    one fancy-indexed add of distinct rows per round, so each row still sums in order.
+    `xp.add.at` is exact but slow. Instead, with the indices sorted stably, each round adds
+    the first remaining occurrence of every row (one fancy-indexed add of distinct rows) and
+    drops it, so each row still sums in its original order; distinct rows take one round.
     """
-    n = rows.size
+    if rows.size < 2:
+        if rows.size:
+            out[rows] += g
+        return
     order = xp.argsort(rows, kind="stable")
     ranked = rows[order]
-    first = xp.empty(n, dtype=bool)
-    first[:1] = True
-    xp.not_equal(ranked[1:], ranked[:-1], out=first[1:])
-    position = xp.arange(n)
-    rank = position - xp.maximum.accumulate(xp.where(first, position, 0))
-    counts = xp.bincount(rank) if n else rank
-    if len(counts) > _MAX_ROUNDS:  # one index repeated many times: rounds would cost more
-        xp.add.at(out, rows, g)
-        return
-    by_rank = order[xp.argsort(rank, kind="stable")]
-    start = 0
-    for count in counts.tolist():
-        picked = by_rank[start : start + count]
-        out[rows[picked]] += g[picked]
-        start += count
+    width = g[0].size
+    while True:
+        first = xp.empty(ranked.size, dtype=bool)
+        first[0] = True
+        xp.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+        distinct = int(xp.count_nonzero(first))
+        if distinct == ranked.size:  # the last round: every remaining row is distinct
+            out[ranked] += g[order]
+            return
+        if distinct * width < _ROUND_MIN:  # few rows, many repeats: add.at's loop is cheaper
+            xp.add.at(out, ranked, g[order])
+            return
+        out[ranked[first]] += g[order[first]]
+        rest = ~first
+        order, ranked = order[rest], ranked[rest]
 
 
 def _embed_fwd(xp, grad, *, shape, key):

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import promotion
+from .kernels import Kernel
 from .registry import apply, defop
 from .shape import wrap_dim
 from .surface import public
@@ -39,12 +40,28 @@ def _cat_fwd(xp, *tensors, dim, sizes):
     return xp.concatenate(kept or tensors, axis=dim)
 
 
-CAT = defop("cat", _cat_fwd, {"tensors": _cat_grad}, promote=_promote_all)
+def _cat_kernel(xp, needs, g, dim, sizes):
+    # each input's gradient is its slice of g (Note [Array kernels])
+    if None in sizes:
+        return None
+    lead = (slice(None),) * dim
+    grads = []
+    start = 0
+    for need, size in zip(needs, sizes):
+        grads.append(g[lead + (slice(start, start + size),)] if need else None)
+        start += size
+    return grads
+
+
+CAT = defop("cat", _cat_fwd, {"tensors": _cat_grad}, promote=_promote_all,
+            kernel=Kernel(_cat_kernel))
 STACK = defop(
     "stack",
     lambda xp, *tensors, dim: xp.stack(tensors, axis=dim),
     {"tensors": lambda g, i, dim: g.select(dim, i)},
     promote=_promote_all,
+    kernel=Kernel(lambda xp, needs, g, dim: [
+        xp.take(g, i, axis=dim) if need else None for i, need in enumerate(needs)]),
 )
 
 
@@ -80,12 +97,23 @@ def _unbind_grad(g, x_shape, dim):
     return stack([p if p is not None else zeros(shape, dtype=like.dtype) for p in g], dim)
 
 
+def _pieces(xp, g, x_shape, dim, sizes):
+    # the pieces' gradient arrays, zeros for those that got none
+    dtype = next(p for p in g if p is not None).dtype
+    return [p if p is not None else
+            xp.zeros(x_shape[:dim] + (size,) + x_shape[dim + 1 :], dtype=dtype)
+            for p, size in zip(g, sizes)]
+
+
+_SPLIT_KERNEL = Kernel(lambda xp, needs, g, x_shape, dim, sizes: (
+    xp.concatenate(_pieces(xp, g, x_shape, dim, sizes), axis=dim),))
 SPLIT = defop(
     "split",
     _split_fwd,
     {"x": lambda g, x_shape, dim, sizes: _pieces_grad(g, x_shape, dim, sizes)},
     outputs=None,
     view=True,
+    kernel=_SPLIT_KERNEL,
 )
 SPLIT_WITH_SIZES = defop(
     "split_with_sizes",
@@ -93,13 +121,22 @@ SPLIT_WITH_SIZES = defop(
     {"x": lambda g, x_shape, dim, sizes: _pieces_grad(g, x_shape, dim, sizes)},
     outputs=None,
     view=True,
+    kernel=_SPLIT_KERNEL,
 )
+def _unbind_kernel(xp, needs, g, x_shape, dim):
+    shape = x_shape[:dim] + x_shape[dim + 1 :]
+    dtype = next(p for p in g if p is not None).dtype
+    return (xp.stack([p if p is not None else xp.zeros(shape, dtype=dtype) for p in g],
+                     axis=dim),)
+
+
 UNBIND = defop(
     "unbind",
     lambda xp, x, *, dim: tuple(xp.moveaxis(x, dim, 0)),
     {"x": lambda g, x_shape, dim: _unbind_grad(g, x_shape, dim)},
     outputs=None,
     view=True,
+    kernel=Kernel(_unbind_kernel),
 )
 
 

@@ -10,8 +10,9 @@
 #                         with Tensors: the same formulas are evaluated on the saved arrays;
 #   kernel=Kernel(fn)     `fn(xp, needs, g, <names>)` returns every input's gradient at once
 #                         (`needs[i]` is truthy when input i wants one), reading names as
-#                         formulas do,
-#                         or None to leave a case to the formulas (matmul's 1-d operands).
+#                         formulas do (a multi-output node's `g` is a tuple of arrays,
+#                         None for an output that got no gradient), or None to leave a
+#                         case to the formulas (matmul's 1-d operands).
 # A kernel never writes into `g` or a saved array: they may be shared (or read-only views).
 # The node runs the kernel when grad mode is off and the formulas when it is on, so gradcheck
 # (first order) checks the kernels and gradgradcheck (double backward) the formulas. Saved
@@ -82,11 +83,15 @@ def _runner(op, compute, mixed_dtypes: bool):
     shape_names = op.shape_names if op.reads_shapes else None
 
     def run(node, g):
-        gd = g._data
-        if type(gd) is not _ndarray or gd.dtype.kind != "f":
+        if type(g) is tuple:  # a multi-output node (split, unbind): one gradient per output
+            ref = next(t._data for t in g if t is not None)
+            gd = tuple(None if t is None else t._data for t in g)
+        else:
+            ref = gd = g._data
+        if type(ref) is not _ndarray or ref.dtype.kind != "f":
             return None
         if node._saved:
-            env = _saved_arrays(node, gd.dtype, mixed_dtypes)
+            env = _saved_arrays(node, ref.dtype, mixed_dtypes)
             if env is None:
                 return None
         else:
@@ -133,13 +138,15 @@ def _wrap(grads, meta, g):
     # came in (the engine tells shared gradients by identity, see `dispatched` in engine.py)
     if len(grads) != len(meta):  # a kernel's own bug, never the user's
         raise RuntimeError(f"array kernel returned {len(grads)} gradients for {len(meta)} inputs")
-    gd = g._data
-    if len(meta) == 1:  # most rows: no bookkeeping of shared arrays needed
-        grad, m = grads[0], meta[0]
-        if not m or grad is None:
-            return (None,)
-        return (_conform(g if grad is gd else _tensor(grad), m),)
-    made = {id(gd): g}
+    if type(g) is not tuple:
+        if len(meta) == 1:  # most rows: no bookkeeping of shared arrays needed
+            grad, m = grads[0], meta[0]
+            if not m or grad is None:
+                return (None,)
+            return (_conform(g if grad is g._data else _tensor(grad), m),)
+        made = {id(g._data): g}
+    else:
+        made = {id(t._data): t for t in g if t is not None}
     out = []
     for grad, m in zip(grads, meta):
         if not m or grad is None:

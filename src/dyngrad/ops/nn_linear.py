@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._tensor import Tensor
+from . import gemm
 from .kernels import Kernel
 from .linalg import _mm  # mm's fast form: the formulas' shapes are right by construction
 from .registry import apply, defop
@@ -15,7 +16,7 @@ def _linear_fwd(xp, x, weight, bias):
     if x.shape[0] == 1:  # one sample: BLAS's matrix-vector product, which matmul does not call
         out = xp.dot(weight, x[0]).reshape(1, -1)
     else:
-        out = xp.matmul(x, weight.T)
+        out = gemm.mm(x, weight.T)  # See Note [GEMM orientation]
     if out.dtype == bias.dtype and bias.ndim <= out.ndim:  # a fresh product: add in place
         out += bias
         return out

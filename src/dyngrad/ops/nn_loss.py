@@ -152,24 +152,43 @@ def _nll_fwd(xp, x, target, weight, *, reduction, ignore_index):
 
 
 def _plain_rows(x_shape, target, weight, ignore_index) -> bool:
-    """The classification case: (N, C) scores, no class weights, no ignored target."""
-    return (weight is None and len(x_shape) == 2 and target.ndim == 1
-            and not (target == ignore_index).any())
+    """The classification case: (N, C) scores, no class weights, every target a class.
+
+    One reduction checks both bounds (a negative index is huge as unsigned); a target out of
+    them, ignored or wrong, leaves the call to the general path, which tells them apart.
+    """
+    if weight is not None or len(x_shape) != 2 or target.ndim != 1:
+        return False
+    n_classes = x_shape[1]
+    if target.size and target.view(_UNSIGNED[target.dtype.itemsize]).max() >= n_classes:
+        return False
+    return not 0 <= ignore_index < n_classes or not (target == ignore_index).any()
 
 
 def _nll_rows(xp, x, target, reduction):
     # the plain case (see `_plain_rows`) as one fancy index instead of the general masks
-    n_classes = x.shape[1]
-    # one reduction checks both bounds: a negative int64 is huge as uint64
-    if target.size and target.view(_UNSIGNED[target.dtype.itemsize]).max() >= n_classes:
-        _check_targets(xp, target, n_classes)
-    loss = -x[xp.arange(target.shape[0]), target]
+    n = target.shape[0]
+    loss = -x[_arange(n), target]
     if reduction == "none":
         return loss
-    total = loss.sum()
+    total = np.add.reduce(loss)
     if reduction == "sum":
         return total
-    return xp.asarray(total / target.shape[0] if target.size else xp.nan, dtype=x.dtype)
+    return xp.asarray(total / n if n else xp.nan, dtype=x.dtype)
+
+
+_ARANGES: dict = {}
+
+
+def _arange(n: int):
+    # the row numbers of a batch, made once per batch size (read-only: shared)
+    rows = _ARANGES.get(n)
+    if rows is None:
+        if len(_ARANGES) > 64:
+            _ARANGES.clear()
+        rows = _ARANGES[n] = np.arange(n)
+        rows.flags.writeable = False
+    return rows
 
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -180,7 +199,7 @@ def _nll_coef(x_shape, t, weight, reduction, ignore_index, dtype):
     coef = np.zeros(x_shape, dtype=dtype)
     if _plain_rows(x_shape, t, weight, ignore_index):
         value = -1.0 / max(t.shape[0], 1) if reduction == "mean" else -1.0
-        coef[np.arange(t.shape[0]), t] = value
+        coef[_arange(t.shape[0]), t] = value
         return coef
     safe, w = _nll_parts(np, t, weight, ignore_index)
     if reduction == "mean":

@@ -57,7 +57,7 @@ class OpNode(Node):
             raise RuntimeError(SECOND_BACKWARD + _freed_detail(self))
         # See Note [Array kernels]; while the doctor observes ops, formulas run as Tensor ops
         if op.kernel is not None and not grad_state.enabled and observer is None:
-            result = op.kernel(self, grads[0])
+            result = op.kernel(self, grads[0] if op.n_outputs == 1 else grads)
             if result is not None:
                 return result
         env = unpack_saved(self) if saved else {}
@@ -295,8 +295,6 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
         body["_n_outputs"] = outputs
     base = OpNode if outputs is not None else VariadicOpNode
     op.node_cls = type(cls_name, (base,), body) if grads else None
-    if kernel is not None and (outputs != 1 or op.variadic):
-        raise TypeError(f"{name}: array kernels are for rows with one output")
     op.kernel = kernel.bind(op) if kernel is not None else None
     OPS[name] = op
     return op
