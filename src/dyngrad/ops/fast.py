@@ -45,6 +45,7 @@ def binary(op: OpDef):
     """
     fwd = op.fwd
     differentiable = op.node_cls is not None
+    assert not op.stash, "a stash=True row takes the general path"
 
     def run(x, y):
         xd = x._data
@@ -134,6 +135,7 @@ def unary(op: OpDef):
     """The fast form of a one-input row without attributes: `unary(EXP)(x)`."""
     fwd = op.fwd
     differentiable = op.node_cls is not None
+    assert not op.stash, "a stash=True row takes the general path"
 
     def run(x):
         try:

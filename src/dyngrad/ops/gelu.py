@@ -28,45 +28,64 @@ def _erf(xp, x):
 
 @floating_only("GeluKernelImpl")
 def _gelu(xp, x, *, approximate):
-    # elementwise and costly (erf): split across threads, see Note [Intra-op threads]
-    return threads.elementwise(lambda a: _gelu_of(xp, a, approximate), x)
-
-
-def _gelu_of(xp, x, approximate):
+    # elementwise and costly (erf): split across threads, see Note [Intra-op threads]. The
+    # exact form stashes its cdf for the backward (Note [Stashed intermediates]); each thread
+    # writes its slice of both outputs, which are allocated once
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)
-        return 0.5 * x * (1 + xp.tanh(inner))
+        return 0.5 * x * (1 + xp.tanh(inner)), None
+    out, cdf = xp.empty_like(x), xp.empty_like(x)
+    threads.foreach(lambda a, o, c: _gelu_into(xp, a, o, c), x, out, cdf)
+    return out, cdf
+
+
+def _gelu_into(xp, x, out, cdf):
+    cdf[...] = _cdf(xp, x)
+    xp.multiply(x, cdf, out=out)  # x Phi(x) = x/2 (1 + erf)
+
+
+def _cdf(xp, x):
+    # Phi(x) = (1 + erf(x / sqrt 2)) / 2, in place in erf's buffer; halving is exact
     cdf = _erf(xp, x * _INV_SQRT_2)
     cdf += 1
-    cdf *= x
-    cdf *= 0.5  # exact: x/2 (1 + erf) in place, no activation-sized temporaries
+    cdf *= 0.5
     return cdf
 
 
 def _gelu_backward(xp, grad, x, *, approximate):
     """GELU's derivative times `grad`, fused on arrays: one node instead of a dozen."""
-    return threads.elementwise(lambda g, a: _gelu_slope(xp, g, a, approximate), grad, x)
+    return _gelu_backward_of(xp, grad, x, approximate, None)
 
 
-def _gelu_slope(xp, grad, x, approximate):
+def _gelu_backward_of(xp, grad, x, approximate, cdf):
+    # with the forward's stashed cdf when there is one: the very array `_cdf` would give
     if approximate == "tanh":
-        # d/dx [x/2 (1 + tanh u)] = (1 + t)/2 + x/2 (1 - t^2) u',  u = k (x + c x^3)
-        x2 = x * x
-        t = xp.tanh((x + _GELU_CUBIC * x2 * x) * _SQRT_2_OVER_PI)
-        du = (1 + 3 * _GELU_CUBIC * x2) * _SQRT_2_OVER_PI
-        return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du)
-    # d/dx [x Phi(x)] = Phi(x) + x phi(x), built in place in one buffer
-    cdf = _erf(xp, x * _INV_SQRT_2)
-    cdf += 1
-    cdf *= 0.5
-    slope = xp.multiply(x, x, out=xp.empty_like(x))  # an array even when x is 0-d
+        return threads.elementwise(lambda g, a: _tanh_slope(xp, g, a), grad, x)
+    slope = xp.empty_like(x)
+    if cdf is None:
+        threads.foreach(lambda g, a, s: _slope_into(xp, g, a, _cdf(xp, a), s), grad, x, slope)
+    else:
+        threads.foreach(lambda g, a, c, s: _slope_into(xp, g, a, c, s), grad, x, cdf, slope)
+    return slope
+
+
+def _tanh_slope(xp, grad, x):
+    # d/dx [x/2 (1 + tanh u)] = (1 + t)/2 + x/2 (1 - t^2) u',  u = k (x + c x^3)
+    x2 = x * x
+    t = xp.tanh((x + _GELU_CUBIC * x2 * x) * _SQRT_2_OVER_PI)
+    du = (1 + 3 * _GELU_CUBIC * x2) * _SQRT_2_OVER_PI
+    return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du)
+
+
+def _slope_into(xp, grad, x, cdf, slope):
+    # d/dx [x Phi(x)] = Phi(x) + x phi(x), built in place in `slope`
+    xp.multiply(x, x, out=slope)
     slope *= -0.5
     xp.exp(slope, out=slope)
     slope *= _INV_SQRT_2PI
     slope *= x
     slope += cdf
     slope *= grad
-    return slope
 
 
 def _gelu_second(x, approximate):
@@ -91,9 +110,9 @@ GELU = defop(
     "gelu",
     _gelu,
     {"x": lambda g, x, approximate: gelu_backward(g, x, approximate)},
-    kernel=Kernel(
-        lambda xp, needs, g, x, approximate: (_gelu_backward(xp, g, x, approximate=approximate),)
-    ),
+    kernel=Kernel(lambda xp, needs, g, x, approximate, stash: (
+        _gelu_backward_of(xp, g, x, approximate, stash),)),
+    stash=True,
 )
 GELU_BACKWARD = defop(
     "gelu_backward",

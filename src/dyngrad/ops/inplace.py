@@ -36,6 +36,9 @@ def apply_inplace(op: OpDef, args: tuple, attrs: dict = _EMPTY, name: str | None
         from .errors import translate
 
         raise translate(op, args, attrs, exc) from None
+    stash = None
+    if op.stash:  # of the input before the write, which the node saves: See registry.py
+        out, stash = out
     out = _as_array(out)
     _check_inplace_result(self, out)
     mask = 0
@@ -55,6 +58,8 @@ def apply_inplace(op: OpDef, args: tuple, attrs: dict = _EMPTY, name: str | None
         node._attrs = attrs
         node._meta = tuple((a._data.shape, a._data.dtype) if mask >> i & 1 else None
                            for i, a in enumerate(args))
+        if op.stash:
+            node._stash = stash
         if anomaly.state.enabled:
             anomaly.record(node)
     before = self._vc.value

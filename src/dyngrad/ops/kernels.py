@@ -51,6 +51,8 @@ class Kernel:
         fn, params = self.fn, self.params
         # a kernel reads only what the formulas read: nothing else is saved or recorded
         read = {p for f in op.formulas if f for p in f[1]} - {"g"}
+        if op.stash:  # Note [Stashed intermediates] in registry.py
+            read.add("stash")
         unknown = set(params) - read - set(op.attrs)
         if unknown:
             raise TypeError(f"{op.name}: kernel reads names no formula reads {sorted(unknown)}")
@@ -81,6 +83,7 @@ FORMULAS = _Formulas()
 def _runner(op, compute, mixed_dtypes: bool):
     """The callable a node runs in place of its formulas (None: run the formulas instead)."""
     shape_names = op.shape_names if op.reads_shapes else None
+    stash = op.stash
 
     def run(node, g):
         if type(g) is tuple:  # a multi-output node (split, unbind): one gradient per output
@@ -98,6 +101,8 @@ def _runner(op, compute, mixed_dtypes: bool):
             env = {}
         if node._attrs:
             env.update(node._attrs)
+        if stash:
+            env["stash"] = node._stash
         env["g"] = gd
         # an input's (shape, dtype) is recorded exactly when it needs a gradient: the meta
         # doubles as `needs`

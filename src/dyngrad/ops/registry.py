@@ -185,6 +185,23 @@ def _raise_modified(node, name, tensor, version, fn, out_nr):
     raise modified_inplace_error(node, name, tensor, version, fn, out_nr)
 
 
+# Note [Stashed intermediates]
+# A few forwards compute an intermediate their backward needs again, at a cost far above the
+# backward's own arithmetic: GELU's cdf, an erf of ~40 NumPy passes over the activation. Such
+# a row is `stash=True`: the node keeps the intermediate beside (not among) its saved tensors,
+# the array kernel reads it, and release() drops it with the saved tensors. It is exactly the
+# array the backward would compute again, so gradients are unchanged bit for bit; the formulas
+# (double backward) ignore it and recompute. The price is holding it until backward.
+class StashOpNode(OpNode):
+    """The node of a `stash=True` row: one extra slot, freed with the saved tensors."""
+
+    __slots__ = ("_stash",)
+
+    def release(self) -> None:
+        super().release()
+        self._stash = None
+
+
 class VariadicOpNode(OpNode):
     """The node of an op whose number of outputs is set per call (`outputs=None`)."""
 
@@ -224,7 +241,7 @@ class OpDef:
 
     __slots__ = ("name", "fwd", "inputs", "attrs", "formulas", "node_cls", "plans", "promote",
                  "view", "n_outputs", "differentiable", "variadic", "shape_names", "readers",
-                 "reads_shapes", "kernel")
+                 "reads_shapes", "kernel", "stash")
 
     def __repr__(self) -> str:
         return f"OpDef({self.name})"
@@ -236,7 +253,7 @@ def _node_name(name: str) -> str:
 
 def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
           promote=None, view: bool = False, outputs: int | None = 1,
-          differentiable: tuple | None = None, kernel=None) -> OpDef:
+          differentiable: tuple | None = None, kernel=None, stash: bool = False) -> OpDef:
     """Register an op: its forward on arrays and each input's backward formula.
 
     `promote` casts the input arrays first (see `ops.promotion`); `view=True` marks an output
@@ -246,6 +263,8 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
     A forward with `*tensors` takes any number of inputs (`cat`, `stack`); its one formula
     reads `i`, the input's position, and never the inputs themselves. `kernel` computes the
     input gradients on arrays when no graph is recorded (Note [Array kernels], kernels.py).
+    `stash=True` is a forward that returns (output, stash): an intermediate its kernel reads
+    as `stash` instead of computing it again (Note [Stashed intermediates]).
     """
     sig = inspect.signature(fwd)
     params = list(sig.parameters.values())[1:]  # after xp
@@ -262,6 +281,7 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
     if reserved:  # formulas read these names as the gradient, the output, the input index
         raise TypeError(f"{name}: inputs and attributes may not be named {sorted(reserved)}")
     op.promote = promote
+    op.stash = stash
     op.view = view
     op.n_outputs = outputs
     if differentiable is None and outputs is not None:
@@ -293,7 +313,7 @@ def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
     body = {"__slots__": (), "_op": op}
     if outputs is not None:
         body["_n_outputs"] = outputs
-    base = OpNode if outputs is not None else VariadicOpNode
+    base = StashOpNode if stash else OpNode if outputs is not None else VariadicOpNode
     op.node_cls = type(cls_name, (base,), body) if grads else None
     op.kernel = kernel.bind(op) if kernel is not None else None
     OPS[name] = op
@@ -349,6 +369,8 @@ def apply(op: OpDef, args: tuple, attrs: dict = _EMPTY):
         from .errors import translate
 
         raise translate(op, args, attrs, exc) from None
+    if op.stash:  # See Note [Stashed intermediates]
+        out, stash = out
     mask = 0
     if grad_state.enabled and op.node_cls is not None:
         for i, a in enumerate(args):
@@ -377,6 +399,8 @@ def apply(op: OpDef, args: tuple, attrs: dict = _EMPTY):
     node.next_functions = tuple(edges)
     node._meta = tuple(meta)
     node._attrs = attrs
+    if op.stash:
+        node._stash = stash
     if anomaly.state.enabled:
         anomaly.record(node)
     result = _wrap_outputs(op, args, attrs, out, node)
