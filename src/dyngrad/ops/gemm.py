@@ -25,8 +25,8 @@ _MIN_SIDE = 128
 
 def mm(a, b):
     """`a @ b` for 2-D arrays, the transposed product where BLAS runs that faster."""
-    if (type(a) is np.ndarray and a.shape[0] in _ROWS and a.dtype is _F32 and b.dtype is _F32
-            and a.shape[1] >= _MIN_SIDE and b.shape[1] >= _MIN_SIDE
+    if (b.shape[-1] >= _MIN_SIDE and a.shape[-1] >= _MIN_SIDE and a.shape[0] in _ROWS
+            and type(a) is np.ndarray and a.dtype is _F32 and b.dtype is _F32
             and a.flags.c_contiguous and b.flags.f_contiguous and not b.flags.c_contiguous):
         return np.ascontiguousarray((b.T @ a.T).T)
     return a @ b

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from . import registry
 from .inplace import apply_inplace
 from .kernels import Kernel
 from .registry import apply, defop
@@ -171,6 +172,8 @@ def _expand_ellipsis(key: tuple, ndim: int) -> tuple:
 def _check_advanced(shape: tuple, key: tuple) -> None:
     """PyTorch's messages for a mask that does not fit, or index tensors that do not broadcast
     (NumPy's own would name axes and arrays)."""
+    if len(key) == 1 and type(key[0]) is np.ndarray and key[0].dtype.kind in "iu":
+        return  # one integer index array (rows of a table): nothing to broadcast
     ndim = len(shape)
     consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
                    for k in key if k is not None and k is not Ellipsis and type(k) is not bool)
@@ -211,14 +214,15 @@ def getitem(self, key):
     whole_slice = type(key) is slice
     if not isinstance(key, tuple):
         key = (key,)
-    for k in key:
-        if isinstance(k, str):
-            raise TypeError("new(): invalid data type 'str'")
-    if any(_is_advanced(k) for k in key):
-        key = _advanced_key(key)
-        _check_advanced(self._data.shape, key)
-        return apply(INDEX, (self,), {"key": key})
-    key = _expand_ellipsis(key, self._data.ndim)
+    if len(key) > self._data.ndim or not all(type(k) is int or type(k) is slice for k in key):
+        for k in key:  # not only ints and slices (x[i], x[:, j]: those need none of this)
+            if isinstance(k, str):
+                raise TypeError("new(): invalid data type 'str'")
+        if any(_is_advanced(k) for k in key):
+            key = _advanced_key(key)
+            _check_advanced(self._data.shape, key)
+            return apply(INDEX, (self,), {"key": key})
+        key = _expand_ellipsis(key, self._data.ndim)
     out = self
     dim = 0  # the dim of `out` the next key applies to
     source_dim = 0  # the same dim counted in `self`, for messages
@@ -229,12 +233,12 @@ def getitem(self, key):
         elif isinstance(k, slice):
             if k != _FULL:
                 item = _normalize_slice(k)
-                out = apply(SLICE, (out,), {"dim": dim, "item": item})
+                out = _view_step(SLICE, out, {"dim": dim, "item": item})
             dim += 1
             source_dim += 1
         else:
             index = _check_index(_integer(k), source_dim, out._data.shape[dim])
-            out = apply(SELECT, (out,), {"dim": dim, "index": index})
+            out = _view_step(SELECT, out, {"dim": dim, "index": index})
             source_dim += 1
     if out is self:  # x[:] or x[...] is still a new view, as in PyTorch
         if whole_slice and self._data.ndim:
@@ -243,6 +247,16 @@ def getitem(self, key):
 
         return apply(ALIAS, (self,))
     return out
+
+
+def _view_step(op, x: Tensor, attrs: dict) -> Tensor:
+    # `apply(op, (x,), attrs)` for a select/slice step, without the general bookkeeping when
+    # no node is recorded and nobody observes ops (tokens[:, s] in a training loop)
+    if x._rg or registry.observer is not None or type(x._data) is not np.ndarray:
+        return apply(op, (x,), attrs)
+    t = Tensor._wrap(op.fwd(np, x._data, **attrs))
+    registry._make_view(t, x, op, attrs)
+    return t
 
 
 def _integer(k) -> int:

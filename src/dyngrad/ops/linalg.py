@@ -138,7 +138,10 @@ def dot(input, tensor):
 @public
 def matmul(input, other):
     """Matches `torch.matmul`, including its node names for each case."""
-    da, db = input._data.ndim, other._data.ndim
+    x, y = input._data, other._data
+    da, db = x.ndim, y.ndim
+    if da == 2 and db == 2 and x.shape[1] == y.shape[0] and x.dtype == y.dtype:
+        return _mm(input, other)  # the common case, checked here (mm() checks the others)
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
