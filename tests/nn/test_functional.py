@@ -42,6 +42,11 @@ def _both(torch, expr, **arrays):
         "F.softmin(x, 1)",
         "F.glu(x, 1)",
         "F.linear(x, x[0, :3])",
+        "F.linear(x, x[0], x[1, 0])",  # 3-d, one bias row: addmm on a flattened view
+        "F.linear(x, x[0], x[1])",  # a bias of several rows: matmul, then add
+        "F.linear(x.transpose(0, 1), x[0], x[1, 0])",  # not contiguous: matmul, then add
+        "F.linear(x[0, 0], x[0], x[1, 0])",
+        "F.linear(x[0], x[1], x[2, 0, 0])",
         "F.relu(x)",
         "F.bilinear(x[0], x[1], x[:2])",
         "F.scaled_dot_product_attention(x, x * 0.5, x + 1)",
@@ -129,6 +134,11 @@ def test_one_hot(torch):
         "F.linear(t.zeros(3, 2).double(), t.zeros(4, 2), t.zeros(4))",
         "F.linear(t.zeros(5, 3, 2), t.zeros(4, 5))",
         "F.linear(t.zeros(2), t.zeros(4, 5))",
+        "F.linear(t.zeros(3, 4), t.zeros(5, 4), t.zeros(5).double())",
+        "F.linear(t.zeros(3, 4), t.zeros(5, 4), t.zeros(1, 1, 5))",
+        "F.linear(t.zeros(3, 4), t.zeros(5, 4), t.zeros(2, 5))",
+        "F.linear(t.zeros(4), t.zeros(5, 4), t.zeros(3))",
+        "F.linear(t.zeros(2, 3, 4), t.zeros(5, 4), t.zeros(3))",
         "t.nn.BatchNorm1d(3)(t.zeros(2, 3, 4, 5))",
         "t.nn.BatchNorm2d(3)(t.zeros(2, 3, 4))",
         "t.nn.GroupNorm(4, 6)",

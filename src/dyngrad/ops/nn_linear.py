@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from .._tensor import Tensor
 from . import gemm
 from .kernels import Kernel
@@ -67,8 +69,25 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         _raise_mismatch(input, weight, bias)
     if bias is None:
         return input.matmul(weight.t())
+    b = bias._data
     if x.ndim == 2:
+        _check_addmm_bias(bias, input, x.shape[0], w.shape[0])
         return apply(LINEAR, (input, weight, bias))
-    # other ranks run the 2-d row on a flattened view: ViewBackward0 over AddmmBackward0
-    out = apply(LINEAR, (input.reshape(-1, x.shape[-1]), weight, bias))
-    return out.view(*x.shape[:-1], w.shape[0])
+    # other ranks: PyTorch runs a contiguous input with a bias of one row through addmm on a
+    # flattened view (ViewBackward0 over AddmmBackward0), anything else as matmul, then add
+    if x.flags.c_contiguous and (b.ndim == 1 or b.ndim == 2 and b.shape[0] == 1):
+        rows = math.prod(x.shape[:-1])
+        _check_addmm_bias(bias, input, rows, w.shape[0])
+        out = apply(LINEAR, (input.reshape(rows, x.shape[-1]), weight, bias))
+        return out.view(*x.shape[:-1], w.shape[0])
+    return input.matmul(weight.t()).add_(bias)
+
+
+def _check_addmm_bias(bias: Tensor, input: Tensor, rows: int, columns: int) -> None:
+    # addmm expands the bias to the product's (rows, columns): PyTorch's errors if it cannot
+    b = bias._data
+    if b.dtype != input._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{bias.dtype._legacy} and {input.dtype._legacy}")
+    if b.shape != (columns,):
+        bias.expand(rows, columns)  # raises expand's own message when it does not fit

@@ -255,7 +255,8 @@ def expand(self, *sizes):
         return apply(EXPAND, (self,), {"size": sizes})
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the number of "
+            f"expand(torch.{self.dtype._legacy}Tensor{{{list(shape)}}}, size={list(sizes)}): "
+            "the number of "
             "sizes provided (%d) must be greater or equal to the number of dimensions in the "
             "tensor (%d)" % (len(sizes), len(shape)))
     lead = len(sizes) - len(shape)
