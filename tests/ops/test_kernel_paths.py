@@ -329,7 +329,7 @@ def test_gemm_by_a_transposed_matrix_is_the_product_in_c_order(m, k, n):
     rng = np.random.default_rng(m + k + n)
     a = rng.standard_normal((m, k)).astype(np.float32)
     w = rng.standard_normal((n, k)).astype(np.float32)
-    out = gemm.mm(a, w.T)  # turned inside the window (16-32 rows, long sides), else direct
+    out = gemm.mm(np, a, w.T)  # turned inside the window (16-32 rows, long sides), else direct
     assert out.flags.c_contiguous and out.shape == (m, n) and out.dtype == np.float32
     exact = a.astype(np.float64) @ w.T.astype(np.float64)
     np.testing.assert_allclose(out, exact, rtol=1e-4, atol=1e-4)

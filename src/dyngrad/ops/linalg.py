@@ -11,9 +11,9 @@ from .kernels import Kernel
 from .registry import apply, defop
 from .surface import public
 
-MM = defop("mm", lambda xp, x, y: gemm.mm(x, y),  # See Note [GEMM orientation]
+MM = defop("mm", gemm.mm,  # See Note [GEMM orientation]
            {"x": lambda g, y: _mm(g, y.t()), "y": lambda g, x: _mm(x.t(), g)},
-           kernel=Kernel(lambda xp, needs, g, x, y: (gemm.mm(g, y.T) if needs[0] else None,
+           kernel=Kernel(lambda xp, needs, g, x, y: (gemm.mm(xp, g, y.T) if needs[0] else None,
                                                      x.T @ g if needs[1] else None)))
 BMM = defop("bmm", lambda xp, x, y: x @ y,
             {"x": lambda g, y: g.bmm(y.transpose(1, 2)),
@@ -47,7 +47,7 @@ def _matmul_kernel(xp, needs, g, x, y):
     if x.ndim < 2 or y.ndim < 2:
         return None
     if g.ndim == 2:
-        return (gemm.mm(g, y.T) if needs[0] else None, x.T @ g if needs[1] else None)
+        return (gemm.mm(xp, g, y.T) if needs[0] else None, x.T @ g if needs[1] else None)
     return (xp.matmul(g, y.swapaxes(-1, -2)) if needs[0] else None,
             xp.matmul(x.swapaxes(-1, -2), g) if needs[1] else None)
 

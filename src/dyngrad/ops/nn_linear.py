@@ -18,7 +18,7 @@ def _linear_fwd(xp, x, weight, bias):
     if x.shape[0] == 1:  # one sample: BLAS's matrix-vector product, which matmul does not call
         out = xp.dot(weight, x[0]).reshape(1, -1)
     else:
-        out = gemm.mm(x, weight.T)  # See Note [GEMM orientation]
+        out = gemm.mm(xp, x, weight.T)  # See Note [GEMM orientation]
     if out.dtype == bias.dtype and bias.ndim <= out.ndim:  # a fresh product: add in place
         out += bias
         return out
