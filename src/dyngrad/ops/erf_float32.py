@@ -53,13 +53,13 @@ _LARGE = (
 _FOUR = np.float32(4)
 
 
-def _poly(piece, s):
+def _poly(piece, s, out=None):
     # Horner in the dtype of `s` (Python floats do not upcast a float32 array); `s` is the
     # variable before mapping and is overwritten: activation-sized temporaries are costly
     centre, half, coeffs = piece
     s -= centre
     s *= 1 / half
-    r = s * coeffs[-1]
+    r = np.multiply(s, coeffs[-1], out=out)
     for c in coeffs[-2:0:-1]:
         r += c
         r *= s
@@ -67,12 +67,16 @@ def _poly(piece, s):
     return r
 
 
-def erf_float32(xp, x):
-    """erf of a float32 array, in float32; see Note [Single-precision erf]."""
+def erf_float32(xp, x, out=None):
+    """erf of a float32 array, in float32 (into `out`, a C-contiguous array of x's shape, if
+    given); see Note [Single-precision erf]."""
+    if out is not None and not out.flags.c_contiguous:  # its flat view would be a copy
+        out[...] = erf_float32(xp, x)
+        return out
     shape = x.shape
     x = x.reshape(-1)  # also turns a NumPy scalar (a 0-d product) into an array
     scratch = x * x
-    out = _poly(_SMALL, scratch)
+    out = _poly(_SMALL, scratch, None if out is None else out.reshape(-1))
     out *= x  # NaN stays NaN: it is in no other piece
     a = xp.abs(x, out=scratch)
     idx = xp.flatnonzero(a >= 1)

@@ -20,10 +20,13 @@ _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _GELU_CUBIC = 0.044715
 
 
-def _erf(xp, x):
+def _erf(xp, x, out=None):
     if xp is np and x.dtype == np.float32:  # see Note [Single-precision erf]
-        return erf_float32(xp, x)
-    return erf(xp, x)
+        return erf_float32(xp, x, out)
+    if out is None:
+        return erf(xp, x)
+    out[...] = erf(xp, x)
+    return out
 
 
 @floating_only("GeluKernelImpl")
@@ -40,13 +43,13 @@ def _gelu(xp, x, *, approximate):
 
 
 def _gelu_into(xp, x, out, cdf):
-    cdf[...] = _cdf(xp, x)
+    _cdf(xp, x, cdf)
     xp.multiply(x, cdf, out=out)  # x Phi(x) = x/2 (1 + erf)
 
 
-def _cdf(xp, x):
+def _cdf(xp, x, out=None):
     # Phi(x) = (1 + erf(x / sqrt 2)) / 2, in place in erf's buffer; halving is exact
-    cdf = _erf(xp, x * _INV_SQRT_2)
+    cdf = _erf(xp, x * _INV_SQRT_2, out)
     cdf += 1
     cdf *= 0.5
     return cdf
