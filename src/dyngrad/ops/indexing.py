@@ -100,7 +100,37 @@ SLICE = defop("slice", lambda xp, x, *, dim, item: x[_dim_key(dim, item)],
               view=True,
               kernel=Kernel(lambda xp, needs, g, x_shape, dim, item:
                             (_embed_fwd(xp, g, shape=x_shape, key=_dim_key(dim, item)),)))
-INDEX = defop("index", lambda xp, x, *, key: x[key],
+def _index_fwd(xp, x, *, key):
+    try:
+        return x[key]
+    except IndexError as exc:
+        raise _index_bounds_error(exc, x.shape, key) from None
+
+
+def _index_bounds_error(exc: IndexError, shape: tuple, key: tuple) -> IndexError:
+    # PyTorch numbers an out-of-range index by its place among the index tensors (x[:, i]
+    # says dimension 0), NumPy by the axis it indexes: find the first array out of range
+    explicit = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis)
+    axis = arrays = 0
+    for k in key:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            axis += len(shape) - explicit
+            continue
+        if isinstance(k, np.ndarray) and k.dtype != np.bool_:
+            size = shape[axis]
+            bad = k[(k < -size) | (k >= size)]
+            if bad.size:
+                return IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension "
+                                  f"{arrays} with size {size}")
+            arrays += 1
+        axis += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    return exc
+
+
+INDEX = defop("index", _index_fwd,
               {"x": lambda g, x_shape, key:
                apply(INDEX_ADD_ZEROS, (g,), {"shape": x_shape, "key": key})},
               kernel=Kernel(lambda xp, needs, g, x_shape, key:

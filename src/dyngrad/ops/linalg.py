@@ -309,7 +309,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 @public
 def outer(input, vec2):
     """Matches `torch.outer`: input[:, None] * vec2 (MulBackward0, as in PyTorch)."""
-    for name, v in (("vec1", input), ("vec2", vec2)):
+    for name, v in (("self", input), ("vec2", vec2)):  # (addr says vec1: PyTorch's names)
         if v._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got "
                                f"{v._data.ndim}-D")

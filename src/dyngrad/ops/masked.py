@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from .errors import broadcast_error
 from .inplace import apply_inplace
 from .kernels import Kernel
 from .registry import apply, defop
@@ -31,6 +32,10 @@ MASKED_FILL_TENSOR = defop(
 def masked_fill(input, mask, value):
     """Matches `torch.masked_fill`."""
     _check_mask(mask, value)
+    if mask._data.shape != input._data.shape:  # PyTorch names the mask first out of place
+        err = broadcast_error((mask._data.shape, input._data.shape))
+        if err is not None:
+            raise err
     if isinstance(value, Tensor):
         return apply(MASKED_FILL_TENSOR, (input, mask, value))
     return apply(MASKED_FILL, (input, mask), {"value": value})

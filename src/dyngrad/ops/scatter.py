@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from .errors import broadcast_error
 from .inplace import apply_inplace
 from .registry import apply, defop
 from .shape import wrap_dim
@@ -187,12 +188,11 @@ def take_along_dim(input, indices, dim=None):
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     d = wrap_dim(dim, input._data.ndim)
-    shape = list(
-        np.broadcast_shapes(
-            tuple(s for k, s in enumerate(input._data.shape) if k != d),
-            tuple(s for k, s in enumerate(indices._data.shape) if k != d),
-        )
-    )
+    rest = [tuple(s for k, s in enumerate(t._data.shape) if k != d) for t in (input, indices)]
+    try:
+        shape = list(np.broadcast_shapes(*rest))
+    except ValueError:
+        raise broadcast_error(rest) from None
     in_shape = shape[:d] + [input._data.shape[d]] + shape[d:]
     ix_shape = shape[:d] + [indices._data.shape[d]] + shape[d:]
     return gather(input.expand(*in_shape), d, indices.expand(*ix_shape))

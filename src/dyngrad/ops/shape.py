@@ -261,7 +261,8 @@ def expand(self, *sizes):
             "tensor (%d)" % (len(sizes), len(shape)))
     lead = len(sizes) - len(shape)
     target = []
-    for i, s in enumerate(sizes):
+    for i in range(len(sizes) - 1, -1, -1):  # from the last dim, as PyTorch checks them
+        s = sizes[i]
         own = shape[i - lead] if i >= lead else None
         if s == -1:
             if own is None:
@@ -274,7 +275,7 @@ def expand(self, *sizes):
                 f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                 f"{list(shape)}")
         target.append(s)
-    return apply(EXPAND, (self,), {"size": tuple(target)})
+    return apply(EXPAND, (self,), {"size": tuple(reversed(target))})
 
 
 @public(function=False)
