@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._tensor import Tensor
 from . import (  # noqa: F401 - importing a family registers its rows and methods
     activation,
+    binary_math,
     compare,
     conversion,
     creation,

@@ -121,11 +121,14 @@ def _saved_arrays(node, dtype, mixed_dtypes: bool):
     env = {}
     versions = node._versions
     for name, value in node._saved.items():
+        # (the version compared here, check_unmodified called only to raise its error)
         if type(value) is SavedOutput:
-            check_unmodified(node, name, value, versions[name])
+            if value.vc.value != versions[name]:
+                check_unmodified(node, name, value, versions[name])
             value = value.data
         elif isinstance(value, Tensor):
-            check_unmodified(node, name, value, versions[name])
+            if value._vc.value != versions[name]:
+                check_unmodified(node, name, value, versions[name])
             value = value._data
             if type(value) is not _ndarray:
                 return None
@@ -148,7 +151,9 @@ def _wrap(grads, meta, g):
             grad, m = grads[0], meta[0]
             if not m or grad is None:
                 return (None,)
-            return (_conform(g if grad is g._data else _tensor(grad), m),)
+            t = g if grad is g._data else _tensor(grad)
+            data = t._data
+            return (t if data.shape == m[0] and data.dtype == m[1] else _conform(t, m),)
         made = {id(g._data): g}
     else:
         made = {id(t._data): t for t in g if t is not None}
@@ -160,7 +165,8 @@ def _wrap(grads, meta, g):
         t = made.get(id(grad))
         if t is None:
             t = made[id(grad)] = _tensor(grad)
-        out.append(_conform(t, m))
+        data = t._data
+        out.append(t if data.shape == m[0] and data.dtype == m[1] else _conform(t, m))
     return tuple(out)
 
 
