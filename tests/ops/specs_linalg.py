@@ -7,6 +7,13 @@ from .spec import OpSpec, T
 
 SPECS = [
     OpSpec(
+        "linalg_cross",
+        lambda t, x, y: t.linalg.cross(x, y),
+        [(T((4, 3)), T((4, 3))), (T((2, 1, 3)), T((1, 5, 3))), (T((3,)), T((3,))),
+         (T((3, 3), nc=True), T((3, 3)))],
+        ref=lambda np, x, y: np.cross(x, y),
+    ),
+    OpSpec(
         "matmul_batched",
         lambda t, x, y: x @ y,
         [

@@ -39,6 +39,7 @@ from . import (  # noqa: F401 - importing a family registers its rows and method
     sorting,
     statistics,
     unary,
+    utilities,
 )
 from .promotion import result_type
 from .registry import OPS

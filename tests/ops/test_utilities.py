@@ -1,0 +1,70 @@
+"""broadcast_shapes/tensors, meshgrid, ravel, diff, tril/triu_indices, bincount, isin, unique,
+searchsorted/bucketize and the cross product against torch: values, dtypes, nodes, grads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .oracle import same, same_grads
+
+X = np.array([1.0, 2.0, 3.0])
+Y = np.array([4.0, 5.0])
+I = np.array([3, 1, 2, 3, 1, 0])
+M = np.random.default_rng(0).standard_normal((4, 3))
+N = np.random.default_rng(1).standard_normal((4, 3))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # meshgrid's and cross's own warnings
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "t.broadcast_shapes((2, 1), (3,))", "t.broadcast_shapes((2,), (3,))",
+        "t.broadcast_shapes(5, (1, 1))", "t.broadcast_tensors(x[:, None], y)",
+        "t.meshgrid(x, y)", "t.meshgrid(x, y, indexing='ij')", "t.meshgrid(x, y, indexing='xy')",
+        "t.meshgrid([x, y, x], indexing='xy')", "t.meshgrid(x, y, indexing='yx')",
+        "t.ravel(m)", "t.ravel(m.t())", "m.ravel()",
+        "t.diff(x)", "t.diff(m, dim=0)", "t.diff(m, n=2)", "t.diff(x, prepend=y, append=y)",
+        "t.tril_indices(3, 3)", "t.triu_indices(3, 4, 1)", "t.tril_indices(4, 3, -1)",
+        "t.bincount(i)", "t.bincount(i, minlength=7)", "t.bincount(i, weights=x.detach().repeat(2))",
+        "t.bincount(i, weights=t.arange(6))", "t.bincount(-i)", "t.bincount(x)",
+        "t.isin(i, t.tensor([1, 5]))", "t.isin(i, t.tensor([1, 5]), invert=True)",
+        "t.unique(i)", "t.unique(i, return_inverse=True, return_counts=True)",
+        "t.unique(t.tensor([[1, 2], [1, 2], [0, 1]]), dim=0, return_inverse=True)",
+        "i.unique(return_counts=True)",
+        "t.searchsorted(t.tensor([1, 3, 5]), t.tensor([0, 3, 6]))",
+        "t.searchsorted(t.tensor([1, 3, 5]), t.tensor([0, 3, 6]), right=True)",
+        "t.searchsorted(t.tensor([[1, 3], [2, 4]]), t.tensor([[2], [5]]), side='right')",
+        "t.bucketize(t.tensor([0, 3, 6]), t.tensor([1, 3, 5]))",
+        "t.linalg.cross(m, n)", "t.cross(m, n)", "t.cross(m, n, dim=1)",
+        "t.linalg.cross(m[:, :2], n[:, :2])",
+    ],
+)
+def test_utilities_match_torch(torch, expr):
+    same(torch, expr, requires_grad=True, x=X, y=Y, i=I, m=M, n=N)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(
+    "expr",
+    ["t.meshgrid(x, y, indexing='xy')", "t.broadcast_tensors(x[:, None], y)", "t.diff(m, n=2)",
+     "t.diff(x, prepend=y)", "t.linalg.cross(m, n)", "t.linalg.cross(m, n[:1])", "t.ravel(m.t())"],
+)
+def test_utility_gradients_match_torch(torch, expr):
+    same_grads(torch, expr, x=X, y=Y, m=M, n=N)
+
+
+def test_cross_passes_gradcheck_and_gradgradcheck():
+    import dyngrad
+
+    a = dyngrad.tensor(M, requires_grad=True)
+    b = dyngrad.tensor(N, requires_grad=True)
+    assert dyngrad.autograd.gradcheck(lambda u, v: dyngrad.linalg.cross(u, v), (a, b))
+    assert dyngrad.autograd.gradgradcheck(lambda u, v: dyngrad.linalg.cross(u, v), (a, b))
+
+
+def test_meshgrid_without_indexing_warns_as_torch():
+    import dyngrad
+
+    with pytest.warns(UserWarning, match="it will be required to pass the indexing argument"):
+        dyngrad.meshgrid(dyngrad.ones(2), dyngrad.ones(3))
