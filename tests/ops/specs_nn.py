@@ -16,6 +16,31 @@ def _f(t):
 
 
 SPECS: list[OpSpec] = [
+    # upsampling: each mode's row and its adjoint (the backward row) through double backward
+    OpSpec("upsample_nearest2d",
+           lambda t, x: t.nn.functional.interpolate(x, scale_factor=2),
+           [(T((1, 2, 3, 4)),), (T((2, 1, 3, 3), nc=True),)],
+           covers=("upsample_nearest2d_backward",)),
+    OpSpec("upsample_nearest1d",
+           lambda t, x: t.nn.functional.interpolate(x, size=7),
+           [(T((2, 3, 4)),)], covers=("upsample_nearest1d_backward",)),
+    OpSpec("upsample_nearest_exact2d",
+           lambda t, x: t.nn.functional.interpolate(x, size=(5, 3), mode="nearest-exact"),
+           [(T((1, 2, 3, 4)),)], covers=("upsample_nearest_exact2d_backward",)),
+    OpSpec("upsample_nearest_exact1d",
+           lambda t, x: t.nn.functional.interpolate(x, scale_factor=1.5, mode="nearest-exact"),
+           [(T((1, 2, 4)),)], covers=("upsample_nearest_exact1d_backward",)),
+    OpSpec("upsample_bilinear2d",
+           lambda t, x: t.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"),
+           [(T((1, 2, 3, 4)),), (T((2, 1, 3, 3), nc=True),)],
+           covers=("upsample_bilinear2d_backward",)),
+    OpSpec("upsample_bilinear2d_corners",
+           lambda t, x: t.nn.functional.interpolate(x, size=(4, 7), mode="bilinear",
+                                                    align_corners=True),
+           [(T((1, 2, 3, 4)),)], covers=("upsample_bilinear2d",)),
+    OpSpec("upsample_linear1d",
+           lambda t, x: t.nn.functional.interpolate(x, scale_factor=2.5, mode="linear"),
+           [(T((2, 3, 4)),)], covers=("upsample_linear1d_backward",)),
     OpSpec(
         "linear",
         lambda t, x, w, b: _f(t).linear(x, w, b),

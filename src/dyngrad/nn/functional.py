@@ -48,6 +48,7 @@ from ..ops.nn_pool import (  # noqa: F401
     max_pool2d,
 )
 from ..ops.nn_sparse import embedding  # noqa: F401
+from ..ops.nn_upsample import interpolate  # noqa: F401
 from ..ops.softmax import log_softmax as _log_softmax
 from ..ops.softmax import softmax as _softmax
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401

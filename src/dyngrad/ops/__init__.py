@@ -27,6 +27,7 @@ from . import (  # noqa: F401 - importing a family registers its rows and method
     nn_norm,
     nn_pool,
     nn_sparse,
+    nn_upsample,
     norms,
     random_creation,
     random_fill,

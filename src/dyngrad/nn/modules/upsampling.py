@@ -1,0 +1,55 @@
+"""`Upsample` and its fixed-mode forms: `F.interpolate` as a module."""
+
+from __future__ import annotations
+
+from ...ops.nn_upsample import interpolate
+from .module import Module
+
+__all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"]
+
+
+def _floats(value):
+    if value is None:
+        return None
+    return tuple(float(v) for v in value) if isinstance(value, (tuple, list)) else float(value)
+
+
+class Upsample(Module):
+    """Matches `torch.nn.Upsample`."""
+
+    __constants__ = ["size", "scale_factor", "mode", "align_corners", "name"]
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.name = type(self).__name__
+        self.size = tuple(size) if isinstance(size, list) else size
+        self.scale_factor = _floats(scale_factor)
+        self.mode = mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input):
+        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                           recompute_scale_factor=self.recompute_scale_factor)
+
+    def extra_repr(self) -> str:
+        if self.scale_factor is not None:
+            info = f"scale_factor={self.scale_factor!r}"
+        else:
+            info = f"size={self.size!r}"
+        return f"{info}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    """Matches `torch.nn.UpsamplingNearest2d`."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """Matches `torch.nn.UpsamplingBilinear2d` (corners aligned, as PyTorch's)."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
