@@ -63,6 +63,7 @@ from .functional_loss import (  # noqa: F401
     nll_loss,
     smooth_l1_loss,
 )
+from .functional_norm import instance_norm, rms_norm  # noqa: F401
 
 # ---- convolution -------------------------------------------------------------------------------
 
