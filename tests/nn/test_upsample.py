@@ -69,3 +69,18 @@ def test_upsample_repr_matches_torch(torch):
                  "UpsamplingBilinear2d(scale_factor=2)", "Upsample(scale_factor=(2, 3))"):
         assert repr(eval(f"m.nn.{make}", {"m": dyngrad})) == repr(eval(f"m.nn.{make}",
                                                                       {"m": torch}))
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["t.nn.functional.pixel_shuffle(t.zeros(1, 5, 2, 2), 2)",
+     "t.nn.functional.pixel_unshuffle(t.zeros(1, 2, 3, 4), 2)",
+     "t.nn.functional.pixel_unshuffle(t.zeros(1, 2, 4, 3), 2)",
+     "t.nn.functional.pixel_shuffle(t.zeros(4, 2), 2)",
+     "t.nn.functional.pixel_shuffle(t.zeros(1, 4, 2, 2), 0)",
+     "t.nn.PixelShuffle(2)(t.arange(16.0).reshape(1, 4, 2, 2))",
+     "t.nn.PixelUnshuffle(2)(t.arange(16.0).reshape(1, 1, 4, 4))",
+     "repr(t.nn.PixelShuffle(3))"],
+)
+def test_pixel_shuffle_matches_torch(torch, expr):
+    same(torch, expr)

@@ -16,6 +16,10 @@ def _f(t):
 
 
 SPECS: list[OpSpec] = [
+    OpSpec("pixel_shuffle", lambda t, x: t.nn.functional.pixel_shuffle(x, 2),
+           [(T((1, 8, 2, 3)),), (T((2, 1, 4, 2, 2)),)]),
+    OpSpec("pixel_unshuffle", lambda t, x: t.nn.functional.pixel_unshuffle(x, 2),
+           [(T((1, 2, 4, 6)),), (T((3, 4, 2)),)]),
     # upsampling: each mode's row and its adjoint (the backward row) through double backward
     OpSpec("upsample_nearest2d",
            lambda t, x: t.nn.functional.interpolate(x, scale_factor=2),

@@ -25,6 +25,7 @@ from . import (  # noqa: F401 - importing a family registers its rows and method
     nn_linear,
     nn_loss,
     nn_norm,
+    nn_pixel,
     nn_pool,
     nn_sparse,
     nn_upsample,

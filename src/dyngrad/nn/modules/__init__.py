@@ -63,7 +63,13 @@ from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cell import GRUCell, LSTMCell, RNNCell
 from .sparse import Embedding
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
-from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from .upsampling import (
+    PixelShuffle,
+    PixelUnshuffle,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -148,6 +154,8 @@ __all__ = [
     "InstanceNorm2d",
     "InstanceNorm3d",
     "RMSNorm",
+    "PixelShuffle",
+    "PixelUnshuffle",
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",

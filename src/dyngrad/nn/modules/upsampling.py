@@ -1,11 +1,14 @@
-"""`Upsample` and its fixed-mode forms: `F.interpolate` as a module."""
+"""`Upsample` and its fixed-mode forms (`F.interpolate` as a module), `PixelShuffle` and
+`PixelUnshuffle`."""
 
 from __future__ import annotations
 
+from ...ops.nn_pixel import pixel_shuffle, pixel_unshuffle
 from ...ops.nn_upsample import interpolate
 from .module import Module
 
-__all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"]
+__all__ = ["PixelShuffle", "PixelUnshuffle", "Upsample", "UpsamplingBilinear2d",
+           "UpsamplingNearest2d"]
 
 
 def _floats(value):
@@ -53,3 +56,35 @@ class UpsamplingBilinear2d(Upsample):
 
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
+
+
+class PixelShuffle(Module):
+    """Matches `torch.nn.PixelShuffle`."""
+
+    __constants__ = ["upscale_factor"]
+
+    def __init__(self, upscale_factor: int):
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):
+        return pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """Matches `torch.nn.PixelUnshuffle`."""
+
+    __constants__ = ["downscale_factor"]
+
+    def __init__(self, downscale_factor: int):
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):
+        return pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
