@@ -16,6 +16,12 @@ def _f(t):
 
 
 SPECS: list[OpSpec] = [
+    OpSpec("soft_margin_loss",
+           lambda t, x, y: t.nn.functional.soft_margin_loss(x, y.sign()),
+           [(T((3, 4)), T((3, 4), grad=False))]),
+    OpSpec("soft_margin_loss_none",
+           lambda t, x, y: t.nn.functional.soft_margin_loss(x, y.sign(), reduction="none"),
+           [(T((3, 4)), T((3, 4), grad=False))], covers=("soft_margin_loss",)),
     OpSpec("pixel_shuffle", lambda t, x: t.nn.functional.pixel_shuffle(x, 2),
            [(T((1, 8, 2, 3)),), (T((2, 1, 4, 2, 2)),)]),
     OpSpec("pixel_unshuffle", lambda t, x: t.nn.functional.pixel_unshuffle(x, 2),

@@ -64,6 +64,16 @@ from .functional_loss import (  # noqa: F401
     nll_loss,
     smooth_l1_loss,
 )
+from .functional_loss_margin import (  # noqa: F401
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 from .functional_norm import instance_norm, rms_norm  # noqa: F401
 
 # ---- convolution -------------------------------------------------------------------------------
