@@ -84,3 +84,19 @@ def test_upsample_repr_matches_torch(torch):
 )
 def test_pixel_shuffle_matches_torch(torch, expr):
     same(torch, expr)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["t.nn.functional.unfold(t.zeros(2, 3, 4), 2)", "t.nn.functional.unfold(t.zeros(1, 2, 3, 3), 4)",
+     "t.nn.functional.unfold(t.zeros(2, 3, 4, 5, 6), 2)",
+     "t.nn.functional.fold(t.zeros(1, 8, 10), (4, 4), 2)",
+     "t.nn.functional.fold(t.zeros(1, 7, 9), (4, 4), 2)",
+     "t.nn.functional.fold(t.zeros(2, 3, 4, 5), (4, 4), 2)",
+     "t.nn.Fold((4, 4), 2)(t.nn.Unfold(2)(t.arange(32.0).reshape(1, 2, 4, 4)))",
+     "t.nn.Unfold(3, padding=1, stride=2)(t.arange(50.0).reshape(2, 1, 5, 5))",
+     "t.nn.functional.fold(t.arange(18.0).reshape(8, 9)[:4].reshape(4, 9), 4, 2)",
+     "repr(t.nn.Unfold(kernel_size=(2, 3)))", "repr(t.nn.Fold(output_size=(4, 5), kernel_size=2))"],
+)
+def test_fold_and_unfold_match_torch(torch, expr):
+    same(torch, expr)

@@ -16,6 +16,11 @@ def _f(t):
 
 
 SPECS: list[OpSpec] = [
+    OpSpec("im2col", lambda t, x: t.nn.functional.unfold(x, (2, 3), padding=1, stride=(1, 2)),
+           [(T((1, 2, 4, 5)),), (T((2, 1, 3, 3), nc=True),)]),
+    OpSpec("col2im",
+           lambda t, x: t.nn.functional.fold(x, (4, 5), 2, dilation=(1, 2), padding=(1, 0)),
+           [(T((2, 8, 15)),)]),
     OpSpec("soft_margin_loss",
            lambda t, x, y: t.nn.functional.soft_margin_loss(x, y.sign()),
            [(T((3, 4)), T((3, 4), grad=False))]),

@@ -37,6 +37,7 @@ from ..ops.activation import (  # noqa: F401
     threshold_,
 )
 from ..ops.nn_conv import constant_pad, convolution, convolution_transpose
+from ..ops.nn_fold import fold, unfold  # noqa: F401
 from ..ops.nn_linear import linear  # noqa: F401
 from ..ops.nn_norm import batch_norm, group_norm, layer_norm  # noqa: F401
 from ..ops.nn_pixel import pixel_shuffle, pixel_unshuffle  # noqa: F401

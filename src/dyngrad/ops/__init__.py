@@ -22,6 +22,7 @@ from . import (  # noqa: F401 - importing a family registers its rows and method
     linalg,
     masked,
     nn_conv,
+    nn_fold,
     nn_linear,
     nn_loss,
     nn_norm,

@@ -72,8 +72,10 @@ from .rnn_cell import GRUCell, LSTMCell, RNNCell
 from .sparse import Embedding
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 from .upsampling import (
+    Fold,
     PixelShuffle,
     PixelUnshuffle,
+    Unfold,
     Upsample,
     UpsamplingBilinear2d,
     UpsamplingNearest2d,
@@ -170,6 +172,8 @@ __all__ = [
     "InstanceNorm2d",
     "InstanceNorm3d",
     "RMSNorm",
+    "Fold",
+    "Unfold",
     "PixelShuffle",
     "PixelUnshuffle",
     "Upsample",

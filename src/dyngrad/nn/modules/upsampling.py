@@ -1,14 +1,15 @@
-"""`Upsample` and its fixed-mode forms (`F.interpolate` as a module), `PixelShuffle` and
-`PixelUnshuffle`."""
+"""`Upsample` and its fixed-mode forms (`F.interpolate` as a module), `PixelShuffle`,
+`PixelUnshuffle`, `Unfold` and `Fold`."""
 
 from __future__ import annotations
 
+from ...ops.nn_fold import fold, unfold
 from ...ops.nn_pixel import pixel_shuffle, pixel_unshuffle
 from ...ops.nn_upsample import interpolate
 from .module import Module
 
-__all__ = ["PixelShuffle", "PixelUnshuffle", "Upsample", "UpsamplingBilinear2d",
-           "UpsamplingNearest2d"]
+__all__ = ["Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample",
+           "UpsamplingBilinear2d", "UpsamplingNearest2d"]
 
 
 def _floats(value):
@@ -88,3 +89,40 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class Unfold(Module):
+    """Matches `torch.nn.Unfold`: sliding blocks to columns."""
+
+    __constants__ = ["kernel_size", "dilation", "padding", "stride"]
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def forward(self, input):
+        return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
+
+
+class Fold(Module):
+    """Matches `torch.nn.Fold`: columns back to an image, overlaps summed."""
+
+    __constants__ = ["output_size", "kernel_size", "dilation", "padding", "stride"]
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input):
+        return fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+                    self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
+                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
