@@ -4,34 +4,20 @@ from __future__ import annotations
 
 import warnings
 
-from ...ops.creation import ones, tensor, zeros
 from .. import functional as F
 from .module import Module
-from .normalization import _register_affine, _reset_affine
+from .normalization import _NormBase, _register_affine, _reset_affine
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "RMSNorm"]
 
 
-class _InstanceNorm(Module):
+class _InstanceNorm(_NormBase):
+    # PyTorch's instance norms are norm bases with other defaults: no affine, no running stats
     _spatial = 1
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum=0.1, affine: bool = False,
                  track_running_stats: bool = False, device=None, dtype=None):
-        super().__init__()
-        self.num_features = num_features
-        self.eps = eps
-        self.momentum = momentum
-        self.affine = affine
-        self.track_running_stats = track_running_stats
-        _register_affine(self, affine, True, (num_features,), device, dtype)
-        if track_running_stats:  # (num_batches_tracked is kept, never advanced, as torch's)
-            self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
-            self.register_buffer("running_var", ones(num_features, dtype=dtype))
-            self.register_buffer("num_batches_tracked", tensor(0))
-        else:
-            for name in ("running_mean", "running_var", "num_batches_tracked"):
-                self.register_buffer(name, None)
-        _reset_affine(self)
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
 
     def forward(self, input):
         no_batch = self._spatial + 1
@@ -53,11 +39,6 @@ class _InstanceNorm(Module):
                               self.training or not self.track_running_stats, self.momentum,
                               self.eps)
         return out if batched else out.squeeze(0)
-
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.bias is not None}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class InstanceNorm1d(_InstanceNorm):
