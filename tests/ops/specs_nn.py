@@ -16,6 +16,12 @@ def _f(t):
 
 
 SPECS: list[OpSpec] = [
+    OpSpec("nansum", lambda t, x: t.nansum(x), [(T((3, 4)),), (T((2, 3), nc=True),)]),
+    OpSpec("nansum_dim", lambda t, x: t.nansum(x, 1, keepdim=True), [(T((3, 4)),)],
+           covers=("nansum",)),
+    OpSpec("rot90", lambda t, x: t.rot90(x, 1, (0, 2)),
+           [(T((2, 3, 4)),), (T((2, 3, 4), nc=True),)]),
+    OpSpec("rot90_k", lambda t, x: t.rot90(x, -3), [(T((2, 3)),)], covers=("rot90",)),
     OpSpec("im2col", lambda t, x: t.nn.functional.unfold(x, (2, 3), padding=1, stride=(1, 2)),
            [(T((1, 2, 4, 5)),), (T((2, 1, 3, 3), nc=True),)]),
     OpSpec("col2im",

@@ -68,3 +68,24 @@ def test_meshgrid_without_indexing_warns_as_torch():
 
     with pytest.warns(UserWarning, match="it will be required to pass the indexing argument"):
         dyngrad.meshgrid(dyngrad.ones(2), dyngrad.ones(3))
+
+
+NAN_X = np.array([[1.0, np.nan, 2.0], [np.nan, np.nan, 3.0]])
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["t.nansum(x)", "t.nansum(x, 1)", "t.nansum(x, (0, 1), keepdim=True)", "x.nansum(0)",
+     "t.nansum(t.tensor([1, 2]))", "t.nanmean(x)", "t.nanmean(x, 1, keepdim=True)",
+     "t.nanmean(x, 0)", "t.nanmean(t.tensor([1, 2]))",
+     "t.nanmean(t.tensor([1.0, 2.0]), dtype=t.float64)",
+     "t.rot90(x)", "t.rot90(x, 2)", "t.rot90(x, -1)", "t.rot90(x, 0)", "t.rot90(x, 1, [1, 0])",
+     "x.rot90(3)", "t.rot90(x, 1, [0, 0])", "t.rot90(x[0])"],
+)
+def test_nan_reductions_and_rot90_match_torch(torch, expr):
+    same(torch, expr, requires_grad=True, x=NAN_X)
+
+
+@pytest.mark.parametrize("expr", ["t.nansum(x, 1)", "t.nanmean(x, 1)", "t.rot90(x, 1, [1, 0])"])
+def test_nan_reduction_gradients_match_torch(torch, expr):
+    same_grads(torch, expr, x=NAN_X)

@@ -232,3 +232,67 @@ def cross(input, other, dim=None):
         shape = broadcast_shapes(input._data.shape, other._data.shape)
         dim = next((i for i, s in enumerate(shape) if s == 3), -1)
     return linalg_cross(input, other, dim=dim)
+
+
+# ---- nan-ignoring reductions, rot90 -------------------------------------------------------------
+
+
+def _nansum_fwd(xp, x, *, dim, keepdim, dtype):
+    if x.dtype.kind in "biu":
+        return xp.sum(x, axis=dim, keepdims=keepdim, dtype=dtype or np.int64)
+    return xp.nansum(x, axis=dim, keepdims=keepdim, dtype=dtype)
+
+
+def _nansum_grad(g, x, x_shape, dim, keepdim):
+    from .reduction import expand_reduced
+
+    return expand_reduced(g, x_shape, dim, keepdim) * ~x.isnan()
+
+
+NANSUM = defop("nansum", _nansum_fwd, {"x": _nansum_grad})
+
+
+@public
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """Matches `torch.nansum`: the sum with nan counted as zero."""
+    from .reduction import reduce_dims
+
+    dims = reduce_dims(input, dim)
+    return apply(NANSUM, (input,), {"dim": dims, "keepdim": keepdim,
+                                    "dtype": None if dtype is None else dtype.np})
+
+
+@public
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """Matches `torch.nanmean`: nansum over the count of non-nan values (DivBackward0)."""
+    x = input if dtype is None else input.to(dtype)
+    if not (x.is_floating_point() or x.is_complex()):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {x.dtype._legacy}")
+    count = (~x.isnan()).sum(dim, keepdim=keepdim) if dim is not None else (~x.isnan()).sum()
+    return nansum(x, dim, keepdim) / count
+
+
+def _rot90_fwd(xp, x, *, k, dims):
+    return xp.ascontiguousarray(xp.rot90(x, k, axes=dims))
+
+
+ROT90 = defop("rot90", _rot90_fwd,
+              {"x": lambda g, k, dims: apply(ROT90, (g,), {"k": -k, "dims": dims})},
+              node="Rot90Backward0")
+
+
+@public
+def rot90(input, k=1, dims=(0, 1)):
+    """Matches `torch.rot90`: k quarter turns from dims[0] towards dims[1]."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    ndim = input._data.ndim
+    if ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {ndim}")
+    d0, d1 = (wrap_dim(d, ndim) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    return apply(ROT90, (input,), {"k": int(k) % 4, "dims": (d0, d1)})
