@@ -7,6 +7,12 @@ from .spec import OpSpec, T
 
 SPECS = [
     OpSpec(
+        "linalg_inv",
+        lambda t, a: t.linalg.inv(a + 3 * t.eye(a.shape[-1], dtype=a.dtype)),  # well conditioned
+        [(T((3, 3)),), (T((2, 4, 4)),), (T((3, 3), nc=True),)],
+        ref=lambda np, a: np.linalg.inv(a + 3 * np.eye(a.shape[-1])),
+    ),
+    OpSpec(
         "linalg_cross",
         lambda t, x, y: t.linalg.cross(x, y),
         [(T((4, 3)), T((4, 3))), (T((2, 1, 3)), T((1, 5, 3))), (T((3,)), T((3,))),

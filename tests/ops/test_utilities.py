@@ -89,3 +89,14 @@ def test_nan_reductions_and_rot90_match_torch(torch, expr):
 @pytest.mark.parametrize("expr", ["t.nansum(x, 1)", "t.nanmean(x, 1)", "t.rot90(x, 1, [1, 0])"])
 def test_nan_reduction_gradients_match_torch(torch, expr):
     same_grads(torch, expr, x=NAN_X)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["t.linalg.inv(m[:3] + 2 * t.eye(3, dtype=t.float64))", "t.inverse(m[:3, :3] + 2)",
+     "(m[:3] + 2 * t.eye(3, dtype=t.float64)).inverse()",
+     "t.linalg.inv(t.tensor([[1.0, 2, 3], [2, 4, 6], [1, 0, 1]]))",
+     "t.linalg.inv(t.tensor([[0.0, 1], [0, 1]]))", "t.linalg.inv(m)", "t.linalg.inv(t.arange(4).reshape(2, 2))"],
+)
+def test_inverse_matches_torch(torch, expr):
+    same(torch, expr, requires_grad=True, m=M)

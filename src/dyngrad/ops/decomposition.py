@@ -1,8 +1,12 @@
-"""Matrix decompositions: the SVD (`linalg.svd`, `linalg.svdvals`), for the spectral norms."""
+"""Matrix decompositions: the SVD (`linalg.svd`, `linalg.svdvals`), for the spectral norms, and
+the inverse (`linalg.inv`, `torch.inverse`)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .registry import apply, defop
+from .surface import public
 
 
 def _svd_grad(g, out, full_matrices):
@@ -69,3 +73,56 @@ def _check(A, name: str) -> None:
     if not (A.is_floating_point() or A.is_complex()):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
                            f"Got {A.dtype._legacy}")
+
+
+# ---- the inverse ------------------------------------------------------------------------------
+
+
+class _LinAlgError(RuntimeError):
+    """`torch.linalg.LinAlgError`: a matrix the factorization cannot handle (singular)."""
+
+
+def _zero_pivot(a) -> int:
+    # the 1-based diagonal element that LU with partial pivoting finds exactly zero, as
+    # LAPACK's getrf reports it (0 when none is)
+    u = np.array(a, dtype=np.float64)
+    n = u.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        if u[p, k] == 0:
+            return k + 1
+        u[[k, p]] = u[[p, k]]
+        u[k + 1 :, k:] -= np.outer(u[k + 1 :, k] / u[k, k], u[k, k:])
+    return 0
+
+
+def _inv_fwd(xp, a):
+    try:
+        return xp.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        for m in a.reshape(-1, *a.shape[-2:]):
+            k = _zero_pivot(m)
+            if k:
+                raise _LinAlgError(
+                    f"linalg.inv: The diagonal element {k} is zero, the inversion could not be "
+                    f"completed because the input matrix is singular.") from None
+        raise
+
+
+# d(A^-1) = -A^-1 dA A^-1, so the gradient of A is -A^-T g A^-T
+INV = defop("linalg_inv", _inv_fwd, {"a": lambda g, out: -(out.mT @ g @ out.mT)},
+            node="LinalgInvExBackward0")
+
+
+@public(name="inverse")
+def inv(A):
+    """Matches `torch.linalg.inv` (and `torch.inverse`)."""
+    shape = A._data.shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        dims = f"{shape[-2]} by {shape[-1]}" if len(shape) >= 2 else f"{len(shape)}-d"
+        raise RuntimeError(f"linalg.inv: A must be batches of square matrices, but they are "
+                           f"{dims} matrices")
+    if A._data.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.inv: Expected a floating point or complex tensor as input. "
+                           f"Got {A.dtype._legacy}")
+    return apply(INV, (A,))
