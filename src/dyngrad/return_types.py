@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 __all__ = ["max", "min", "sort", "topk", "median", "mode", "kthvalue", "var_mean", "std_mean",
-           "linalg_svd"]
+           "linalg_svd", "cummax", "cummin"]
 
 
 def _result_type(name: str, fields: tuple[str, ...]):
@@ -30,3 +30,5 @@ kthvalue = _result_type("kthvalue", ("values", "indices"))
 var_mean = _result_type("var_mean", ("var", "mean"))  # torch returns plain tuples here
 std_mean = _result_type("std_mean", ("std", "mean"))
 linalg_svd = _result_type("linalg_svd", ("U", "S", "Vh"))
+cummax = _result_type("cummax", ("values", "indices"))
+cummin = _result_type("cummin", ("values", "indices"))

@@ -16,6 +16,8 @@ def _f(t):
 
 
 SPECS: list[OpSpec] = [
+    OpSpec("cummax", lambda t, x: t.cummax(x, 1)[0], [(T((3, 4)),), (T((2, 3), nc=True),)]),
+    OpSpec("cummin", lambda t, x: t.cummin(x, 0).values, [(T((3, 4)),), (T((4,)),)]),
     OpSpec("nansum", lambda t, x: t.nansum(x), [(T((3, 4)),), (T((2, 3), nc=True),)]),
     OpSpec("nansum_dim", lambda t, x: t.nansum(x, 1, keepdim=True), [(T((3, 4)),)],
            covers=("nansum",)),

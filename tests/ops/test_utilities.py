@@ -100,3 +100,21 @@ def test_nan_reduction_gradients_match_torch(torch, expr):
 )
 def test_inverse_matches_torch(torch, expr):
     same(torch, expr, requires_grad=True, m=M)
+
+
+TIES = np.array([[1.0, np.nan, 2.0, 0.5], [3.0, 1.0, 3.0, 3.0]])
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["t.cummax(x, 1)", "t.cummin(x, 1)", "t.cummax(x, 0)", "x.cummin(-1)",
+     "t.cummax(t.tensor([1, 3, 2, 3]), 0)", "t.cummin(t.tensor([True, False, True]), 0)",
+     "t.cummax(x[0, 0], 0)", "t.cummax(x[:, :0], 1)", "t.cummax(x, 2)"],
+)
+def test_cummax_cummin_match_torch(torch, expr):
+    same(torch, expr, requires_grad=True, x=TIES)
+
+
+@pytest.mark.parametrize("expr", ["t.cummax(x, 1)[0]", "t.cummin(x, 0).values"])
+def test_cummax_cummin_gradients_match_torch(torch, expr):
+    same_grads(torch, expr, x=np.array([[1.0, 5.0, 2.0, 5.0], [3.0, 1.0, 3.0, 0.0]]))

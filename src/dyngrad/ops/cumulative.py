@@ -1,4 +1,4 @@
-"""Scans along a dim: cumsum and cumprod."""
+"""Scans along a dim: cumsum and cumprod, cummax and cummin."""
 
 from __future__ import annotations
 
@@ -96,3 +96,60 @@ def cumprod_(self, dim, *, dtype=None):
     d = wrap_dim(dim, self._data.ndim)
     attrs = {"dim": d, "dtype": dtype.np if dtype is not None else None}
     return apply_inplace(CUMPROD, (self,), attrs, name="cumprod_")
+
+
+# ---- running maxima and minima ------------------------------------------------------------------
+
+
+def _cum_extreme(ufunc, better):
+    def fwd(xp, x, *, dim):
+        if x.ndim == 0:  # a 0-d tensor is its own running extreme
+            return x.copy(), xp.zeros((), xp.int64)
+        if x.shape[dim] == 0:
+            return x.copy(), xp.zeros(x.shape, xp.int64)
+        values = ufunc.accumulate(x, axis=dim)
+        # an element that reaches the running extreme (ties: the later one) or is nan moves the
+        # index to itself, as PyTorch's scan does
+        moves = better(x, values)
+        if x.dtype.kind in "fc":
+            moves |= xp.isnan(x)
+        shape = [1] * x.ndim
+        shape[dim] = x.shape[dim]
+        position = xp.arange(x.shape[dim]).reshape(shape)
+        indices = xp.maximum.accumulate(xp.where(moves, position, 0), axis=dim)
+        return values, indices.astype(xp.int64)
+
+    return fwd
+
+
+def _cum_extreme_grad(g, x, dim, out):
+    from .creation import zeros_like
+
+    # each position's gradient goes to the element its running extreme came from
+    if x.dim() == 0:
+        return g[0]
+    return zeros_like(x).scatter_add(dim, out[1], g[0])
+
+
+CUMMAX = defop("cummax", _cum_extreme(np.maximum, lambda x, v: x >= v),
+               {"x": _cum_extreme_grad}, outputs=2, differentiable=(0,))
+CUMMIN = defop("cummin", _cum_extreme(np.minimum, lambda x, v: x <= v),
+               {"x": _cum_extreme_grad}, outputs=2, differentiable=(0,))
+
+
+@public
+def cummax(input, dim):
+    """Matches `torch.cummax`: running maxima and where each came from (ties: the later)."""
+    from ..return_types import cummax as result
+
+    values, indices = apply(CUMMAX, (input,), {"dim": wrap_dim(dim, input._data.ndim)})
+    return result(values, indices)
+
+
+@public
+def cummin(input, dim):
+    """Matches `torch.cummin`: running minima and where each came from (ties: the later)."""
+    from ..return_types import cummin as result
+
+    values, indices = apply(CUMMIN, (input,), {"dim": wrap_dim(dim, input._data.ndim)})
+    return result(values, indices)
