@@ -100,3 +100,20 @@ def test_pixel_shuffle_matches_torch(torch, expr):
 )
 def test_fold_and_unfold_match_torch(torch, expr):
     same(torch, expr)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["t.nn.functional.adaptive_max_pool2d(x, 2, return_indices=True)",
+     "t.nn.functional.adaptive_max_pool2d(x, (3, None))", "t.nn.functional.adaptive_max_pool2d(x[0], 4)",
+     "t.nn.functional.adaptive_max_pool2d(x, (7, 8))", "t.nn.functional.adaptive_max_pool2d(x[0, 0], 2)",
+     "t.nn.functional.adaptive_max_pool1d(y, 3, return_indices=True)",
+     "t.nn.AdaptiveMaxPool2d((2, 3))(x)", "t.nn.AdaptiveMaxPool1d(4, return_indices=True)(y)",
+     "repr(t.nn.AdaptiveMaxPool2d(2, return_indices=True))"],
+)
+def test_adaptive_max_pool_matches_torch(torch, expr):
+    same(torch, expr, requires_grad=True, x=X4, y=X3)
+
+
+def test_adaptive_max_pool_gradients_match_torch(torch):
+    same_grads(torch, "t.nn.functional.adaptive_max_pool2d(x, (2, 4))", x=X4.astype(np.float64))

@@ -16,6 +16,9 @@ def _f(t):
 
 
 SPECS: list[OpSpec] = [
+    OpSpec("adaptive_max_pool2d",
+           lambda t, x: t.nn.functional.adaptive_max_pool2d(x, (2, 3)),
+           [(T((1, 2, 5, 7)),), (T((2, 4, 4), nc=True),)]),
     OpSpec("cummax", lambda t, x: t.cummax(x, 1)[0], [(T((3, 4)),), (T((2, 3), nc=True),)]),
     OpSpec("cummin", lambda t, x: t.cummin(x, 0).values, [(T((3, 4)),), (T((4,)),)]),
     OpSpec("nansum", lambda t, x: t.nansum(x), [(T((3, 4)),), (T((2, 3), nc=True),)]),

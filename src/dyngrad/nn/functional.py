@@ -49,6 +49,7 @@ from ..ops.nn_pool import (  # noqa: F401
     max_pool1d,
     max_pool2d,
 )
+from ..ops.nn_pool_adaptive import adaptive_max_pool1d, adaptive_max_pool2d  # noqa: F401
 from ..ops.nn_sparse import embedding  # noqa: F401
 from ..ops.nn_upsample import interpolate  # noqa: F401
 from ..ops.softmax import log_softmax as _log_softmax

@@ -28,6 +28,7 @@ from . import (  # noqa: F401 - importing a family registers its rows and method
     nn_norm,
     nn_pixel,
     nn_pool,
+    nn_pool_adaptive,
     nn_sparse,
     nn_upsample,
     norms,

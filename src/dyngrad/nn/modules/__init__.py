@@ -62,6 +62,8 @@ from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, Lay
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
     MaxPool1d,
@@ -160,6 +162,8 @@ __all__ = [
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "Unflatten",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
     "CosineEmbeddingLoss",
     "GaussianNLLLoss",
     "HingeEmbeddingLoss",

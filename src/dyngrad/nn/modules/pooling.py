@@ -13,6 +13,8 @@ __all__ = [
     "AvgPool2d",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
 ]
 
 
@@ -157,3 +159,30 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Matches `torch.nn.AdaptiveAvgPool2d`; (1, 1) is a mean over H and W, as in PyTorch."""
 
     _fn = staticmethod(F.adaptive_avg_pool2d)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    _fn = None
+
+    def __init__(self, output_size, return_indices: bool = False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        return type(self)._fn(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Matches `torch.nn.AdaptiveMaxPool1d`."""
+
+    _fn = staticmethod(F.adaptive_max_pool1d)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Matches `torch.nn.AdaptiveMaxPool2d`."""
+
+    _fn = staticmethod(F.adaptive_max_pool2d)
