@@ -67,3 +67,21 @@ def test_instance_norm_running_stats_update_as_torch(torch):
         results.append([m.running_mean.numpy(), m.running_var.numpy(), out.detach().numpy()])
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_gumbel_softmax_samples_the_softmax_and_passes_gradients_straight_through():
+    import dyngrad
+
+    dyngrad.manual_seed(3)
+    logits = dyngrad.tensor([[1.0, 0.0, -1.0, 2.0]]).expand(6000, 4).contiguous()
+    logits.requires_grad_(True)
+    hard = dyngrad.nn.functional.gumbel_softmax(logits, hard=True)
+    probs = np.exp([1.0, 0.0, -1.0, 2.0]) / np.exp([1.0, 0.0, -1.0, 2.0]).sum()
+    # the Gumbel-max trick: the argmax of logits + Gumbel noise follows softmax(logits)
+    np.testing.assert_allclose(hard.detach().numpy().mean(0), probs, atol=0.02)
+    assert hard.grad_fn.name() == "AddBackward0" and set(np.unique(hard.detach().numpy())) <= {0, 1}
+    soft = dyngrad.nn.functional.gumbel_softmax(logits[:3], tau=0.5)
+    assert soft.grad_fn.name() == "SoftmaxBackward0"
+    np.testing.assert_allclose(soft.detach().numpy().sum(-1), 1.0, rtol=1e-6)
+    hard[:, 0].sum().backward()  # the soft sample's gradient, as torch's straight-through
+    assert logits.grad is not None and np.abs(logits.grad.numpy()).sum() > 0

@@ -339,3 +339,16 @@ def softshrink(input, lambd=0.5):
     from ..ops.elementwise import where
 
     return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Matches `torch.nn.functional.gumbel_softmax`: softmax((logits + Gumbel noise) / tau);
+    `hard` gives the one-hot of the argmax with the soft sample's gradient (straight-through)."""
+    gumbels = -logits.detach().new_empty(logits.shape).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = logits.detach().new_zeros(logits.shape).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
