@@ -6,6 +6,13 @@ from __future__ import annotations
 from .spec import OpSpec, T
 
 SPECS = [
+    OpSpec("cdist", lambda t, a, b: t.cdist(a, b), [(T((5, 3)), T((4, 3))), (T((2, 3, 2)), T((1, 4, 2)))]),
+    OpSpec("cdist_p", lambda t, a, b: t.cdist(a, b, p=3) + t.cdist(a, b, p=1), [(T((4, 3)), T((2, 3)))],
+           covers=("cdist",)),
+    OpSpec("cdist_inf", lambda t, a, b: t.cdist(a, b, p=float("inf")), [(T((4, 3)), T((3, 3)))],
+           covers=("cdist",)),
+    OpSpec("euclidean_dist", lambda t, a, b: t.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+           [(T((5, 3)), T((4, 3))), (T((2, 3, 2)), T((4, 2)))]),
     OpSpec(
         "linalg_inv",
         lambda t, a: t.linalg.inv(a + 3 * t.eye(a.shape[-1], dtype=a.dtype)),  # well conditioned

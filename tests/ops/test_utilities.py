@@ -118,3 +118,24 @@ def test_cummax_cummin_match_torch(torch, expr):
 @pytest.mark.parametrize("expr", ["t.cummax(x, 1)[0]", "t.cummin(x, 0).values"])
 def test_cummax_cummin_gradients_match_torch(torch, expr):
     same_grads(torch, expr, x=np.array([[1.0, 5.0, 2.0, 5.0], [3.0, 1.0, 3.0, 0.0]]))
+
+
+BIG1 = np.random.default_rng(5).standard_normal((30, 3))
+BIG2 = np.random.default_rng(6).standard_normal((2, 40, 3))
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["t.cdist(m, n)", "t.cdist(m, n, p=1)", "t.cdist(m, n, p=0)", "t.cdist(m, n, p=float('inf'))",
+     "t.cdist(m, n, p=0.5)", "t.cdist(m, m)", "t.cdist(u, v)", "t.cdist(u, u)",
+     "t.cdist(u, v, compute_mode='donot_use_mm_for_euclid_dist')",
+     "t.cdist(m, n, compute_mode='use_mm_for_euclid_dist')", "t.cdist(m, n[:, :2])",
+     "t.cdist(m[0], n)", "t.cdist(m, n, p=-1)", "t.cdist(m, n, compute_mode='foo')"],
+)
+def test_cdist_matches_torch(torch, expr):
+    same(torch, expr, requires_grad=True, m=M, n=N, u=BIG1, v=BIG2)
+
+
+@pytest.mark.parametrize("expr", ["t.cdist(m, n)", "t.cdist(u, v)", "t.cdist(m, n, p=3)"])
+def test_cdist_gradients_match_torch(torch, expr):
+    same_grads(torch, expr, m=M, n=N, u=BIG1, v=BIG2)

@@ -12,6 +12,7 @@ from . import (  # noqa: F401 - importing a family registers its rows and method
     cumulative,
     decomposition,
     diagonal,
+    distance,
     einsum,
     elementwise,
     fused,
