@@ -139,3 +139,13 @@ def test_cdist_matches_torch(torch, expr):
 @pytest.mark.parametrize("expr", ["t.cdist(m, n)", "t.cdist(u, v)", "t.cdist(m, n, p=3)"])
 def test_cdist_gradients_match_torch(torch, expr):
     same_grads(torch, expr, m=M, n=N, u=BIG1, v=BIG2)
+
+
+@pytest.mark.parametrize(
+    "expr", ["t.kron(m, n)", "t.kron(m[0], n)", "t.kron(m.t(), n[:2, :2])", "m.kron(m[:2, 0])",
+             "t.kron(t.tensor([1, 2]), t.tensor([[1, 0], [0, 1]]))"],
+)
+def test_kron_matches_torch(torch, expr):
+    same(torch, expr, requires_grad=True, m=M, n=N)  # (m.t(): both refuse the view)
+    if "tensor" not in expr and "m.t()" not in expr:
+        same_grads(torch, expr, m=M, n=N)

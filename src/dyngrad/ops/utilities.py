@@ -296,3 +296,28 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
                            f"and dim1 = {dims[1]}")
     return apply(ROT90, (input,), {"k": int(k) % 4, "dims": (d0, d1)})
+
+
+@public
+def kron(input, other):
+    """Matches `torch.kron`: the Kronecker product, as PyTorch forms it (interleaved unit dims,
+    one product, an unsafe view: UnsafeViewBackward0 over MulBackward0)."""
+    from .shape import UNSAFE_VIEW
+
+    a, b = input._data.shape, other._data.shape
+    ndim = max(len(a), len(b))
+    a = (1,) * (ndim - len(a)) + a
+    b = (1,) * (ndim - len(b)) + b
+    a_view = tuple(s for size in a for s in (size, 1))
+    b_view = tuple(s for size in b for s in (1, size))
+    product = (apply(UNSAFE_VIEW, (input,), {"shape": a_view})
+               * apply(UNSAFE_VIEW, (other,), {"shape": b_view}))
+    shape = tuple(x * y for x, y in zip(a, b))
+    try:  # the product keeps a transposed input's layout, which PyTorch's view then refuses
+        np.reshape(product._data, shape, copy=False)
+    except ValueError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+    return apply(UNSAFE_VIEW, (product,), {"shape": shape})
