@@ -13,19 +13,11 @@ from ..ops.activation import logsigmoid
 from ..ops.compare import minimum, where
 from ..ops.creation import zeros_like
 from ..ops.registry import apply, defop
-from .functional_loss import _check_reduction, legacy_reduction
+from .functional_loss import _check_reduction, _reduce, legacy_reduction
 
 __all__ = ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
            "margin_ranking_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
            "soft_margin_loss", "triplet_margin_loss"]
-
-
-def _reduce(loss, reduction: str):
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    return loss
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,

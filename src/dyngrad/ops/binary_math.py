@@ -21,18 +21,6 @@ from .surface import public
 _DEG = math.pi / 180
 
 
-def _floating_only(kernel: str):
-    # PyTorch has no integer kernel for these: the promoted dtype must be floating
-    def promote(arrays: list, args: tuple) -> list:
-        arrays = promotion.binary(arrays, args)
-        for a in arrays:
-            if type(a) is np.ndarray and not _is_float(a.dtype):
-                raise promotion._missing_kernel(kernel, a.dtype)
-        return arrays
-
-    return promote
-
-
 def _xlogy_fwd(xp, x, y):
     # x log y, and 0 where x is 0 (unless y is nan): the entropy convention
     if type(y) is not np.ndarray:  # a Python number takes the tensor's dtype
@@ -59,15 +47,15 @@ def _fmin_keeps_x(x, y):
 
 HYPOT = defop("hypot", lambda xp, x, y: xp.hypot(x, y),
               {"x": lambda g, x, out: g * x / out, "y": lambda g, y, out: g * y / out},
-              promote=_floating_only("hypot_cpu"))
+              promote=promotion.floating_kernel("hypot_cpu"))
 LOGADDEXP = defop(
     "logaddexp", lambda xp, x, y: xp.logaddexp(x, y),
     {"x": lambda g, x, y: g / ((y - x).exp() + 1), "y": lambda g, x, y: g / ((x - y).exp() + 1)},
-    promote=_floating_only("logaddexp_cpu"))
+    promote=promotion.floating_kernel("logaddexp_cpu"))
 LOGADDEXP2 = defop(
     "logaddexp2", lambda xp, x, y: xp.logaddexp2(x, y),
     {"x": lambda g, x, y: g / ((y - x).exp2() + 1), "y": lambda g, x, y: g / ((x - y).exp2() + 1)},
-    promote=_floating_only("logaddexp2_cpu"), node="Logaddexp2Backward0")
+    promote=promotion.floating_kernel("logaddexp2_cpu"), node="Logaddexp2Backward0")
 XLOGY = defop("xlogy", _xlogy_fwd,
               {"x": _xlogy_x_grad, "y": lambda g, x, y: g * x / y},
               promote=promotion.binary_floating)

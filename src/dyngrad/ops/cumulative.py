@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import return_types
 from .inplace import apply_inplace
 from .registry import apply, defop
 from .shape import wrap_dim
@@ -137,19 +138,18 @@ CUMMIN = defop("cummin", _cum_extreme(np.minimum, lambda x, v: x <= v),
                {"x": _cum_extreme_grad}, outputs=2, differentiable=(0,))
 
 
+def _cum_extreme_call(op, result, input, dim):
+    values, indices = apply(op, (input,), {"dim": wrap_dim(dim, input._data.ndim)})
+    return result(values, indices)
+
+
 @public
 def cummax(input, dim):
     """Matches `torch.cummax`: running maxima and where each came from (ties: the later)."""
-    from ..return_types import cummax as result
-
-    values, indices = apply(CUMMAX, (input,), {"dim": wrap_dim(dim, input._data.ndim)})
-    return result(values, indices)
+    return _cum_extreme_call(CUMMAX, return_types.cummax, input, dim)
 
 
 @public
 def cummin(input, dim):
     """Matches `torch.cummin`: running minima and where each came from (ties: the later)."""
-    from ..return_types import cummin as result
-
-    values, indices = apply(CUMMIN, (input,), {"dim": wrap_dim(dim, input._data.ndim)})
-    return result(values, indices)
+    return _cum_extreme_call(CUMMIN, return_types.cummin, input, dim)

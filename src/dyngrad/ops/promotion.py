@@ -159,6 +159,19 @@ def integral(kernel: str):
     return promote
 
 
+def floating_kernel(kernel: str):
+    """Promotion for ops with float kernels only (`hypot`, `logaddexp`): no integer result."""
+
+    def promote(arrays: list, args: tuple) -> list:
+        arrays = binary(arrays, args)
+        for a in arrays:
+            if type(a) is _ARRAY and a.dtype.kind not in "fc" and a.dtype != dtypes.bfloat16.np:
+                raise _missing_kernel(kernel, a.dtype)
+        return arrays
+
+    return promote
+
+
 def no_bool(kernel: str):
     """Promotion for unary ops with no bool kernel (`abs`)."""
 

@@ -16,8 +16,9 @@ from .._tensor import Tensor
 from ..size import Size
 from . import promotion
 from .joining import cat
+from .reduction import expand_reduced, reduce_dims
 from .registry import apply, defop
-from .shape import wrap_dim
+from .shape import UNSAFE_VIEW, wrap_dim
 from .surface import public
 
 # ---- broadcasting and grids -------------------------------------------------------------------
@@ -244,8 +245,6 @@ def _nansum_fwd(xp, x, *, dim, keepdim, dtype):
 
 
 def _nansum_grad(g, x, x_shape, dim, keepdim):
-    from .reduction import expand_reduced
-
     return expand_reduced(g, x_shape, dim, keepdim) * ~x.isnan()
 
 
@@ -255,8 +254,6 @@ NANSUM = defop("nansum", _nansum_fwd, {"x": _nansum_grad})
 @public
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Matches `torch.nansum`: the sum with nan counted as zero."""
-    from .reduction import reduce_dims
-
     dims = reduce_dims(input, dim)
     return apply(NANSUM, (input,), {"dim": dims, "keepdim": keepdim,
                                     "dtype": None if dtype is None else dtype.np})
@@ -269,7 +266,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not (x.is_floating_point() or x.is_complex()):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
                            f"but got {x.dtype._legacy}")
-    count = (~x.isnan()).sum(dim, keepdim=keepdim) if dim is not None else (~x.isnan()).sum()
+    kept = ~x.isnan()
+    count = kept.sum() if dim is None else kept.sum(dim, keepdim=keepdim)
     return nansum(x, dim, keepdim) / count
 
 
@@ -302,8 +300,6 @@ def rot90(input, k=1, dims=(0, 1)):
 def kron(input, other):
     """Matches `torch.kron`: the Kronecker product, as PyTorch forms it (interleaved unit dims,
     one product, an unsafe view: UnsafeViewBackward0 over MulBackward0)."""
-    from .shape import UNSAFE_VIEW
-
     a, b = input._data.shape, other._data.shape
     ndim = max(len(a), len(b))
     a = (1,) * (ndim - len(a)) + a

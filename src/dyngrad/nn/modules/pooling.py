@@ -161,19 +161,14 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     _fn = staticmethod(F.adaptive_avg_pool2d)
 
 
-class _AdaptiveMaxPoolNd(Module):
-    _fn = None
-
+class _AdaptiveMaxPoolNd(_AdaptiveAvgPoolNd):
+    # the average pools' module, with return_indices (the repr shows output_size only)
     def __init__(self, output_size, return_indices: bool = False):
-        super().__init__()
-        self.output_size = output_size
+        super().__init__(output_size)
         self.return_indices = return_indices
 
     def forward(self, input):
         return type(self)._fn(input, self.output_size, self.return_indices)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
