@@ -6,18 +6,19 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..backend import threads
+from .flat_state import flat_state
 from .optimizer import (
     Optimizer,
     addcdiv_,
     bump_state,
     check_nonnegative,
     check_unsupported,
+    closure_loss,
     no_grad_step,
     param_and_grad,
     real_view,
     scalar,
     step_counter,
-    update_each,
     zeros_state,
 )
 
@@ -72,7 +73,16 @@ class Adam(Optimizer):
     @no_grad_step
     def step(self, closure=None):
         """Performs a single optimization step (`closure` re-evaluates the loss)."""
-        return update_each(self, closure)
+        loss = closure_loss(closure)
+        for group in self.param_groups:
+            amsgrad = group["amsgrad"]
+            flat = flat_state(self, group, _MOMENTS[amsgrad], lambda p: self._state(p, amsgrad))
+            if flat is not None:  # See Note [Flat updates]
+                self._update_flat(flat, group)
+            for p in group["params"] if flat is None else flat.rest:
+                if p._grad is not None:
+                    self._update(p, group)
+        return loss
 
     def _state(self, p: Tensor, amsgrad: bool) -> dict:
         state = self.state[p]
@@ -86,39 +96,44 @@ class Adam(Optimizer):
 
     def _update(self, p: Tensor, group: dict) -> None:
         state = self._state(p, group["amsgrad"])
-        lr, (beta1, beta2) = scalar(group["lr"]), group["betas"]
-        weight_decay, eps = group["weight_decay"], group["eps"]
         step_t = state["step"]
         step_t._data += 1
         decoupled = group["decoupled_weight_decay"]
         param, grad = param_and_grad(p, group, weight_decay=not decoupled)
-        decay = 1 - lr * weight_decay if decoupled and weight_decay != 0 else None
-        exp_avg = real_view(state["exp_avg"]._data)
-        exp_avg_sq = real_view(state["exp_avg_sq"]._data)
-        step = step_t.item()
-        step_size = lr / (1 - beta1**step)
-        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
-        arrays = [param, grad, exp_avg, exp_avg_sq]
+        arrays = [param, grad, real_view(state["exp_avg"]._data),
+                  real_view(state["exp_avg_sq"]._data)]
         if group["amsgrad"]:
             arrays.append(real_view(state["max_exp_avg_sq"]._data))
+        decay, update = _rule(group, step_t.item())
 
-        def update(param, grad, exp_avg, exp_avg_sq, max_sq=None):
+        def step(param, grad, *moments):
             if decay is not None:
                 param *= decay
-            lerp_(exp_avg, grad, 1 - beta1)
-            exp_avg_sq *= beta2
-            exp_avg_sq += grad * (1 - beta2) * grad
-            if max_sq is not None:
-                np.maximum(max_sq, exp_avg_sq, out=max_sq)
-                exp_avg_sq = max_sq
-            denom = np.sqrt(exp_avg_sq)
-            denom /= bias_correction2_sqrt
-            denom += eps
-            addcdiv_(param, exp_avg, denom, -step_size)
+            addcdiv_(param, *update(grad, *moments))
 
-        threads.foreach(update, *arrays)  # elementwise: See Note [Intra-op threads]
+        threads.foreach(step, *arrays)  # elementwise: See Note [Intra-op threads]
         bump_state(state)
         p._vc.bump("addcdiv_")
+
+    def _update_flat(self, flat, group: dict) -> None:
+        # every small parameter at once, bitwise the loop above: See Note [Flat updates]
+        flat.steps += 1
+        grad = flat.gather_grads()
+        if group["maximize"]:
+            np.negative(grad, out=grad)
+        if group["weight_decay"] != 0 and not group["decoupled_weight_decay"]:
+            grad = grad + group["weight_decay"] * flat.gather_params()
+        decay, update = _rule(group, flat.steps[0].item())
+        numerator, denom, value = update(grad, *flat.flats)
+        np.multiply(numerator, value, out=flat.update)
+        flat.update /= denom
+        for p, piece in zip(flat.params, flat.update_views):
+            if decay is not None:
+                p._data *= decay
+            p._data += piece
+            p._vc.bump("addcdiv_")
+        for state in flat.states:
+            bump_state(state)
 
 
 class AdamW(Adam):
@@ -158,6 +173,37 @@ class AdamW(Adam):
         super().__setstate__(state)
         for group in self.param_groups:
             group["decoupled_weight_decay"] = True
+
+
+_MOMENTS = {False: ("exp_avg", "exp_avg_sq"), True: ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")}
+
+
+def _rule(group: dict, step: float) -> tuple:
+    """(the decoupled weight decay's factor or None, the moments' update for this step).
+
+    The update takes the gradient and the moment arrays, writes the moments in place and
+    returns (numerator, denominator, value) of the parameter's `addcdiv_`.
+    """
+    lr, (beta1, beta2) = scalar(group["lr"]), group["betas"]
+    weight_decay, eps = group["weight_decay"], group["eps"]
+    decoupled = group["decoupled_weight_decay"]
+    decay = 1 - lr * weight_decay if decoupled and weight_decay != 0 else None
+    step_size = lr / (1 - beta1**step)
+    bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+
+    def update(grad, exp_avg, exp_avg_sq, max_sq=None):
+        lerp_(exp_avg, grad, 1 - beta1)
+        exp_avg_sq *= beta2
+        exp_avg_sq += grad * (1 - beta2) * grad
+        if max_sq is not None:
+            np.maximum(max_sq, exp_avg_sq, out=max_sq)
+            exp_avg_sq = max_sq
+        denom = np.sqrt(exp_avg_sq)
+        denom /= bias_correction2_sqrt
+        denom += eps
+        return exp_avg, denom, -step_size
+
+    return decay, update
 
 
 def _check_arguments(lr, betas, eps, weight_decay) -> None:
