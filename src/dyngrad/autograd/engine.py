@@ -40,7 +40,9 @@ def _edge(t):
 
 def _ones_like(out: Tensor) -> Tensor:
     data = out._data
-    return Tensor._wrap(namespace(data).ones(data.shape, data.dtype))
+    ones = namespace(data).empty(data.shape, data.dtype)  # np.ones: a Python call more
+    ones.fill(1)
+    return Tensor._wrap(ones)
 
 
 def _root_grads(outputs, grad_outputs, create_graph: bool) -> list:
@@ -49,7 +51,7 @@ def _root_grads(outputs, grad_outputs, create_graph: bool) -> list:
         if g is None:
             if out._rg and out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if out._rg and not out.is_floating_point():
+            if out._rg and out._data.dtype.kind != "f" and not out.is_floating_point():
                 raise RuntimeError("grad can be implicitly created only for real scalar "
                                    f"outputs but got {out.dtype}")
             grads.append(_ones_like(out) if out._rg else None)
@@ -228,13 +230,16 @@ def _needed(targets: dict, parents: dict) -> set:
 # Each backward (or grad) call is numbered. A node that frees its buffers keeps the pass that
 # freed them, so a later backward through it can say which pass used the graph, and (when the
 # tensor it starts from was made after that pass) that the graph mixes in an earlier iteration.
+_INF = float("inf")
 current_pass = (0, 0, 0)  # (number, sequence number at its start, its newest root's number)
 
 
 def _start_pass(roots) -> None:
     global current_pass
-    newest = max((n._seq for n, _ in roots if n is not None and n._seq != float("inf")),
-                 default=-1)
+    newest = -1
+    for node, _ in roots:
+        if node is not None and newest < node._seq != _INF:
+            newest = node._seq
     current_pass = (current_pass[0] + 1, next(_sequence), newest)
 
 

@@ -44,9 +44,25 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"dyngrad(\.|$
 MALLOC_TUNED = tune_malloc()  # See Note [Allocator]
 
 
+try:  # np.errstate(all="ignore") is these two calls behind two Python frames and an __init__
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+except ImportError:  # another NumPy: its public errstate
+    _extobj_contextvar = None
+
+
+class _Quiet:
+    __slots__ = ("_token",)
+
+    def __enter__(self):
+        self._token = _extobj_contextvar.set(_make_extobj(all="ignore"))
+
+    def __exit__(self, *exc_info):
+        _extobj_contextvar.reset(self._token)
+
+
 def quiet_floating_point():
     """A context in which NumPy computes nan and inf silently, as PyTorch does."""
-    return np.errstate(all="ignore")
+    return np.errstate(all="ignore") if _extobj_contextvar is None else _Quiet()
 
 
 def namespace(array) -> object:

@@ -56,8 +56,9 @@ class Kernel:
         unknown = set(params) - read - set(op.attrs)
         if unknown:
             raise TypeError(f"{op.name}: kernel reads names no formula reads {sorted(unknown)}")
-        return _runner(op, lambda env, needs: fn(np, needs, env["g"], *map(env.get, params)),
-                       self.mixed_dtypes)
+        generic = _runner(op, lambda env, needs: fn(np, needs, env["g"], *map(env.get, params)),
+                          self.mixed_dtypes)
+        return _specialized(op, fn, params, self.mixed_dtypes, generic)
 
 
 class _Formulas:
@@ -115,6 +116,51 @@ def _runner(op, compute, mixed_dtypes: bool):
         return None if grads is None else _wrap(grads, meta, g)
 
     return run
+
+
+# A single-output row's runner is generated from its kernel's parameter names, so a node's
+# backward builds no dict of names and makes one call less per node than `_runner`'s
+# (~20% of a small node's overhead); multi-output nodes take `_runner`. The names resolve
+# as `_runner` resolves them: input shapes, then the stash, then attributes, then the saved.
+_RUN = """
+def run(node, g):
+    if type(g) is tuple:
+        return generic(node, g)
+    gd = g._data
+    if type(gd) is not _ndarray or gd.dtype.kind != "f":
+        return None
+    if node._saved:
+        env = _saved_arrays(node, gd.dtype, mixed_dtypes)
+        if env is None:
+            return None
+    else:
+        env = _EMPTY
+    meta = node._meta
+    attrs = node._attrs or _EMPTY
+    grads = fn(np, meta, gd, {args})
+    return None if grads is None else _wrap(grads, meta, g)
+"""
+_EMPTY: dict = {}
+
+
+def _specialized(op, fn, params, mixed_dtypes: bool, generic):
+    shape_names = op.shape_names if op.reads_shapes else ()
+    args = []
+    for name in params:
+        if name in shape_names:
+            i = shape_names.index(name)
+            args.append(f"(meta[{i}][0] if meta[{i}] is not None else None)")
+        elif name == "stash" and op.stash:
+            args.append("node._stash")
+        elif name in op.attrs:
+            args.append(f"(attrs[{name!r}] if {name!r} in attrs else env.get({name!r}))")
+        else:
+            args.append(f"env.get({name!r})")
+    namespace = {"generic": generic, "fn": fn, "np": np, "_ndarray": _ndarray,
+                 "_saved_arrays": _saved_arrays, "mixed_dtypes": mixed_dtypes,
+                 "_EMPTY": _EMPTY, "_wrap": _wrap}
+    exec(_RUN.format(args=", ".join(args)), namespace)  # noqa: S102 (names from signatures)
+    return namespace["run"]
 
 
 def _saved_arrays(node, dtype, mixed_dtypes: bool):
