@@ -58,7 +58,9 @@ class Kernel:
             raise TypeError(f"{op.name}: kernel reads names no formula reads {sorted(unknown)}")
         generic = _runner(op, lambda env, needs: fn(np, needs, env["g"], *map(env.get, params)),
                           self.mixed_dtypes)
-        return _specialized(op, fn, params, self.mixed_dtypes, generic)
+        args = "".join(f", {_resolve(op, p)}" for p in params)
+        return _specialized(op, f"fn(np, meta, gd{args})", self.mixed_dtypes, generic,
+                            {"fn": fn})
 
 
 class _Formulas:
@@ -75,7 +77,18 @@ class _Formulas:
                 grads.append(fn(*read(env)) if many else fn(read(env)))
             return grads
 
-        return _runner(op, compute, False)
+        generic = _runner(op, compute, False)
+        names = {"g": "gd"}
+        calls = []
+        for i, formula in enumerate(op.formulas):
+            if formula is None:
+                calls.append("None")
+                continue
+            fn, params = formula
+            names[f"f{i}"] = fn
+            args = ", ".join("gd" if p == "g" else _resolve(op, p) for p in params)
+            calls.append(f"(f{i}({args}) if meta[{i}] else None)")
+        return _specialized(op, f"({', '.join(calls)},)", False, generic, names)
 
 
 FORMULAS = _Formulas()
@@ -118,8 +131,8 @@ def _runner(op, compute, mixed_dtypes: bool):
     return run
 
 
-# A single-output row's runner is generated from its kernel's parameter names, so a node's
-# backward builds no dict of names and makes one call less per node than `_runner`'s
+# A single-output row's runner is generated from its kernel's (or formulas') parameter
+# names, so a node's backward builds no dict of names and makes a call less than `_runner`'s
 # (~20% of a small node's overhead); multi-output nodes take `_runner`. The names resolve
 # as `_runner` resolves them: input shapes, then the stash, then attributes, then the saved.
 _RUN = """
@@ -137,29 +150,30 @@ def run(node, g):
         env = _EMPTY
     meta = node._meta
     attrs = node._attrs or _EMPTY
-    grads = fn(np, meta, gd, {args})
+    grads = {grads}
     return None if grads is None else _wrap(grads, meta, g)
 """
 _EMPTY: dict = {}
 
 
-def _specialized(op, fn, params, mixed_dtypes: bool, generic):
+def _resolve(op, name: str) -> str:
+    # the expression reading `name` in the generated runner, resolved as `_runner` does
     shape_names = op.shape_names if op.reads_shapes else ()
-    args = []
-    for name in params:
-        if name in shape_names:
-            i = shape_names.index(name)
-            args.append(f"(meta[{i}][0] if meta[{i}] is not None else None)")
-        elif name == "stash" and op.stash:
-            args.append("node._stash")
-        elif name in op.attrs:
-            args.append(f"(attrs[{name!r}] if {name!r} in attrs else env.get({name!r}))")
-        else:
-            args.append(f"env.get({name!r})")
-    namespace = {"generic": generic, "fn": fn, "np": np, "_ndarray": _ndarray,
-                 "_saved_arrays": _saved_arrays, "mixed_dtypes": mixed_dtypes,
-                 "_EMPTY": _EMPTY, "_wrap": _wrap}
-    exec(_RUN.format(args=", ".join(args)), namespace)  # noqa: S102 (names from signatures)
+    if name in shape_names:
+        i = shape_names.index(name)
+        return f"(meta[{i}][0] if meta[{i}] is not None else None)"
+    if name == "stash" and op.stash:
+        return "node._stash"
+    if name in op.attrs:
+        return f"(attrs[{name!r}] if {name!r} in attrs else env.get({name!r}))"
+    return f"env.get({name!r})"
+
+
+def _specialized(op, grads: str, mixed_dtypes: bool, generic, names: dict):
+    namespace = {"generic": generic, "np": np, "_ndarray": _ndarray, "_EMPTY": _EMPTY,
+                 "_saved_arrays": _saved_arrays, "mixed_dtypes": mixed_dtypes, "_wrap": _wrap,
+                 **names}
+    exec(_RUN.format(grads=grads), namespace)  # noqa: S102 (names from signatures)
     return namespace["run"]
 
 
