@@ -191,6 +191,15 @@ def test_dropout_statistics_and_gradient():
     np.testing.assert_array_equal(x.grad.numpy(), out.detach().numpy())
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_dropout_scale_is_rounded_as_torch_rounds_it(torch, dtype):
+    # 1 / (1 - p) is computed in float32 below float64, then rounded to the dtype
+    for p in (0.1, 0.3, 0.77):
+        ours = F.dropout(dyngrad.ones(200, dtype=getattr(dyngrad, dtype)), p).max().item()
+        theirs = torch.nn.functional.dropout(torch.ones(200, dtype=getattr(torch, dtype)), p)
+        assert ours == theirs.max().item(), p
+
+
 def test_dropout_edge_probabilities():
     x = dyngrad.ones(3, 3, requires_grad=True)
     assert F.dropout(x, 0.0) is x

@@ -190,11 +190,14 @@ def _check_p(p) -> None:
 
 def _masked(input, mask_shape, p, inplace):
     """input * mask / (1 - p) with a Bernoulli(1 - p) mask from dyngrad's generator."""
+    dtype = input._data.dtype
     if p == 1.0:
-        scale = np.zeros(mask_shape, dtype=input._data.dtype)
+        scale = np.zeros(mask_shape, dtype=dtype)
     else:
+        # PyTorch divides in the input's compute type (float32 below float64), then rounds
+        compute = np.float64 if dtype == np.float64 else np.float32
         keep = rng_of(None).random(mask_shape) >= p
-        scale = (keep / (1.0 - p)).astype(input._data.dtype)
+        scale = np.multiply(keep, compute(1) / compute(1.0 - p), dtype=dtype)
     mask = Tensor._wrap(scale)
     return input.mul_(mask) if inplace else input * mask
 
