@@ -51,6 +51,7 @@ _LARGE = (
     ),
 )
 _FOUR = np.float32(4)
+_SIGN = np.uint32(0x80000000)
 
 
 def _poly(piece, s, out=None):
@@ -84,5 +85,9 @@ def erf_float32(xp, x, out=None):
         at = xp.minimum(a[idx], _FOUR)
         tail = xp.exp(-(at * at))
         tail *= _poly(_LARGE, at.copy())
-        out[idx] = xp.copysign(1 - tail, x[idx])
+        out[idx] = 1 - tail
+        # the sign bit of x, set on the whole array in two integer passes: copysign on the
+        # picked elements runs NumPy's scalar loop, and x * P(x^2) already carries x's sign
+        bits = out.view(np.uint32)
+        bits |= x.view(np.uint32) & _SIGN
     return out.reshape(shape)
