@@ -143,3 +143,12 @@ def test_flat_steps_match_torch(torch):
 
     for ours, theirs in zip(run(dyngrad), run(torch)):
         np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=2e-6)
+
+
+def test_bundles_of_replaced_groups_are_dropped():
+    params, opt = _train("Adam", {"lr": 0.01}, steps=2)
+    opt.load_state_dict(copy.deepcopy(opt.state_dict()))  # new group dicts
+    opt.zero_grad()
+    _loss(params, *_problem(dyngrad)[1:]).backward()
+    opt.step()
+    assert list(opt._flat_states) == [id(opt.param_groups[0])]

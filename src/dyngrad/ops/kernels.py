@@ -56,30 +56,13 @@ class Kernel:
         unknown = set(params) - read - set(op.attrs)
         if unknown:
             raise TypeError(f"{op.name}: kernel reads names no formula reads {sorted(unknown)}")
-        generic = _runner(op, lambda env, needs: fn(np, needs, env["g"], *map(env.get, params)),
-                          self.mixed_dtypes)
         args = "".join(f", {_resolve(op, p)}" for p in params)
-        return _specialized(op, f"fn(np, meta, gd{args})", self.mixed_dtypes, generic,
-                            {"fn": fn})
+        return _generated(f"fn(np, meta, gd{args})", self.mixed_dtypes, {"fn": fn})
 
 
 class _Formulas:
     def bind(self, op):
-        readers = op.readers
-
-        def compute(env, needs):
-            grads = []
-            for need, reader in zip(needs, readers):
-                if not need or reader is None:
-                    grads.append(None)
-                    continue
-                fn, read, many = reader
-                grads.append(fn(*read(env)) if many else fn(read(env)))
-            return grads
-
-        generic = _runner(op, compute, False)
-        names = {"g": "gd"}
-        calls = []
+        names, calls = {}, []
         for i, formula in enumerate(op.formulas):
             if formula is None:
                 calls.append("None")
@@ -88,62 +71,26 @@ class _Formulas:
             names[f"f{i}"] = fn
             args = ", ".join("gd" if p == "g" else _resolve(op, p) for p in params)
             calls.append(f"(f{i}({args}) if meta[{i}] else None)")
-        return _specialized(op, f"({', '.join(calls)},)", False, generic, names)
+        return _generated(f"({', '.join(calls)},)", False, names)
 
 
 FORMULAS = _Formulas()
 
-
-def _runner(op, compute, mixed_dtypes: bool):
-    """The callable a node runs in place of its formulas (None: run the formulas instead)."""
-    shape_names = op.shape_names if op.reads_shapes else None
-    stash = op.stash
-
-    def run(node, g):
-        if type(g) is tuple:  # a multi-output node (split, unbind): one gradient per output
-            ref = next(t._data for t in g if t is not None)
-            gd = tuple(None if t is None else t._data for t in g)
-        else:
-            ref = gd = g._data
-        if type(ref) is not _ndarray or ref.dtype.kind != "f":
-            return None
-        if node._saved:
-            env = _saved_arrays(node, ref.dtype, mixed_dtypes)
-            if env is None:
-                return None
-        else:
-            env = {}
-        if node._attrs:
-            env.update(node._attrs)
-        if stash:
-            env["stash"] = node._stash
-        env["g"] = gd
-        # an input's (shape, dtype) is recorded exactly when it needs a gradient: the meta
-        # doubles as `needs`
-        meta = node._meta
-        if shape_names is not None:
-            for name, m in zip(shape_names, meta):
-                if m is not None:
-                    env[name] = m[0]
-        grads = compute(env, meta)
-        return None if grads is None else _wrap(grads, meta, g)
-
-    return run
-
-
-# A single-output row's runner is generated from its kernel's (or formulas') parameter
-# names, so a node's backward builds no dict of names and makes a call less than `_runner`'s
-# (~20% of a small node's overhead); multi-output nodes take `_runner`. The names resolve
-# as `_runner` resolves them: input shapes, then the stash, then attributes, then the saved.
+# The callable a node runs in place of its formulas (None: run the formulas instead), made
+# per row from its kernel's (or formulas') parameter names: a node's backward builds no dict
+# of names and makes no call beyond the kernel's own (Note [Hot path]). An input's (shape,
+# dtype) is recorded exactly when it needs a gradient, so the meta doubles as `needs`.
 _RUN = """
 def run(node, g):
-    if type(g) is tuple:
-        return generic(node, g)
-    gd = g._data
-    if type(gd) is not _ndarray or gd.dtype.kind != "f":
+    if type(g) is tuple:  # a multi-output node (split, unbind): one gradient per output
+        ref = next(t._data for t in g if t is not None)
+        gd = tuple(None if t is None else t._data for t in g)
+    else:
+        ref = gd = g._data
+    if type(ref) is not _ndarray or ref.dtype.kind != "f":
         return None
     if node._saved:
-        env = _saved_arrays(node, gd.dtype, mixed_dtypes)
+        env = _saved_arrays(node, ref.dtype, mixed_dtypes)
         if env is None:
             return None
     else:
@@ -157,7 +104,8 @@ _EMPTY: dict = {}
 
 
 def _resolve(op, name: str) -> str:
-    # the expression reading `name` in the generated runner, resolved as `_runner` does
+    # the expression that reads `name` in a generated runner: an input's shape, the stash,
+    # an attribute, else a saved value (None when not saved)
     shape_names = op.shape_names if op.reads_shapes else ()
     if name in shape_names:
         i = shape_names.index(name)
@@ -169,10 +117,9 @@ def _resolve(op, name: str) -> str:
     return f"env.get({name!r})"
 
 
-def _specialized(op, grads: str, mixed_dtypes: bool, generic, names: dict):
-    namespace = {"generic": generic, "np": np, "_ndarray": _ndarray, "_EMPTY": _EMPTY,
-                 "_saved_arrays": _saved_arrays, "mixed_dtypes": mixed_dtypes, "_wrap": _wrap,
-                 **names}
+def _generated(grads: str, mixed_dtypes: bool, names: dict):
+    namespace = {"np": np, "_ndarray": _ndarray, "_EMPTY": _EMPTY, "_wrap": _wrap,
+                 "_saved_arrays": _saved_arrays, "mixed_dtypes": mixed_dtypes, **names}
     exec(_RUN.format(grads=grads), namespace)  # noqa: S102 (names from signatures)
     return namespace["run"]
 

@@ -77,6 +77,9 @@ def flat_state(optimizer, group: dict, keys: tuple, make_state) -> FlatState | N
     flat = bundles.get(id(group))
     if flat is not None and flat.current(optimizer, group, keys):
         return flat
+    live = {id(g) for g in optimizer.param_groups}  # groups replaced by load_state_dict
+    for key in [key for key in bundles if key not in live]:
+        del bundles[key]
     flat = _build(optimizer, group, keys, make_state)
     if flat is None:
         bundles.pop(id(group), None)
