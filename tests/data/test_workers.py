@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
+import faulthandler
 import os
 import random
+import re
 import signal
 import time
 
@@ -80,20 +83,24 @@ class Dies(Dataset):
         if i == 3:
             if self.how == "exit":
                 os._exit(3)
+            if self.how == "segfault":
+                faulthandler.disable()  # pytest's would print a traceback first
+                ctypes.string_at(0)
             os.kill(os.getpid(), signal.SIGKILL)
         return i
 
 
-@pytest.mark.parametrize("how", ["exit", "kill"])
-def test_dead_worker_raises_instead_of_hanging(how):
+@pytest.mark.parametrize(
+    "how, cause",
+    [("exit", "exit code 3"), ("kill", "killed by signal SIGKILL"), ("segfault", "SIGSEGV")],
+)
+def test_dead_worker_raises_instead_of_hanging(how, cause):
     start = time.monotonic()
-    with pytest.raises(
-        RuntimeError,
-        match=r"DataLoader worker \(pid\(s\) \d+\) exited "
-        "unexpectedly",
-    ):
+    with pytest.raises(RuntimeError) as info:
         list(DataLoader(Dies(how), num_workers=2))
     assert time.monotonic() - start < 5
+    assert re.match(r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly\n\(", str(info.value))
+    assert cause in str(info.value)
 
 
 def test_timeout_raises():

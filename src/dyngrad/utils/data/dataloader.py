@@ -29,9 +29,10 @@ class DataLoader:
     `num_workers > 0` starts real worker processes (forked on Linux). Each worker seeds
     dyngrad, `random` and NumPy with `base_seed + worker_id`, where `base_seed` is drawn from
     `generator` at every new iterator; workers run with grad disabled. A worker's exception
-    is raised again here with the worker's traceback; a worker that dies raises an error
-    within a fraction of a second, never a hang. `pin_memory` is accepted (there is no
-    accelerator memory to pin on the CPU).
+    is raised again here with the worker's traceback; a worker that dies (even halfway
+    through sending a batch) raises an error within a fraction of a second, never a hang;
+    workers exit when the main process dies, even while blocked on a full pipe. POSIX only
+    for workers. `pin_memory` is accepted (there is no accelerator memory to pin on the CPU).
     """
 
     _initialized = False

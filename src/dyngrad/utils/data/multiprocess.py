@@ -2,42 +2,38 @@
 
 from __future__ import annotations
 
+import collections
 import itertools
 import multiprocessing
 import os
 import pickle
-import queue
 import time
+from multiprocessing.connection import wait
 
 from .dataloader import BaseDataLoaderIter
-from .worker import (
-    STATUS_CHECK_INTERVAL,
-    ExceptionWrapper,
-    IterableDatasetStopIteration,
-    ResumeIteration,
-    worker_loop,
-)
+from .result_pipe import STATUS_CHECK_INTERVAL, ResultReader
+from .worker import ExceptionWrapper, IterableDatasetStopIteration, ResumeIteration, worker_loop
 
 __all__ = ["MultiProcessingDataLoaderIter"]
 
 
 # Note [DataLoader workers]
-# Each worker has its own index queue; all share one result queue. The main process keeps
-# `prefetch_factor * num_workers` tasks in flight, hands them out round-robin, and yields the
-# results in task order, holding early arrivals in `_task_info`. Waiting on the result queue
-# is done in short polls: between polls the main process checks that every worker it waits on
-# is alive (a dead one raises "exited unexpectedly") and whether the user's `timeout` passed.
-# Workers likewise poll their index queue and exit when the main process is gone.
+# Each worker has its own index queue and its own result pipe (see Note [Worker result
+# pipes]). The main process keeps `prefetch_factor * num_workers` tasks in flight, hands them
+# out round-robin, and yields the results in task order, holding early arrivals in
+# `_task_info`. It waits on the result pipes and the workers' sentinels together, in short
+# polls: when nothing came, it checks that every worker it waits on is alive (a dead one
+# raises "exited unexpectedly") and whether the user's `timeout` passed. Workers likewise
+# poll their index queue, and their full result pipe, and exit when the main process is gone.
 
 
 class MultiProcessingDataLoaderIter(BaseDataLoaderIter):
     def __init__(self, loader) -> None:
         super().__init__(loader)
         self._prefetch_factor = loader.prefetch_factor
-        self._shutdown = True  # until the workers exist
+        self._shutdown = True  # until there are workers to stop
         self._owner_pid = os.getpid()
         ctx = loader.multiprocessing_context or multiprocessing
-        self._data_queue = ctx.Queue()
         self._workers_done_event = ctx.Event()
         spec = {
             "iterable": self._iterable,
@@ -47,28 +43,27 @@ class MultiProcessingDataLoaderIter(BaseDataLoaderIter):
             "drop_last": self._drop_last,
             "worker_init_fn": loader.worker_init_fn,
             "num_workers": self._num_workers,
+            "main_pid": self._owner_pid,
+            "start_method": ctx.get_start_method(),
         }
-        self._index_queues, self._workers = [], []
+        self._index_queues, self._workers, self._results = [], [], []
+        self._arrived: collections.deque = collections.deque()
+        self._shutdown = False  # from here on, workers started are stopped by __del__
         for worker_id in range(self._num_workers):
-            index_queue = ctx.Queue()
-            index_queue.cancel_join_thread()
-            worker = ctx.Process(
-                target=worker_loop,
-                daemon=True,
-                args=(
-                    spec,
-                    index_queue,
-                    self._data_queue,
-                    self._workers_done_event,
-                    self._base_seed,
-                    worker_id,
-                ),
-            )
-            worker.start()
-            self._index_queues.append(index_queue)
-            self._workers.append(worker)
-        self._shutdown = False
+            self._start_worker(ctx, spec, worker_id)
         self._reset(loader, first_iter=True)
+
+    def _start_worker(self, ctx, spec: dict, worker_id: int) -> None:
+        index_queue = ctx.Queue()
+        index_queue.cancel_join_thread()
+        reader, writer = ctx.Pipe(duplex=False)
+        args = (spec, index_queue, writer, self._workers_done_event, self._base_seed, worker_id)
+        worker = ctx.Process(target=worker_loop, daemon=True, args=args)
+        worker.start()
+        writer.close()  # the worker's alone: see Note [Worker result pipes]
+        self._index_queues.append(index_queue)
+        self._workers.append(worker)
+        self._results.append(ResultReader(reader))
 
     def _reset(self, loader, first_iter: bool = False) -> None:
         super()._reset(loader, first_iter)
@@ -149,17 +144,22 @@ class MultiProcessingDataLoaderIter(BaseDataLoaderIter):
 
     def _get_data(self):
         deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
-        while True:
-            try:
-                idx, payload = self._data_queue.get(timeout=STATUS_CHECK_INTERVAL)
-            except queue.Empty:
-                self._check_workers_alive()
-                if deadline is not None and time.monotonic() > deadline:
-                    raise RuntimeError(
-                        f"DataLoader timed out after {self._timeout} seconds"
-                    ) from None
-                continue
-            return idx, (pickle.loads(payload) if payload is not None else None)
+        while not self._arrived:
+            self._receive()
+            if self._arrived:
+                break
+            self._check_workers_alive()
+            if deadline is not None and time.monotonic() > deadline:
+                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+        return pickle.loads(self._arrived.popleft())
+
+    def _receive(self) -> None:
+        # A worker's death wakes this wait through its sentinel, its data through its pipe.
+        readers = [r for r in self._results if not r.closed]
+        sentinels = [w.sentinel for w, up in zip(self._workers, self._workers_status) if up]
+        for ready in wait(readers + sentinels, timeout=STATUS_CHECK_INTERVAL):
+            if isinstance(ready, ResultReader):
+                self._arrived.extend(ready.read_messages())
 
     def _check_workers_alive(self) -> None:
         failed = [
@@ -184,13 +184,13 @@ class MultiProcessingDataLoaderIter(BaseDataLoaderIter):
             self._workers_done_event.set()
             for index_queue in self._index_queues:
                 index_queue.put(None)
+            for reader in self._results:  # a worker writing into a full pipe stops now
+                reader.close()
             for worker in self._workers:
                 worker.join(timeout=STATUS_CHECK_INTERVAL * 5)
             for index_queue in self._index_queues:
                 index_queue.cancel_join_thread()
                 index_queue.close()
-            self._data_queue.cancel_join_thread()
-            self._data_queue.close()
         finally:
             for worker in self._workers:
                 if worker.is_alive():

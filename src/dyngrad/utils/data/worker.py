@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import pickle
 import queue
@@ -9,17 +10,15 @@ import random
 import sys
 import traceback
 from dataclasses import dataclass
+from multiprocessing.connection import wait
 
 import numpy as np
 
 from ...autograd.grad_mode import state as grad_state
 from ...backend.random import manual_seed
+from .result_pipe import STATUS_CHECK_INTERVAL, ResultWriter
 
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "worker_loop", "make_fetcher"]
-
-# How often a waiting worker checks that its parent lives, and a waiting parent that its
-# workers do: the bound on how long a dead process can go unnoticed.
-STATUS_CHECK_INTERVAL = 0.2
 
 
 @dataclass(frozen=True)
@@ -134,9 +133,29 @@ def seed_worker(base_seed: int, worker_id: int) -> int:
     return seed
 
 
-def worker_loop(
-    spec: dict, index_queue, data_queue, done_event, base_seed: int, worker_id: int
-) -> None:
+class ManagerWatchdog:
+    """Whether the main process still lives (PyTorch's `ManagerWatchdog`, forkserver too).
+
+    A forked or spawned worker is the main process's child: it is orphaned (adopted by init
+    or a subreaper) when the main process dies, and `os.getppid()` changes. A forkserver
+    worker is the fork server's child, and the server outlives the main process (each worker
+    holds its "alive" descriptor): watch instead the sentinel pipe of
+    `multiprocessing.parent_process()`, whose write end the main process holds.
+    """
+
+    def __init__(self, main_pid: int, start_method: str) -> None:
+        self._main_pid = main_pid
+        self._sentinel = None
+        if start_method == "forkserver":
+            self._sentinel = multiprocessing.parent_process().sentinel
+
+    def is_alive(self) -> bool:
+        if self._sentinel is None:
+            return os.getppid() == self._main_pid
+        return not wait([self._sentinel], timeout=0)
+
+
+def worker_loop(spec: dict, index_queue, result_conn, done_event, base_seed: int, worker_id: int):
     """The body of worker `worker_id`: fetch the batches asked for until told to stop.
 
     Grad mode is off in workers (dyngrad's choice; PyTorch leaves it on): data loading that
@@ -145,6 +164,7 @@ def worker_loop(
     """
     global _worker_info
     grad_state.enabled = False
+    watchdog = ManagerWatchdog(spec["main_pid"], spec["start_method"])
     seed = seed_worker(base_seed, worker_id)
     _worker_info = WorkerInfo(worker_id, spec["num_workers"], seed, spec["dataset"])
     where = f"in DataLoader worker process {worker_id}"
@@ -155,13 +175,13 @@ def worker_loop(
         fetcher = _fetcher(spec)
     except Exception:
         init_error = ExceptionWrapper(where=where)
+    results = ResultWriter(result_conn, lambda: watchdog.is_alive() and not done_event.is_set())
     try:
-        _serve(spec, fetcher, init_error, index_queue, data_queue, done_event, worker_id)
+        _serve(spec, fetcher, init_error, index_queue, results, done_event, watchdog)
     except KeyboardInterrupt:
         pass
-    if done_event.is_set():
-        data_queue.cancel_join_thread()
-        data_queue.close()
+    finally:
+        results.close()
 
 
 def _fetcher(spec: dict):
@@ -174,10 +194,12 @@ def _fetcher(spec: dict):
     )
 
 
-def _serve(spec, fetcher, init_error, index_queue, data_queue, done_event, worker_id):
-    parent = os.getppid()
+def _serve(spec, fetcher, init_error, index_queue, results, done_event, watchdog):
+    # Returns when told to stop, when the main process dies (checked here and, while the
+    # pipe is full, by `results`: see Note [Worker result pipes]), or when nobody reads.
+    worker_id = _worker_info.id
     iteration_end = False
-    while os.getppid() == parent:  # a worker whose parent died exits instead of lingering
+    while watchdog.is_alive():
         try:
             task = index_queue.get(timeout=STATUS_CHECK_INTERVAL)
         except queue.Empty:
@@ -192,7 +214,8 @@ def _serve(spec, fetcher, init_error, index_queue, data_queue, done_event, worke
             iteration_end = False
             if spec["iterable"]:
                 fetcher = _fetcher(spec)
-            data_queue.put((task, None))
+            if not results.send(pickle.dumps((task, None))):
+                return
             continue
         if done_event.is_set() or iteration_end:
             continue
@@ -201,7 +224,8 @@ def _serve(spec, fetcher, init_error, index_queue, data_queue, done_event, worke
             data, init_error = init_error, None
         else:
             data, iteration_end = _fetch(fetcher, index, spec["iterable"], worker_id)
-        data_queue.put(_picklable(idx, data, worker_id))
+        if not results.send(_pickled(idx, data, worker_id)):
+            return
 
 
 def _fetch(fetcher, index, iterable: bool, worker_id: int):
@@ -215,11 +239,11 @@ def _fetch(fetcher, index, iterable: bool, worker_id: int):
         return ExceptionWrapper(where=f"in DataLoader worker process {worker_id}"), False
 
 
-def _picklable(idx: int, data, worker_id: int):
-    # The queue pickles in a background thread, where a failure would be printed and the
-    # batch lost (the main process would wait for it forever): pickle here instead.
+def _pickled(idx: int, data, worker_id: int) -> bytes:
+    # A batch that cannot be pickled is reported, not lost (the main process would wait for
+    # it forever).
     try:
-        return idx, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps((idx, data), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:
         error = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
-        return idx, pickle.dumps(error)
+        return pickle.dumps((idx, error))
