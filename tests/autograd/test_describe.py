@@ -7,6 +7,7 @@ import io
 import pytest
 
 import dyngrad as torch
+from dyngrad.autograd import inspect_graph
 from dyngrad.autograd.graph import describe, print_graph, saved_bytes
 from dyngrad.viz import module_scope, record_modules
 
@@ -206,3 +207,79 @@ def test_saved_bytes_after_backward_is_zero():
 def test_saved_bytes_rejects_unknown_grouping():
     with pytest.raises(ValueError, match="by must be None, 'node' or 'module'"):
         saved_bytes(torch.ones(1, requires_grad=True) * 2, by="layer")
+
+
+# ---- deep graphs (see Note [Deep graphs in text]) -------------------------------------------
+def test_compact_lines_past_the_indent_cap_say_their_depth(monkeypatch):
+    monkeypatch.setattr(inspect_graph, "MAX_INDENT", 2)
+    x = torch.ones(1, requires_grad=True)
+    assert describe(x.neg().neg().neg()) == (
+        "NegBackward0\n"
+        "  NegBackward0\n"
+        "    NegBackward0\n"
+        "    [depth 3] torch::autograd::AccumulateGrad (leaf (1,) torch.float32)"
+    )
+
+
+def test_tree_branches_past_the_indent_cap_say_their_level(monkeypatch):
+    monkeypatch.setattr(inspect_graph, "MAX_INDENT", 1)
+    x = torch.ones(1, requires_grad=True)
+    w = torch.ones(1, requires_grad=True)
+    mul = "MulBackward0 -> (1,) float32, saved 4 B: other (1,) (counted at MulBackward0), self (1,)"
+    assert describe(x * w * w * w, params={"x": x, "w": w}, detail=True) == (
+        f"{mul}\n"
+        f"├── {mul}\n"
+        "│   ├── MulBackward0 -> (1,) float32, saved 8 B: other (1,), self (1,)\n"
+        "│   [depth 2] ├── AccumulateGrad: x (1,) float32\n"
+        "│   [depth 2] └── AccumulateGrad: w (1,) float32\n"
+        "│   └── AccumulateGrad: w (seen above)\n"
+        "└── AccumulateGrad: w (seen above)\n"
+        "saved tensors: 16 B in 4 buffers"
+    )
+
+
+def test_tree_of_a_deep_branching_chain_stays_linear():
+    # Every MulBackward0 branches (into the chain and the leaf w): without the cap, the lines
+    # of the k-th node would be indented by 4k characters.
+    w = torch.ones(3, requires_grad=True)
+    y = torch.ones(3, requires_grad=True)
+    n = 3000
+    for _ in range(n):
+        y = y * w
+    lines = describe(y, detail=True).splitlines()
+    assert len("\n".join(lines).encode()) < 400 * n  # ~18 KB a node if indented by depth
+    pad = "│   " * inspect_graph.MAX_INDENT
+    assert lines[n] == pad + f"[depth {n - 1}] ├── AccumulateGrad: leaf (3,) float32"
+    assert lines[-2] == "└── AccumulateGrad: leaf (seen above)"
+
+
+DEEP = 100_000
+
+
+@pytest.fixture(scope="module")
+def deep_chain():
+    y = torch.ones(1, requires_grad=True)
+    for _ in range(DEEP):
+        y = y.sin()  # saves its 4-byte input
+    return y
+
+
+def test_describe_of_a_100k_op_chain_is_linear_and_marks_depth(deep_chain):
+    text = describe(deep_chain)  # iterative: no RecursionError at any depth
+    assert len(text.encode()) < 100 * DEEP  # indented by depth, it would be 10 GB
+    lines = text.splitlines()
+    assert len(lines) == DEEP + 1
+    pad = "  " * inspect_graph.MAX_INDENT
+    assert lines[inspect_graph.MAX_INDENT] == pad + "SinBackward0"
+    assert lines[inspect_graph.MAX_INDENT + 1] == (
+        pad + f"[depth {inspect_graph.MAX_INDENT + 1}] SinBackward0"
+    )
+    assert lines[-1] == (
+        pad + f"[depth {DEEP}] torch::autograd::AccumulateGrad (leaf (1,) torch.float32)"
+    )
+
+
+def test_saved_bytes_of_a_100k_op_chain(deep_chain):
+    assert saved_bytes(deep_chain) == 4 * DEEP
+    per_node = saved_bytes(deep_chain, by="node")
+    assert len(per_node) == DEEP and set(per_node.values()) == {4}

@@ -193,3 +193,14 @@ def test_renders_png_and_svg(tmp_path):
     assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
     text = open(svg, encoding="utf-8").read()
     assert "<svg" in text and "TanhBackward0" in text and "MulBackward0" in text
+
+
+def test_deep_chain_draws_every_node_without_recursion():
+    x = torch.ones(1, requires_grad=True)
+    y = x
+    for _ in range(20_000):  # far past Python's recursion limit
+        y = y.neg()
+    dot = viz.make_dot(y)
+    labels = [label for label, _ in nodes_of(dot).values()]
+    assert labels.count("NegBackward0") == 20_000 and labels.count("AccumulateGrad") == 1
+    assert len(edges_of(dot)) == 20_000 + 2  # the chain, the leaf's edge, the output's

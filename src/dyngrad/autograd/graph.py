@@ -201,7 +201,8 @@ def describe(tensor_or_node, file=None, *, params: dict | None = None, detail: b
     By default one node a line, leaves with their shape and dtype. `detail=True` draws a tree
     with each node's output shape and dtype and what it saved (names, shapes, bytes), and a
     total (see `saved_bytes`); `params` (name -> tensor) names the leaves. Printed to `file`
-    if given. *dyngrad only*.
+    if given. Deep graphs print in linear space: past 16 levels a line stops indenting and
+    says its level, `[depth 17] MulBackward0`. *dyngrad only*.
     """
     from .inspect_graph import render_compact, render_tree
 

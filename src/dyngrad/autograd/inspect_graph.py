@@ -252,11 +252,24 @@ def _node_text(node, meta: dict, names: dict, charged: dict, owners: dict) -> st
     return text
 
 
+# Note [Deep graphs in text]
+# Lines are indented by depth, so a chain of n nodes would print n**2 / 2 spaces (100k ops:
+# gigabytes). Past MAX_INDENT levels the indentation stops growing and each line says its
+# level instead (`[depth 17] MulBackward0`): the text stays linear in the graph's size.
+# Both views walk with an explicit stack: no recursion, whatever the depth.
+MAX_INDENT = 16
+
+
+def _depth_marker(level: int) -> str:
+    return f"[depth {level}] " if level > MAX_INDENT else ""
+
+
 def render_tree(target, params: dict | None = None) -> str:
     """The graph under `target` as a tree: output shape, dtype and saved bytes per node.
 
     A node's inputs follow it: a single input on the next line in the same column, several as
     branches. A node reached again is printed once more with "(seen above)", not expanded.
+    Branches nested deeper than `MAX_INDENT` say their level (see Note [Deep graphs in text]).
     """
     roots = roots_of(target)
     names = {id(t): name for name, t in (params or {}).items()}
@@ -270,22 +283,16 @@ def render_tree(target, params: dict | None = None) -> str:
         if fn is None:
             lines.append("(no graph: the tensor does not require grad)")
             continue
-        stack = [(fn, "", "")]
+        stack = [(fn, "", "", 0)]  # node, lead (capped), branch glyph, nesting level
         while stack:
-            node, lead, branch = stack.pop()
+            node, lead, branch, level = stack.pop()
+            prefix = lead + _depth_marker(level) + branch
             if node in seen:
-                lines.append(lead + branch + _short_text(node, names) + " (seen above)")
+                lines.append(prefix + _short_text(node, names) + " (seen above)")
                 continue
             seen.add(node)
-            lines.append(lead + branch + _node_text(node, meta, names, charged, owners))
-            children = [c for c, _ in node.next_functions if c is not None]
-            inner = lead + ("" if not branch else "    " if branch == "└── " else "│   ")
-            if len(children) == 1:  # a chain stays in its column, so deep graphs stay narrow
-                stack.append((children[0], inner, ""))
-                continue
-            for i in range(len(children) - 1, -1, -1):
-                last = i == len(children) - 1
-                stack.append((children[i], inner, "└── " if last else "├── "))
+            lines.append(prefix + _node_text(node, meta, names, charged, owners))
+            stack.extend(_branches(node, lead, branch, level))
     total = sum(charged.values())
     buffers = len(owners)
     lines.append(
@@ -294,8 +301,24 @@ def render_tree(target, params: dict | None = None) -> str:
     return "\n".join(lines)
 
 
+def _branches(node, lead: str, branch: str, level: int) -> list:
+    """Stack entries for a node's inputs in the tree, the first input on top."""
+    children = [c for c, _ in node.next_functions if c is not None]
+    if branch:  # the inputs sit one level in, under the node's branch
+        level += 1
+        if level <= MAX_INDENT:
+            lead += "    " if branch == "└── " else "│   "
+    if len(children) == 1:  # a chain stays in its column, so deep graphs stay narrow
+        return [(children[0], lead, "", level)]
+    glyphs = ["├── "] * (len(children) - 1) + ["└── "]
+    return [(c, lead, g, level) for c, g in reversed(list(zip(children, glyphs)))]
+
+
 def render_compact(target, params: dict | None = None) -> str:
-    """One node a line, indented by depth, leaves with shape and dtype: names only."""
+    """One node a line, indented by depth, leaves with shape and dtype: names only.
+
+    Lines deeper than `MAX_INDENT` say their depth (see Note [Deep graphs in text]).
+    """
     names = {id(t): name for name, t in (params or {}).items()}
     lines: list[str] = []
     seen: set = set()
@@ -308,11 +331,12 @@ def render_compact(target, params: dict | None = None) -> str:
                 v = node.variable
                 name = names.get(id(v))
                 label += f" (leaf {name + ' ' if name else ''}{tuple(v.shape)} {v.dtype})"
+            indent = "  " * min(depth, MAX_INDENT) + _depth_marker(depth)
             if node in seen:
-                lines.append("  " * depth + label + " (seen above)")
+                lines.append(indent + label + " (seen above)")
                 continue
             seen.add(node)
-            lines.append("  " * depth + label)
+            lines.append(indent + label)
             for child, _ in reversed(node.next_functions):
                 if child is not None:
                     stack.append((child, depth + 1))
