@@ -35,6 +35,7 @@ from . import (  # noqa: F401 - importing a family registers its rows and method
     norms,
     random_creation,
     random_fill,
+    ranges,
     rearrange,
     reduction,
     rounding,

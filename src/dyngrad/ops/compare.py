@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..backend import dtypes
 from . import promotion
+from .arguments import fill_value
 from .errors import c_type_name, expect_tensor
 from .inplace import apply_inplace
 from .registry import apply, defop
@@ -204,7 +205,8 @@ def clamp(input, min=None, max=None):
         ):
             raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
         return apply(CLAMP_TENSOR, (input, min, max))
-    return apply(CLAMP, (_promoted(input, min, max),), {"min": min, "max": max})
+    x = _promoted(input, min, max)
+    return apply(CLAMP, (x,), _bounds(x, min=min, max=max))
 
 
 clip = public(clamp, name="clip")
@@ -215,7 +217,8 @@ def clamp_min(input, min):
     """Matches `torch.clamp_min`."""
     if isinstance(min, Tensor):
         return apply(CLAMP_MIN_TENSOR, (input, min))
-    return apply(CLAMP_MIN, (_promoted(input, min, None),), {"min": _number(min, "clamp_min")})
+    x = _promoted(input, _number(min, "clamp_min"), None)
+    return apply(CLAMP_MIN, (x,), _bounds(x, min=min))
 
 
 @public
@@ -223,7 +226,8 @@ def clamp_max(input, max):
     """Matches `torch.clamp_max`."""
     if isinstance(max, Tensor):
         return apply(CLAMP_MAX_TENSOR, (input, max))
-    return apply(CLAMP_MAX, (_promoted(input, None, max),), {"max": _number(max, "clamp_max")})
+    x = _promoted(input, None, _number(max, "clamp_max"))
+    return apply(CLAMP_MAX, (x,), _bounds(x, max=max))
 
 
 @public
@@ -233,7 +237,7 @@ def clamp_(self, min=None, max=None):
     if _tensor_bounds(min, max):
         return apply_inplace(CLAMP_TENSOR, (self, min, max), name="clamp_")
     _check_scalar_inplace(self, min, max)
-    return apply_inplace(CLAMP, (self,), {"min": min, "max": max}, name="clamp_")
+    return apply_inplace(CLAMP, (self,), _bounds(self, min=min, max=max), name="clamp_")
 
 
 @public
@@ -241,7 +245,7 @@ def clamp_min_(self, min):
     if isinstance(min, Tensor):
         return apply_inplace(CLAMP_MIN_TENSOR, (self, min), name="clamp_min_")
     _check_scalar_inplace(self, _number(min, "clamp_min_"), None)
-    return apply_inplace(CLAMP_MIN, (self,), {"min": min}, name="clamp_min_")
+    return apply_inplace(CLAMP_MIN, (self,), _bounds(self, min=min), name="clamp_min_")
 
 
 @public
@@ -249,7 +253,7 @@ def clamp_max_(self, max):
     if isinstance(max, Tensor):
         return apply_inplace(CLAMP_MAX_TENSOR, (self, max), name="clamp_max_")
     _check_scalar_inplace(self, None, _number(max, "clamp_max_"))
-    return apply_inplace(CLAMP_MAX, (self,), {"max": max}, name="clamp_max_")
+    return apply_inplace(CLAMP_MAX, (self,), _bounds(self, max=max), name="clamp_max_")
 
 
 clip_ = public(clamp_, name="clip_")
@@ -288,8 +292,16 @@ def _promoted(input, lo, hi):
     return input if target.np == input._data.dtype else input.to(target)
 
 
+def _bounds(x, **bounds) -> dict:
+    # each number bound is converted to the result's dtype, with PyTorch's overflow check
+    return {k: None if b is None else fill_value(b, x.dtype) for k, b in bounds.items()}
+
+
 def _check_scalar_inplace(self, lo, hi):
     target = promotion.result_type(self, lo, hi)
+    if target is dtypes.bool_:
+        kernel = "clamp_max" if lo is None else "clamp_min" if hi is None else "clamp"
+        raise NotImplementedError(f"\"{kernel}_scalar_cpu\" not implemented for 'Bool'")
     if not dtypes.can_cast(target, self.dtype):
         raise RuntimeError(
             f"result type {target._legacy} can't be cast to the desired output "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..backend import device as Device
 from ..backend import dtypes
+from .arguments import fill_value
 from .inplace import apply_inplace
 from .registry import apply, defop
 from .surface import public
@@ -133,6 +134,7 @@ def fill_(self, value):
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value._data.ndim} dimensions.")
         return apply_inplace(FILL_TENSOR, (self, value), name="fill_")
+    value = fill_value(value, self.dtype)
     return apply_inplace(FILL, (self,), {"value": value}, name="fill_")
 
 

@@ -5,6 +5,7 @@ Created tensors are leaves; none records history, in any grad mode.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -12,6 +13,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..backend import dtypes
 from ..backend.dtypes import defaults, from_numpy_dtype
+from .arguments import allocation_error, fill_value, int_list, new_shape, type_name
 from .shape import shape_arg
 from .surface import public
 
@@ -62,12 +64,55 @@ def _infer(data, dtype=None) -> np.ndarray:
         array = np.array(flat)
     except ValueError as exc:
         raise ValueError(_ragged_message(flat) or str(exc)) from None
-    if array.dtype == object:
-        raise ValueError(_ragged_message(flat) or f"Could not infer dtype of {type(flat).__name__}")
     if array.dtype.kind in "US":
         raise TypeError(f"new(): invalid data type '{array.dtype.kind == 'U' and 'str'}'")
+    if array.dtype == object:
+        ragged = _ragged_message(flat)
+        if ragged:
+            raise ValueError(ragged)
+    big = _BIG_INT in element_types
+    element_types.discard(_BIG_INT)
     target = _np_dtype(dtype) if dtype is not None else _promoted(element_types).np
+    if big and np.dtype(target).kind in "iu":  # PyTorch reads each int element as int64
+        raise ValueError("Overflow when unpacking long long")
+    if array.dtype == object:
+        array = _from_objects(flat, np.dtype(target))
+    _check_elements(array, from_numpy_dtype(target))
     return array.astype(target, copy=False)
+
+
+def _from_objects(flat, target: np.dtype) -> np.ndarray:
+    # NumPy keeps ints past 64 bits (and None) as objects; PyTorch reads each element alone
+    def walk(d):
+        if isinstance(d, list):
+            return [walk(x) for x in d]
+        if d is None:
+            raise RuntimeError("Could not infer dtype of NoneType")
+        return bool(d) if target.kind == "b" else d
+
+    return np.array(walk(flat), dtype=np.float64 if target.kind in "fb" else target)
+
+
+def _check_elements(array: np.ndarray, d) -> None:
+    """PyTorch's checks of each Python number stored into a new tensor of dtype `d`."""
+    kind = array.dtype.kind
+    if kind == "c" and d._category in (1, 2):
+        raise TypeError(
+            "'complex' object cannot be interpreted as an integer"
+            if d._category == 1
+            else "must be real number, not complex"
+        )
+    if d._category != 1 or kind not in "iuf" or not array.size:
+        return
+    info = np.iinfo(d.np)
+    # a negative int wraps into uint8 (down to -255), a negative float does not
+    lo = -int(info.max) if d is dtypes.uint8 and kind != "f" else int(info.min)
+    with np.errstate(invalid="ignore"):
+        bad = (array < lo) | (array > info.max)
+        if kind == "f":
+            bad |= np.isnan(array)
+    if bad.any():
+        raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
 
 
 def _unwrap(data, element_types: set):
@@ -83,8 +128,13 @@ def _unwrap(data, element_types: set):
     if isinstance(data, (np.ndarray, np.generic)):
         element_types.add(from_numpy_dtype(data.dtype))
         return data.tolist()
+    if type(data) is int and not -(2**63) <= data < 2**63:
+        element_types.add(_BIG_INT)
     element_types.add(dtypes.scalar_dtype(data, defaults.float))
     return data
+
+
+_BIG_INT = "int past int64"  # noted by _unwrap: an error only where the target is an integer
 
 
 def _promoted(element_types: set) -> dtypes.dtype:
@@ -153,24 +203,28 @@ def from_numpy(ndarray) -> Tensor:
     return Tensor._wrap(ndarray)
 
 
-def _check_shape(shape) -> None:
-    for s in shape:
-        if s < 0:
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: {list(shape)}"
-            )
+def allocate(shape: tuple, np_dtype, make, negative: str | None = None) -> np.ndarray:
+    """`make(shape, np_dtype)` after PyTorch's checks of a new shape, with its allocator's
+    error when the memory is not there. See Note [Argument checks]."""
+    itemsize = np.dtype(np_dtype).itemsize
+    new_shape(shape, itemsize, negative)
+    try:
+        return make(shape, np_dtype)
+    except MemoryError:
+        raise allocation_error(math.prod(shape) * itemsize) from None
 
 
-def _filled(fill, size, dtype, requires_grad, device, fallback=None) -> Tensor:
-    shape = shape_arg(size)
-    _check_shape(shape)
+def _fill_array(shape, np_dtype, fill):
+    if fill is None or fill == 0:
+        return np.zeros(shape, np_dtype)
+    return np.full(shape, fill, np_dtype)
+
+
+def _filled(fn, fill, shape, dtype, requires_grad, device, fallback=None, negative=None):
     np_dtype = _np_dtype(dtype, fallback)
-    if fill is None:
-        array = np.empty(shape, np_dtype)
-    elif fill == 0:
-        array = np.zeros(shape, np_dtype)
-    else:
-        array = np.full(shape, fill, np_dtype)
+    if fill is not None and fill != 0:
+        fill = fill_value(fill, from_numpy_dtype(np_dtype))
+    array = allocate(shape, np_dtype, lambda s, d: _fill_array(s, d, fill), negative)
     return _leaf(array, requires_grad, device)
 
 
@@ -179,9 +233,16 @@ def zeros(
     *size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False
 ) -> Tensor:
     """Matches `torch.zeros`."""
-    if any(s < 0 for s in shape_arg(size)):
-        raise RuntimeError("zeros: Dimension size must be non-negative.")
-    return _filled(0, size, dtype, requires_grad, device)
+    shape = int_list("zeros", size)
+    return _filled(
+        "zeros",
+        0,
+        shape,
+        dtype,
+        requires_grad,
+        device,
+        negative="zeros: Dimension size must be non-negative.",
+    )
 
 
 @public
@@ -189,7 +250,7 @@ def ones(
     *size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False
 ) -> Tensor:
     """Matches `torch.ones`."""
-    return _filled(1, size, dtype, requires_grad, device)
+    return _filled("ones", 1, int_list("ones", size), dtype, requires_grad, device)
 
 
 @public
@@ -204,7 +265,16 @@ def empty(
     memory_format=None,
 ) -> Tensor:
     """Matches `torch.empty` (dyngrad fills with zeros: uninitialised memory helps no one)."""
-    return _filled(0, size, dtype, requires_grad, device)
+    return _filled("empty", None, int_list("empty", size), dtype, requires_grad, device)
+
+
+def _fill_value(fn: str, value, position: int):
+    if not isinstance(value, (int, float, complex, np.number, Tensor)):
+        raise TypeError(
+            f"{fn}(): argument 'fill_value' (position {position}) must be Number, "
+            f"not {type_name(value)}"
+        )
+    return value.item() if isinstance(value, Tensor) else value
 
 
 @public
@@ -220,14 +290,19 @@ def full(
     pin_memory=False,
 ) -> Tensor:
     """Matches `torch.full`: the dtype follows `fill_value` when not given."""
+    shape = int_list("full", (size,), varargs=False)
+    fill_value = _fill_value("full", fill_value, 2)
     fallback = dtypes.scalar_dtype(fill_value, defaults.float)
+    return _filled("full", fill_value, shape, dtype, requires_grad, device, fallback)
+
+
+@public(method=False)
+def scalar_tensor(
+    s, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=None
+) -> Tensor:
+    """Matches `torch.scalar_tensor`: a 0-d tensor, of the default dtype unless told."""
     return _filled(
-        fill_value,
-        (tuple(size),) if not isinstance(size, int) else (size,),
-        dtype,
-        requires_grad,
-        device,
-        fallback,
+        "scalar_tensor", _fill_value("scalar_tensor", s, 1), (), dtype, requires_grad, device
     )
 
 
@@ -242,7 +317,7 @@ def _like(fill):
         memory_format=None,
         pin_memory=False,
     ):
-        return _filled(fill, input._data.shape, dtype or input.dtype, requires_grad, device)
+        return _filled("like", fill, input._data.shape, dtype or input.dtype, requires_grad, device)
 
     return like
 
@@ -264,94 +339,36 @@ def full_like(
     memory_format=None,
     pin_memory=False,
 ) -> Tensor:
-    return _filled(fill_value, input._data.shape, dtype or input.dtype, requires_grad, device)
-
-
-@public
-def arange(
-    start,
-    end=None,
-    step=1,
-    *,
-    dtype=None,
-    device=None,
-    requires_grad=False,
-    out=None,
-    layout=None,
-    pin_memory=False,
-) -> Tensor:
-    """Matches `torch.arange`: integer arguments give int64, any float the default dtype."""
-    if end is None:
-        start, end = 0, start
-    start, end, step = (_number(v) for v in (start, end, step))
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    is_float = any(isinstance(v, float) for v in (start, end, step))
-    fallback = defaults.float if is_float else dtypes.int64
-    np_dtype = _np_dtype(dtype, fallback)
-    n = int(np.ceil((end - start) / step))
-    array = (
-        (start + step * np.arange(n, dtype=np.float64)).astype(np_dtype)
-        if is_float
-        else np.arange(start, end, step, dtype=np.int64).astype(np_dtype)
-    )
-    return _leaf(array, requires_grad, device)
-
-
-def _number(v):
-    return v.item() if isinstance(v, Tensor) else v
-
-
-@public
-def linspace(
-    start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None, layout=None
-) -> Tensor:
-    """Matches `torch.linspace`."""
-    array = np.linspace(_number(start), _number(end), int(steps)).astype(_np_dtype(dtype))
-    return _leaf(array, requires_grad, device)
-
-
-@public
-def logspace(
-    start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False
-) -> Tensor:
-    """Matches `torch.logspace`."""
-    array = np.logspace(start, end, int(steps), base=base).astype(_np_dtype(dtype))
-    return _leaf(array, requires_grad, device)
-
-
-@public
-def eye(
-    n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, layout=None
-) -> Tensor:
-    """Matches `torch.eye`."""
-    return _leaf(
-        np.eye(n, m if m is not None else n, dtype=_np_dtype(dtype)), requires_grad, device
+    fill_value = _fill_value("full_like", fill_value, 2)
+    return _filled(
+        "full_like", fill_value, input._data.shape, dtype or input.dtype, requires_grad, device
     )
 
 
 # ---- Tensor.new_* ----------------------------------------------------------------------------
 
 
-def _new(fill):
+def _new(fill, kind: str):
     def new(
         self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
     ):
-        return _filled(fill, size, dtype or self.dtype, requires_grad, device)
+        shape = int_list(name, size)
+        return _filled(name, fill, shape, dtype or self.dtype, requires_grad, device)
 
-    return new
+    name = f"new_{kind}"
+    return public(new, name=name, function=False)
 
 
-public(_new(0), name="new_zeros", function=False)
-public(_new(1), name="new_ones", function=False)
-public(_new(0), name="new_empty", function=False)
+_new(0, "zeros")
+_new(1, "ones")
+_new(None, "empty")
 
 
 @public(function=False)
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    shape = int_list("new_full", (size,), varargs=False)
+    fill_value = _fill_value("new_full", fill_value, 2)
+    return _filled("new_full", fill_value, shape, dtype or self.dtype, requires_grad, device)
 
 
 @public(function=False)

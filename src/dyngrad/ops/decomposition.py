@@ -17,7 +17,7 @@ def _svd_grad(g, out, full_matrices):
              + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)
     Written with tensor ops, so its own gradient (for gradgradcheck) comes from the table.
     """
-    from .creation import eye
+    from .ranges import eye
 
     gU, gS, gVh = g
     U, S, Vh = out

@@ -89,7 +89,7 @@ TRIU = defop(
 
 
 def _eye(shape, like):
-    from .creation import eye
+    from .ranges import eye
 
     return eye(shape[0], shape[1], dtype=like.dtype)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from .arguments import fill_value
 from .inplace import apply_inplace
 from .registry import apply, defop
 from .scatter import check_bounds
@@ -231,7 +232,7 @@ def _index_fill_args(input, dim, index, value):
                 f"tensor with {value._data.ndim} dimension(s)."
             )
         return INDEX_FILL_TENSOR, (input, value), attrs
-    return INDEX_FILL, (input,), {**attrs, "value": value}
+    return INDEX_FILL, (input,), {**attrs, "value": fill_value(value, input.dtype)}
 
 
 @public

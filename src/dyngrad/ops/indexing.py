@@ -13,7 +13,9 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from ..backend import dtypes
 from . import registry
+from .arguments import fill_value, type_name, unpack_int64
 from .inplace import apply_inplace
 from .kernels import Kernel
 from .registry import apply, defop
@@ -351,7 +353,11 @@ def select(input, dim, index):
 def setitem(self, key, value):
     """Matches `torch.Tensor.__setitem__`: basic keys write through a view (CopySlices)."""
     keys = key if isinstance(key, tuple) else (key,)
+    if not isinstance(value, Tensor):
+        value = _assigned(self, value)
     if any(_is_advanced(k) for k in keys):
+        if not isinstance(value, Tensor):
+            value = Tensor._wrap(np.asarray(value, self._data.dtype))
         index_put_(self, keys, value)
         return
     view = getitem(self, key)
@@ -362,12 +368,32 @@ def setitem(self, key, value):
             expand(value.detach(), view._data.shape)
         view.copy_(value)
     else:
-        view.fill_(value)
+        from .conversion import FILL
+
+        apply_inplace(FILL, (view,), {"value": value}, name="fill_")
+
+
+def _assigned(self, value):
+    """A Python number for `x[key] = value`, checked as PyTorch's `__setitem__` checks it."""
+    d = self.dtype
+    if isinstance(value, (bool, int)):
+        unpack_int64(int(value))  # an int is read as int64 here, not int64-or-uint64
+    elif not isinstance(value, (float, complex, np.number)):
+        raise TypeError(f"can't assign a {type_name(value)} to a torch.{d._legacy}Tensor")
+    if d is dtypes.float16 or d is dtypes.bfloat16:
+        # the number goes through a float64 tensor: no overflow check against half's range
+        with np.errstate(over="ignore"):
+            return d.np.type(fill_value(value, dtypes.float64))
+    return fill_value(value, d)
 
 
 def _put_key(self, indices, values):
     key = _advanced_key(tuple(indices))
     _check_advanced(self._data.shape, key)
+    if isinstance(values, Tensor) and values._data.dtype != self._data.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{self.dtype._legacy} for the destination and "
+                           f"{values.dtype._legacy} for the source.")
     if isinstance(values, Tensor) and values._data.ndim:
         # the shape x[key] would have, found on a zero-strided stand-in
         target = np.broadcast_to(np.empty((), np.bool_), self._data.shape)[key].shape

@@ -5,21 +5,23 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from .arguments import fill_value
 from .errors import broadcast_error
 from .inplace import apply_inplace
 from .kernels import Kernel
 from .registry import apply, defop
 from .surface import public
 
+# the result keeps x's dtype: the value is written into x, not promoted with it
 MASKED_FILL = defop(
     "masked_fill",
-    lambda xp, x, mask, *, value: xp.where(mask, value, x),
+    lambda xp, x, mask, *, value: xp.where(mask, x.dtype.type(value), x),
     {"x": lambda g, mask: g.masked_fill(mask, 0.0)},
     kernel=Kernel(lambda xp, needs, g, mask: (xp.where(mask, 0.0, g), None), mixed_dtypes=True),
 )
 MASKED_FILL_TENSOR = defop(
     "masked_fill_tensor",
-    lambda xp, x, mask, value: xp.where(mask, value, x),
+    lambda xp, x, mask, value: xp.where(mask, value.astype(x.dtype, copy=False), x),
     {
         "x": lambda g, mask: g.masked_fill(mask, 0.0),
         "value": lambda g, mask: g.masked_fill(mask.logical_not(), 0.0).sum(),
@@ -38,7 +40,7 @@ def masked_fill(input, mask, value):
             raise err
     if isinstance(value, Tensor):
         return apply(MASKED_FILL_TENSOR, (input, mask, value))
-    return apply(MASKED_FILL, (input, mask), {"value": value})
+    return apply(MASKED_FILL, (input, mask), {"value": fill_value(value, input.dtype)})
 
 
 @public(function=False)
@@ -47,6 +49,7 @@ def masked_fill_(self, mask, value):
     _check_mask(mask, value)
     if isinstance(value, Tensor):
         return apply_inplace(MASKED_FILL_TENSOR, (self, mask, value), name="masked_fill_")
+    value = fill_value(value, self.dtype)
     return apply_inplace(MASKED_FILL, (self, mask), {"value": value}, name="masked_fill_")
 
 
@@ -154,8 +157,6 @@ def masked_select(input, mask):
     try:
         np.broadcast_shapes(input._data.shape, m.shape)
     except ValueError:
-        from .errors import broadcast_error
-
         raise broadcast_error([m.shape, input._data.shape]) from None
     return apply(MASKED_SELECT, (input,), {"mask": m})
 

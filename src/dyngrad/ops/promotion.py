@@ -11,6 +11,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..backend import dtypes
 from ..backend.dtypes import defaults, from_numpy_dtype, promote_operands, scalar_dtype
+from .arguments import fill_value
 
 __all__ = [
     "binary",
@@ -31,13 +32,19 @@ _ARRAY = np.ndarray
 def result_type(*operands) -> dtypes.dtype:
     """Matches `torch.result_type` for any mix of tensors and Python numbers."""
     dims, zero_dims, scalars = [], [], []
+    big = None
     for x in operands:
         if isinstance(x, Tensor):
             (dims if x._data.ndim else zero_dims).append(from_numpy_dtype(x._data.dtype))
         elif isinstance(x, (bool, int, float, complex)):
             scalars.append(scalar_dtype(x, defaults.float))
+            if type(x) is int and not -(2**63) <= x < 2**63:
+                big = x
         elif x is not None:
             raise TypeError(f"result_type: unsupported operand {type(x).__name__}")
+    if big is not None:
+        tensors = promote_operands(dims, zero_dims, [])
+        _uint64_scalar(big, tensors.np if dims or zero_dims else np.dtype(np.int64))
     return promote_operands(dims, zero_dims, scalars)
 
 
@@ -60,11 +67,27 @@ def binary(arrays: list, args: tuple) -> list:
         for a in arrays:
             if type(a) is float or type(a) is complex:
                 return _cast(arrays, result_type(*args))
+            if type(a) is int and not -(2**63) <= a < 2**63:
+                _uint64_scalar(a, first)
             if type(a) is int and first.kind in "iu":
                 lo, hi = _INT_RANGE[first]
                 if not lo <= a <= hi:
                     return _wrap_ints(arrays, lo, hi)
     return arrays
+
+
+def _uint64_scalar(a: int, first: np.dtype) -> None:
+    # PyTorch reads a Python int past int64 as uint64 (up to 2**64), which only integer
+    # tensors take (wrapping); a bool tensor cannot promote with it
+    if a >= 2**64:
+        raise OverflowError("int too big to convert")
+    if a < -(2**63):
+        raise OverflowError("can't convert negative int to unsigned")
+    if first.kind == "b":
+        raise RuntimeError(
+            "Promotion for uint16, uint32, uint64 types is not supported, "
+            "attempted to promote Bool and UInt64"
+        )
 
 
 _INT_RANGE = {
@@ -103,9 +126,22 @@ def where_values(arrays: list, args: tuple) -> list:
     """`where(condition, x, y)`: x and y promote, and two Python numbers give a tensor dtype."""
     values = arrays[1:]
     if any(type(a) is _ARRAY for a in values):
-        return [arrays[0]] + binary(values, args[1:])
+        if all(type(a) is _ARRAY for a in values):
+            return [arrays[0]] + binary(values, args[1:])
+        target = result_type(*args[1:])
+        return [arrays[0]] + [_written(a, target) for a in values]
     target = result_type(*args[1:]).np
     return [arrays[0]] + [np.asarray(a, target) for a in values]
+
+
+def _written(value, target: dtypes.dtype):
+    # a Python number beside a tensor is converted to the result dtype, with PyTorch's check
+    # when that is an integer type (a float result takes it as a double, unchecked)
+    if type(value) is _ARRAY:
+        return value.astype(target.np, copy=False)
+    if target is dtypes.float16 or target is dtypes.bfloat16:
+        return np.asarray(value, target.np)
+    return np.asarray(fill_value(value, target), target.np)
 
 
 def subtraction(arrays: list, args: tuple) -> list:
@@ -127,7 +163,19 @@ def subtraction(arrays: list, args: tuple) -> list:
 
 def power(arrays: list, args: tuple) -> list:
     """`tensor ** number`: an integer tensor refuses a negative integer exponent."""
-    if arrays[0].dtype.kind in "iu" and type(arrays[1]) is int and arrays[1] < 0:
+    exponent, kind = arrays[1], arrays[0].dtype.kind
+    if (
+        type(exponent) is int
+        and kind in "biu"
+        or type(exponent) in (int, float)
+        and (arrays[0].dtype in (dtypes.float16.np, dtypes.bfloat16.np))
+    ):
+        # an int exponent of an integer tensor, or any of a half one, is converted to the
+        # result dtype first (an int past int64 to int64 before that)
+        if type(exponent) is int and exponent >= 2**63 and kind in "biu":
+            fill_value(exponent, dtypes.int64)
+        fill_value(exponent, result_type(*args))
+    if arrays[0].dtype.kind in "iu" and type(exponent) is int and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return rpower(arrays, args)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from .arguments import fill_value
 from .errors import broadcast_error
 from .inplace import apply_inplace
 from .registry import apply, defop
@@ -212,7 +213,7 @@ def _scatter_args(input, dim, index, src, value, reduce, name):
         _same_dtype(input, src, "scatter")
         return SCATTER, (input, src), {"dim": d, "index": a}
     d, a = _gather_scatter_index("scatter", input, dim, index)
-    return SCATTER_VALUE, (input,), {"dim": d, "index": a, "value": src}
+    return SCATTER_VALUE, (input,), {"dim": d, "index": a, "value": fill_value(src, input.dtype)}
 
 
 @public
