@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
 
 from ._tensor import Tensor
+from .backend import namespace
 from .backend.device import device as Device
 
-__all__ = ["host_array", "little_endian", "from_little_endian", "restore_tensor"]
+__all__ = [
+    "host_array",
+    "little_endian",
+    "from_bytes",
+    "restore_tensor",
+    "place_storage",
+    "as_leaf",
+    "place",
+    "strided_view",
+]
+
+_MAX_DIMS = 64  # NumPy's limit
 
 
 def host_array(t: Tensor) -> np.ndarray:
@@ -25,11 +38,11 @@ def little_endian(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def from_little_endian(raw, np_dtype: np.dtype) -> np.ndarray:
-    """A writable array of `np_dtype` from little-endian bytes."""
+def from_bytes(raw, np_dtype: np.dtype, byteorder: str = "little") -> np.ndarray:
+    """A writable, native-order array of `np_dtype` from raw bytes stored in `byteorder`."""
     array = np.frombuffer(raw, dtype=np_dtype)
-    if sys.byteorder == "big" and np_dtype.itemsize > 1:
-        return array.byteswap()
+    if byteorder != sys.byteorder and np_dtype.itemsize > 1:
+        return array.byteswap()  # a copy
     return array.copy()
 
 
@@ -37,7 +50,25 @@ def restore_tensor(
     array: np.ndarray, requires_grad: bool, parameter: bool, location: str, map_location
 ) -> Tensor:
     """A loaded array (owned, writable) as a tensor or Parameter where `map_location` says."""
-    tensor = _place(Tensor._wrap(array), location, map_location)
+    return as_leaf(place(Tensor._wrap(array), location, map_location), requires_grad, parameter)
+
+
+def place_storage(array: np.ndarray, location: str, map_location):
+    """A storage's array moved where `map_location` says (a callable gets it as a 1-D tensor)."""
+    placed = place(Tensor._wrap(array), location, map_location)._data
+    if placed.shape != array.shape or placed.dtype != array.dtype:
+        raise RuntimeError(
+            f"map_location returned a storage of shape {tuple(placed.shape)} and dtype "
+            f"{placed.dtype} for one of shape {array.shape} and dtype {array.dtype}: it must "
+            "return the storage it was given, moved or copied"
+        )
+    return placed
+
+
+def as_leaf(tensor: Tensor, requires_grad: bool, parameter: bool) -> Tensor:
+    """`tensor` as the leaf (or Parameter) a checkpoint describes."""
+    if requires_grad and not (tensor.dtype.is_floating_point or tensor.dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     if parameter:
         try:
             from .nn import Parameter
@@ -49,7 +80,7 @@ def restore_tensor(
     return tensor
 
 
-def _place(tensor: Tensor, location: str, map_location) -> Tensor:
+def place(tensor: Tensor, location: str, map_location) -> Tensor:
     # As torch.load: a callable gets (tensor, saved location) and returns the tensor to use,
     # or None for the default; a dict maps saved locations; anything else is the device.
     if callable(map_location) and not isinstance(map_location, (str, Device)):
@@ -77,3 +108,50 @@ def _place(tensor: Tensor, location: str, map_location) -> Tensor:
     from .backend.transfer import to_device
 
     return to_device(tensor, target)
+
+
+def strided_view(storage, offset, size, stride, name: str):
+    """A tensor's elements as a view of its storage (a 1-D array), refused unless inside it."""
+    itemsize = storage.dtype.itemsize
+    size, stride = _geometry(offset, size, stride, itemsize, name)
+    if 0 in size:
+        return namespace(storage).empty(size, dtype=storage.dtype)
+    extent = offset + sum((n - 1) * st for n, st in zip(size, stride)) + 1
+    if extent > storage.size:  # checked before the view exists: nothing is read or allocated
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {itemsize} requiring a storage size of {extent * itemsize} are out "
+            f"of bounds for storage of size {storage.size * itemsize} ({name} is corrupt)"
+        )
+    strides = tuple(st * itemsize if n > 1 else 0 for n, st in zip(size, stride))
+    xp = namespace(storage)
+    view = xp.lib.stride_tricks.as_strided(storage[offset:], size, strides)
+    if xp is np and any(n > 1 and st == 0 for n, st in zip(size, stride)):
+        view.flags.writeable = False  # an expanded tensor: in-place ops refuse, as torch's do
+    return view
+
+
+def _geometry(offset, size, stride, itemsize: int, name: str) -> tuple[tuple, tuple]:
+    sizes, strides = _ints(size), _ints(stride)
+    problem = None
+    if sizes is None or strides is None or type(offset) is not int:
+        problem = "its storage offset, sizes and strides must be ints"
+    elif len(sizes) != len(strides) or len(sizes) > _MAX_DIMS:
+        problem = f"it has {len(sizes)} sizes, {len(strides)} strides (at most {_MAX_DIMS})"
+    elif offset < 0 or min((*sizes, *strides), default=0) < 0:
+        problem = "its storage offset, sizes and strides must be non-negative"
+    elif max((math.prod(sizes), *sizes, *strides)) * itemsize > sys.maxsize:
+        problem = "it spans more bytes than any array can (even as a view)"
+    if problem is not None:
+        shown = [v if _ints(v) is not None else f"<{type(v).__name__}>" for v in (size, stride)]
+        raise RuntimeError(
+            f"{name} is corrupt: a tensor of sizes {shown[0]}, strides {shown[1]} and storage "
+            f"offset {offset if type(offset) is int else type(offset).__name__}: {problem}"
+        )
+    return sizes, strides
+
+
+def _ints(values) -> tuple | None:
+    if not isinstance(values, (tuple, list)) or not all(type(v) is int for v in values):
+        return None
+    return tuple(values)

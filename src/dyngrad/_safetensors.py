@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checkpoint_tensors import from_little_endian, host_array, restore_tensor
+from ._checkpoint_tensors import from_bytes, host_array, restore_tensor
 from ._tensor import Tensor
 from .backend import dtypes
 
@@ -73,6 +73,6 @@ def load_safetensors(data: bytes, name: str, map_location):
             raise TypeError(
                 f"{name}: tensor {key!r} has dtype {entry['dtype']}, which dyngrad does not support"
             )
-        array = from_little_endian(bytes(entry["data"]), np.dtype(np_dtype))
+        array = from_bytes(bytes(entry["data"]), np.dtype(np_dtype))
         out[key] = restore_tensor(array.reshape(entry["shape"]), False, False, "cpu", map_location)
     return out

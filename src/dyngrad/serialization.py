@@ -2,42 +2,34 @@
 
 from __future__ import annotations
 
-import base64
+import contextlib
+import errno
 import io
-import json
 import os
-import tempfile
+import re
+import socket
+import stat
 import zipfile
-from collections import OrderedDict
+import zlib
 
-import numpy as np
-
-from ._checkpoint_tensors import from_little_endian, host_array, little_endian, restore_tensor
-from ._tensor import Tensor
-from .backend import dtypes
-from .backend.device import device as Device
-from .size import Size
+from ._checkpoint_manifest import MANIFEST, read_manifest, write_manifest
 
 __all__ = ["save", "load"]
 
-# Note [Checkpoint format]
-# A dyngrad checkpoint is a zip archive: `dyngrad/manifest.json` describes the saved object
-# as JSON (containers spelled out as {"$list": [...]}, {"$dict": [[key, value], ...]}, ...,
-# tensors as {"$tensor": n}), and `dyngrad/data/<n>` holds tensor n's raw little-endian bytes
-# (C order). Loading parses JSON and copies bytes into arrays: no pickle, so a checkpoint from
-# anyone can be loaded without running anyone's code. The zip's CRCs catch corruption; a save
-# goes to a temporary file that replaces the target only once complete and flushed to disk.
+# Note [Load errors]
+# Whatever is wrong with a file, `load` raises one error that names the file and says what
+# is wrong: RuntimeError("<file> is corrupt: ...") for damaged archives, records and
+# manifests (PyTorch's first sentence where it has one), and pickle.UnpicklingError("Weights
+# only load failed. <file>: ...") for a PyTorch pickle that asks for more than data (see
+# Note [Untrusted pickles]). Never an IndexError or TypeError from deep inside, and never
+# an allocation the file's own bytes do not justify.
 
-_ROOT = "dyngrad/"
-_MANIFEST = _ROOT + "manifest.json"
-_FORMAT_VERSION = 1
-
-_UNSUPPORTED = (
-    "dyngrad.save cannot save an object of type {}: checkpoints hold tensors, NumPy arrays, "
-    "numbers, strings, bytes, None, dtypes, devices and lists/tuples/dicts/sets of them, "
-    "never pickled objects (so that loading one runs no code). Save `model.state_dict()` "
-    "rather than the model, and rebuild the model from its class when loading."
-)
+# The largest ratio of a member's size to its compressed size, per zip method. PyTorch
+# reads stored and deflated members only; deflate cannot exceed 1032:1, so a member that
+# claims more is a zip bomb or corrupt, and is refused before it is inflated.
+_EXPANSION = {zipfile.ZIP_STORED: 1, zipfile.ZIP_DEFLATED: 1032}
+# What reading a damaged archive raises (json's errors and the manifest's checks are ValueErrors)
+_CORRUPT = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, KeyError, ValueError)
 
 
 def save(
@@ -51,7 +43,8 @@ def save(
 
     `f` is a path or a writable binary file. A path ending in `.safetensors` writes that
     format (a flat dict of tensors; needs the `safetensors` package). Writes to a path are
-    atomic: a crash leaves the old file or the new one, never half of one.
+    atomic, where torch's are not: a crash leaves the old file or the new one, never half of
+    one (see Note [Atomic saves] for temporary files and permissions).
 
     >>> dyngrad.save(model.state_dict(), "model.pt")
     """
@@ -62,17 +55,7 @@ def save(
         return
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        blobs: list = []
-        encoded = _Encoder(blobs).encode(obj)
-        manifest = {
-            "format": "dyngrad",
-            "version": _FORMAT_VERSION,
-            "object": encoded,
-            "tensors": [meta for meta, _ in blobs],
-        }
-        archive.writestr(_MANIFEST, json.dumps(manifest, allow_nan=True))
-        for key, (_, array) in enumerate(blobs):
-            archive.writestr(f"{_ROOT}data/{key}", little_endian(array).tobytes())
+        write_manifest(obj, archive)
     if _is_path(f):
         _write_atomic(f, buffer.getvalue())
     else:
@@ -93,7 +76,8 @@ def load(
     PyTorch checkpoints (`torch.save` since 1.6) are read without torch, through an unpickler
     that rebuilds only tensors, parameters and plain containers and refuses anything else:
     with any `weights_only` value, dyngrad never runs code from a file. Tensors saved on a
-    device load there unless `map_location` says otherwise.
+    device load there unless `map_location` says otherwise; tensors that shared memory when
+    saved by torch share it when loaded, as in torch.
     """
     name = os.fspath(f) if _is_path(f) else getattr(f, "name", "<file object>")
     data = _read_all(f)
@@ -103,24 +87,36 @@ def load(
         return load_safetensors(data, name, map_location)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, ValueError, EOFError):
         raise RuntimeError(_not_a_zip(name, data)) from None
     with archive:
         try:
-            if _MANIFEST in archive.namelist():
-                return _Decoder(archive, name, map_location).load()
+            _check_members(archive, name)
+            if MANIFEST in archive.namelist():
+                return read_manifest(archive, name, map_location)
             from ._torch_checkpoint import load_torch_checkpoint
 
             return load_torch_checkpoint(archive, name, map_location)
-        except (
-            zipfile.BadZipFile,
-            zipfile.LargeZipFile,
-            EOFError,
-            json.JSONDecodeError,
-            KeyError,
-            ValueError,
-        ) as exc:
+        except _CORRUPT as exc:
             raise RuntimeError(f"{name} is corrupt: {exc}") from None
+
+
+def _check_members(archive: zipfile.ZipFile, name: str) -> None:
+    for info in archive.infolist():
+        expansion = _EXPANSION.get(info.compress_type)
+        if expansion is None:
+            raise RuntimeError(
+                f"PytorchStreamReader failed retrieving file meta-data for {info.filename}: "
+                f"unsupported method. {name} is corrupt, or compressed with zip method "
+                f"{info.compress_type}: checkpoints are stored or deflated."
+            )
+        if info.flag_bits & 0x1:
+            raise RuntimeError(f"{name} is corrupt: its member {info.filename} is encrypted")
+        if info.file_size > expansion * info.compress_size + 64:
+            raise RuntimeError(
+                f"{name} is corrupt: its member {info.filename} claims {info.file_size} "
+                f"bytes, more than its {info.compress_size} compressed bytes can hold"
+            )
 
 
 # ---- files ---------------------------------------------------------------------------------
@@ -128,40 +124,6 @@ def load(
 
 def _is_path(f) -> bool:
     return isinstance(f, (str, os.PathLike))
-
-
-def _write_atomic(path, payload: bytes) -> None:
-    # Write beside the target, flush to disk, then rename over it: os.replace is atomic, so
-    # readers (and a crash) see the whole old file or the whole new one.
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(
-        dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(payload)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory: str) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # platforms that cannot open directories
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _read_all(f) -> bytes:
@@ -190,154 +152,120 @@ def _not_a_zip(name: str, data: bytes) -> str:
     )
 
 
-# ---- dyngrad's format ------------------------------------------------------------------------
+# Note [Atomic saves]
+# A save to a path behaves as `open(path, "wb")` would, except that nobody ever sees half a
+# file. Through symlinks: the link stays and its target is replaced (`latest.pt -> run7.pt`
+# keeps working). The bytes go to a temporary file beside the target, named
+#     .<target's name>.<pid>-<host>-<random>.tmp
+# (the name's first 200 characters; <host>: 8 hex digits of the host name's CRC-32;
+# <random>: 8 hex digits), flushed to disk and renamed over the target: a crash leaves the
+# whole old file or the whole new one. The new file keeps the old one's mode (and owner,
+# where the saver may set it) or, for a new file, gets 0o666 less the umask, as open() gives.
+# A target open() could not write (no write permission for the effective user, asked of
+# os.access: root may, as with open()) raises the PermissionError open() would, rather than
+# being replaced behind its back; a directory that may not be written fails the save (the
+# rename needs it), even where open() could have truncated the file in place. A save killed
+# before its rename leaves its temporary file; the next save to the same target deletes
+# those whose writer is dead (same host, pid gone), never a live writer's.
+
+_TEMP_NAME = ".{name}.{pid}-{host}-{token}.tmp"
+_NAME_IN_TEMP = 200  # characters of the target's name kept: a file name has at most 255
 
 
-class _Encoder:
-    """The object as JSON-ready data; tensors go to `blobs` as (metadata, array)."""
-
-    def __init__(self, blobs: list) -> None:
-        self.blobs = blobs
-        self.seen: dict[int, int] = {}
-
-    def encode(self, obj):
-        if isinstance(obj, (np.ndarray, np.generic)):  # before float: np.float64 is a float
-            return self._encode_numpy(obj)
-        if obj is None or isinstance(obj, (bool, int, float, str)):
-            return obj
-        if isinstance(obj, Tensor):
-            return {"$tensor": self._blob(obj, _tensor_meta(obj), host_array(obj))}
-        return self._encode_other(obj)
-
-    def _encode_numpy(self, obj):
-        if isinstance(obj, np.generic) and obj.dtype.kind in "US":
-            return self.encode(obj.item())
-        if obj.dtype.kind in "OUSV" and obj.dtype != dtypes.bfloat16.np:
-            raise TypeError(_UNSUPPORTED.format(f"numpy array of {obj.dtype}"))
-        meta = {"kind": "numpy", "scalar": isinstance(obj, np.generic)}
-        return {"$tensor": self._blob(obj, meta, np.asarray(obj))}
-
-    def _encode_other(self, obj):
-        if isinstance(obj, dict):
-            items = [[self.encode(k), self.encode(v)] for k, v in obj.items()]
-            if isinstance(obj, OrderedDict):
-                metadata = getattr(obj, "_metadata", None)
-                return {"$odict": items, "metadata": self.encode(metadata)}
-            return {"$dict": items}
-        if isinstance(obj, Size):
-            return {"$size": list(obj)}
-        for kind, name in (
-            (list, "$list"),
-            (tuple, "$tuple"),
-            (frozenset, "$frozenset"),
-            (set, "$set"),
-        ):
-            if isinstance(obj, kind):
-                return {name: [self.encode(v) for v in obj]}
-        if isinstance(obj, complex):
-            return {"$complex": [obj.real, obj.imag]}
-        if isinstance(obj, (bytes, bytearray)):
-            return {"$bytes": base64.b64encode(bytes(obj)).decode("ascii")}
-        if isinstance(obj, dtypes.dtype):
-            return {"$dtype": obj.name}
-        if isinstance(obj, Device):
-            return {"$device": str(obj)}
-        raise TypeError(_UNSUPPORTED.format(f"{type(obj).__module__}.{type(obj).__qualname__}"))
-
-    def _blob(self, obj, meta: dict, array: np.ndarray) -> int:
-        key = self.seen.get(id(obj))
-        if key is None:  # the same tensor saved twice loads as one tensor
-            meta.update(dtype=str(array.dtype), shape=list(array.shape))
-            key = self.seen[id(obj)] = len(self.blobs)
-            self.blobs.append((meta, array))
-        return key
+def _write_atomic(path, payload: bytes) -> None:
+    target = os.path.realpath(os.fspath(path))  # through symlinks, as open(path, "wb") goes
+    directory, name = os.path.split(target)
+    old = _writable_target(target, os.fspath(path))
+    _remove_stale_temps(directory, name)
+    fd, temp = _create_temp(directory, name, os.fspath(path))
+    try:
+        with os.fdopen(fd, "wb") as out:
+            if old is not None:
+                _keep_owner_and_mode(out.fileno(), old)
+            out.write(payload)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    _fsync_directory(directory)
 
 
-def _tensor_meta(t: Tensor) -> dict:
-    return {
-        "kind": "tensor",
-        "requires_grad": t.requires_grad,
-        "parameter": type(t).__name__ == "Parameter",
-        "device": str(t.device),
-    }
+def _create_temp(directory: str, name: str, given: str) -> tuple[int, str]:
+    fields = {"pid": os.getpid(), "host": _host(), "token": os.urandom(4).hex()}
+    temp = os.path.join(directory, _TEMP_NAME.format(name=name[:_NAME_IN_TEMP], **fields))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    try:
+        return os.open(temp, flags, 0o666), temp  # 0o666: the umask applies, as for open()
+    except OSError as exc:  # name the path the caller gave, as open() would
+        raise type(exc)(exc.errno, exc.strerror, given) from None
 
 
-_TAGS = {"$list": list, "$tuple": tuple, "$set": set, "$frozenset": frozenset}
+def _writable_target(target: str, given: str) -> os.stat_result | None:
+    """The target's stat (None if it does not exist yet), or open()'s error for it."""
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), given)
+    effective = os.access in os.supports_effective_ids  # open() checks the effective user
+    if not os.access(target, os.W_OK, effective_ids=effective):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), given)
+    return info
 
 
-class _Decoder:
-    def __init__(self, archive: zipfile.ZipFile, name: str, map_location) -> None:
-        self.archive, self.name, self.map_location = archive, name, map_location
-        self.tensors: dict[int, object] = {}
-
-    def load(self):
-        manifest = json.loads(self.archive.read(_MANIFEST))
-        if manifest.get("format") != "dyngrad" or manifest.get("version", 0) > _FORMAT_VERSION:
-            raise ValueError(
-                f"unknown checkpoint format {manifest.get('format')!r} version "
-                f"{manifest.get('version')!r}; a newer dyngrad may read it"
-            )
-        self.metas = manifest["tensors"]
-        return self.decode(manifest["object"])
-
-    def decode(self, node):
-        if not isinstance(node, dict):
-            return node
-        if "$tensor" in node:
-            return self._tensor(node["$tensor"])
-        if "$dict" in node or "$odict" in node:
-            return self._mapping(node)
-        for tag, kind in _TAGS.items():
-            if tag in node:
-                return kind(self.decode(v) for v in node[tag])
-        if "$size" in node:
-            return Size(node["$size"])
-        if "$complex" in node:
-            return complex(*node["$complex"])
-        if "$bytes" in node:
-            return base64.b64decode(node["$bytes"])
-        if "$dtype" in node:
-            return dtypes._by_name(node["$dtype"])
-        if "$device" in node:
-            return Device(node["$device"])
-        raise ValueError(f"unknown entry {sorted(node)} in the manifest")
-
-    def _mapping(self, node):
-        if "$dict" in node:
-            return {self.decode(k): self.decode(v) for k, v in node["$dict"]}
-        out = OrderedDict((self.decode(k), self.decode(v)) for k, v in node["$odict"])
-        metadata = self.decode(node.get("metadata"))
-        if metadata is not None:
-            out._metadata = metadata
-        return out
-
-    def _tensor(self, key: int):
-        if key not in self.tensors:
-            meta = self.metas[key]
-            array = _array_from_bytes(
-                self.archive.read(f"{_ROOT}data/{key}"), meta["dtype"], meta["shape"]
-            )
-            if meta["kind"] == "numpy":
-                self.tensors[key] = array[()] if meta["scalar"] else array
-            else:
-                self.tensors[key] = restore_tensor(
-                    array,
-                    meta["requires_grad"],
-                    meta["parameter"],
-                    meta["device"],
-                    self.map_location,
-                )
-        return self.tensors[key]
+def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
+    if hasattr(os, "fchown") and (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+        with contextlib.suppress(OSError):  # only root (or the owner, for a group) may
+            os.fchown(fd, old.st_uid, old.st_gid)
+    if hasattr(os, "fchmod"):  # after fchown, which clears set-user-id bits
+        os.fchmod(fd, stat.S_IMODE(old.st_mode))
 
 
-def _array_from_bytes(raw: bytes, dtype: str, shape: list) -> np.ndarray:
-    np_dtype = dtypes.bfloat16.np if dtype == "bfloat16" else np.dtype(dtype)
-    if np_dtype.kind in "OV" and np_dtype != dtypes.bfloat16.np:
-        raise ValueError(f"a tensor of dtype {dtype} cannot be read from bytes")
-    expected = int(np.prod(shape, dtype=np.int64)) * np_dtype.itemsize
-    if len(raw) != expected:
-        raise ValueError(
-            f"a tensor of shape {tuple(shape)} and dtype {dtype} needs {expected} "
-            f"bytes, the file holds {len(raw)}"
-        )
-    return from_little_endian(raw, np_dtype).reshape(shape)
+def _host() -> str:
+    return f"{zlib.crc32(socket.gethostname().encode()):08x}"
+
+
+def _remove_stale_temps(directory: str, name: str) -> None:
+    stem = name[:_NAME_IN_TEMP]
+    pattern = re.compile(
+        rf"\.{re.escape(stem)}\.(?P<pid>\d+)-(?P<host>[0-9a-f]{{8}})-[0-9a-f]{{8}}\.tmp"
+    )
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return
+    host = _host()
+    for entry in entries:
+        found = entry.startswith("." + stem) and pattern.fullmatch(entry)
+        if found and found["host"] == host and not _alive(int(found["pid"])):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(directory, entry))
+
+
+def _alive(pid: int) -> bool:
+    if os.name == "nt" or pid == os.getpid():  # on Windows, os.kill(pid, 0) terminates pid
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # EPERM: alive, another user's; or no pid at all
+        return True
+    return True
+
+
+def _fsync_directory(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # platforms that cannot open directories
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
