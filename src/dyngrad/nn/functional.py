@@ -36,7 +36,7 @@ from ..ops.activation import (  # noqa: F401
     threshold,
     threshold_,
 )
-from ..ops.nn_conv import constant_pad, convolution, convolution_transpose
+from ..ops.nn_conv import convolution, convolution_transpose
 from ..ops.nn_fold import fold, unfold  # noqa: F401
 from ..ops.nn_linear import linear  # noqa: F401
 from ..ops.nn_norm import batch_norm, group_norm, layer_norm  # noqa: F401
@@ -77,6 +77,7 @@ from .functional_loss_margin import (  # noqa: F401
     triplet_margin_loss,
 )
 from .functional_norm import instance_norm, rms_norm  # noqa: F401
+from .functional_pad import pad  # noqa: F401
 
 # ---- convolution -------------------------------------------------------------------------------
 
@@ -268,37 +269,6 @@ def one_hot(tensor, num_classes=-1):
     elif data.size and data.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     return Tensor._wrap((data[..., None] == np.arange(num_classes)).astype(np.int64))
-
-
-def pad(input, pad, mode="constant", value=None):
-    """Matches `torch.nn.functional.pad`; reflect/replicate/circular index the input."""
-    pad = tuple(int(p) for p in pad)
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.dim():
-        raise RuntimeError(
-            f"Padding length should be less than or equal to two times the "
-            f"input dimension but got padding length {len(pad)} and input of "
-            f"dimension {input.dim()}"
-        )
-    if mode == "constant":
-        return constant_pad(input, pad, 0 if value is None else value)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    for i in range(len(pad) // 2):
-        dim = input.dim() - 1 - i
-        size = input.shape[dim]
-        index = np.arange(-pad[2 * i], size + pad[2 * i + 1])
-        if mode == "reflect":
-            period = 2 * (size - 1)
-            index = np.abs((index + period) % period if period else index * 0)
-            index = np.where(index >= size, period - index, index)
-        elif mode == "replicate":
-            index = np.clip(index, 0, size - 1)
-        else:
-            index = index % size
-        input = input[(slice(None),) * dim + (Tensor._wrap(index),)]
-    return input
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -18,6 +18,7 @@ from . import (  # noqa: F401 - importing a family registers its rows and method
     fused,
     gelu,
     index_dim,
+    index_put,
     indexing,
     joining,
     linalg,

@@ -11,13 +11,17 @@
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..backend import dtypes
+from .arg_errors import invalid_combination, list_type_error, method_offset, type_error, type_name
 
 __all__ = [
+    "as_int",
+    "as_ints",
     "type_name",
     "int_arg",
     "int_list",
@@ -32,16 +36,6 @@ __all__ = [
 ]
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-
-
-def type_name(value) -> str:
-    """The name PyTorch gives an argument's type: `Tensor`, `float`, `numpy.float64`."""
-    if isinstance(value, Tensor):
-        return "Tensor"
-    if isinstance(value, dtypes.dtype):
-        return "torch.dtype"
-    t = type(value)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
 
 
 def _as_int(value, first: bool):
@@ -68,26 +62,46 @@ def unpack_int64(value: int, error=ValueError) -> int:
 
 
 def int_arg(fn: str, name: str, position: int, value) -> int:
-    """An int parameter as PyTorch parses it; `(position 1) must be int, not float` if not."""
+    """An int parameter as PyTorch parses it; `(position 1) must be int, not float` if not.
+
+    `position` counts `self`, as the function form does. See Note [Argument errors].
+    """
     if type(value) is int:
         return unpack_int64(value)
     n = _as_int(value, first=True)
     if n is None:
+        position -= method_offset()
         raise TypeError(
             f"{fn}(): argument '{name}' (position {position}) must be int, not {type_name(value)}"
         )
     return unpack_int64(n)
 
 
-def invalid_combination(fn: str, args: tuple, kwargs: dict | None = None) -> TypeError:
-    """PyTorch's TypeError when no overload of `fn` takes the arguments given."""
-    given = [type_name(a) for a in args]
-    given += [f"{k}={type_name(v)}" for k, v in (kwargs or {}).items()]
-    tail = ", " if kwargs and not args else ""
-    return TypeError(
-        f"{fn}() received an invalid combination of arguments - got "
-        f"({', '.join(given)}{tail}), but expected one of:"
-    )
+def as_int(value) -> int:
+    """An int parameter (a NumPy integer or an integer tensor will do); PyTorch's TypeError,
+    naming the op and the parameter the user called, otherwise. See Note [Argument errors]."""
+    if type(value) is int:
+        return value
+    if type(value) is not bool:
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise type_error(value, "int")
+
+
+def as_ints(value) -> tuple:
+    """An int-list parameter given as one int or a sequence of them, as PyTorch parses it."""
+    if type(value) is int:
+        return (value,)
+    if isinstance(value, (tuple, list)):
+        for i, v in enumerate(value):
+            if type(v) is bool or not hasattr(v, "__index__"):
+                raise list_type_error(value, i)
+        return tuple(operator.index(v) for v in value)
+    if type(value) is not bool and hasattr(value, "__index__"):
+        return (operator.index(value),)
+    raise type_error(value, "tuple of ints")
 
 
 def int_list(
@@ -114,6 +128,7 @@ def int_list(
 
 
 def _slow_int_list(fn, args, seq, name, position, varargs) -> tuple:
+    position -= method_offset()
     where = f"{fn}(): argument '{name}' (position {position})"
     if not isinstance(seq, (tuple, list)):
         raise TypeError(f"{where} must be tuple of ints, not {type_name(seq)}")

@@ -13,7 +13,8 @@ import numpy as np
 from .._tensor import Tensor
 from ..backend import dtypes
 from ..backend.dtypes import defaults, from_numpy_dtype
-from .arguments import allocation_error, fill_value, int_list, new_shape, type_name
+from .arg_errors import method_offset, type_name
+from .arguments import allocation_error, fill_value, int_list, new_shape
 from .shape import shape_arg
 from .surface import public
 
@@ -270,6 +271,7 @@ def empty(
 
 def _fill_value(fn: str, value, position: int):
     if not isinstance(value, (int, float, complex, np.number, Tensor)):
+        position -= method_offset()
         raise TypeError(
             f"{fn}(): argument 'fill_value' (position {position}) must be Number, "
             f"not {type_name(value)}"
@@ -352,7 +354,7 @@ def _new(fill, kind: str):
     def new(
         self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
     ):
-        shape = int_list(name, size)
+        shape = int_list(name, size, position=2)
         return _filled(name, fill, shape, dtype or self.dtype, requires_grad, device)
 
     name = f"new_{kind}"
@@ -366,8 +368,8 @@ _new(None, "empty")
 
 @public(function=False)
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    shape = int_list("new_full", (size,), varargs=False)
-    fill_value = _fill_value("new_full", fill_value, 2)
+    shape = int_list("new_full", (size,), position=2, varargs=False)
+    fill_value = _fill_value("new_full", fill_value, 3)
     return _filled("new_full", fill_value, shape, dtype or self.dtype, requires_grad, device)
 
 

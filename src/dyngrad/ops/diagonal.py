@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .arguments import as_int
 from .inplace import apply_inplace
 from .registry import apply, defop
 from .shape import wrap_dim
@@ -95,10 +96,11 @@ def _eye(shape, like):
 
 
 def _diagonal_dims(ndim, offset, dim1, dim2):
+    offset = as_int(offset)
     d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return {"offset": int(offset), "dim1": d1, "dim2": d2}
+    return {"offset": offset, "dim1": d1, "dim2": d2}
 
 
 @public
@@ -141,12 +143,14 @@ def _triangle(name):
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
 
     def fn(input, diagonal=0):
+        diagonal = as_int(diagonal)
         check(input)
-        return apply(op, (input,), {"diagonal": int(diagonal)})
+        return apply(op, (input,), {"diagonal": diagonal})
 
     def fn_(self, diagonal=0):
+        diagonal = as_int(diagonal)
         check(self)
-        return apply_inplace(op, (self,), {"diagonal": int(diagonal)}, name=name + "_")
+        return apply_inplace(op, (self,), {"diagonal": diagonal}, name=name + "_")
 
     fn.__name__, fn_.__name__ = name, name + "_"
     fn.__doc__ = f"Matches `torch.{name}`."

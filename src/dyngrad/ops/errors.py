@@ -96,6 +96,11 @@ def translate(op, args, attrs, exc: Exception) -> Exception:
     """An exception with PyTorch's first sentence for a NumPy failure in `op`'s forward."""
     if isinstance(exc, RuntimeError):
         return exc
+    if isinstance(exc, MemoryError):  # NumPy's names the shape and dtype it could not get
+        from .arguments import allocation_error
+
+        shape, dtype = getattr(exc, "shape", ()), getattr(exc, "dtype", np.dtype(np.uint8))
+        return allocation_error(int(np.prod(shape, dtype=object)) * dtype.itemsize)
     text = str(exc)
     shapes = [a._data.shape for a in args if isinstance(a, Tensor)]
     if "broadcast" in text:

@@ -63,7 +63,7 @@ def binary(op: OpDef):
             return apply(op, (x, y))
         try:
             out = fwd(np, xd, yd)
-        except (ValueError, IndexError, TypeError) as exc:
+        except (ValueError, IndexError, TypeError, MemoryError) as exc:
             from .errors import translate
 
             raise translate(op, (x, y), _EMPTY, exc) from None

@@ -9,14 +9,13 @@ advanced indexing, one IndexBackward0 node over a copy.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from .._tensor import Tensor
-from ..backend import dtypes
 from . import registry
-from .arguments import fill_value, type_name, unpack_int64
-from .inplace import apply_inplace
+from .arguments import as_int
 from .kernels import Kernel
 from .registry import apply, defop
 from .surface import public
@@ -106,7 +105,21 @@ def _index_fwd(xp, x, *, key):
     try:
         return x[key]
     except IndexError as exc:
+        # PyTorch checks the bounds only when there is something to gather
+        shape = _result_shape(x.shape, key)
+        if shape is not None and 0 in shape:
+            return xp.empty(shape, x.dtype)
         raise _index_bounds_error(exc, x.shape, key) from None
+
+
+def _result_shape(shape: tuple, key: tuple):
+    # what x[key] would give, found with every index in range on a zero-strided stand-in
+    safe = tuple(np.zeros_like(k) if isinstance(k, np.ndarray) and k.dtype != np.bool_ else k
+                 for k in key)
+    try:
+        return np.broadcast_to(np.empty((), np.bool_), shape)[safe].shape
+    except IndexError:
+        return None
 
 
 def _index_bounds_error(exc: IndexError, shape: tuple, key: tuple) -> IndexError:
@@ -124,6 +137,8 @@ def _index_bounds_error(exc: IndexError, shape: tuple, key: tuple) -> IndexError
         if isinstance(k, np.ndarray) and k.dtype != np.bool_:
             size = shape[axis]
             bad = k[(k < -size) | (k >= size)]
+            if bad.size and size == 0:
+                return IndexError("index is out of bounds for dimension with size 0")
             if bad.size:
                 return IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension "
                                   f"{arrays} with size {size}")
@@ -137,22 +152,6 @@ INDEX = defop("index", _index_fwd,
                apply(INDEX_ADD_ZEROS, (g,), {"shape": x_shape, "key": key})},
               kernel=Kernel(lambda xp, needs, g, x_shape, key:
                             (_scatter_add_fwd(xp, g, shape=x_shape, key=key),)))
-
-
-def _index_put_fwd(xp, x, values, *, key, accumulate):
-    out = x.copy()
-    if accumulate:
-        xp.add.at(out, key, values)
-    else:
-        out[key] = values
-    return out
-
-
-INDEX_PUT = defop(
-    "index_put", _index_put_fwd,
-    {"x": lambda g, key, accumulate:
-     g if accumulate else apply(INDEX_PUT, (g, 0.0), {"key": key, "accumulate": False}),
-     "values": lambda g, key: apply(INDEX, (g,), {"key": key})})
 
 
 # ---- __getitem__ ------------------------------------------------------------------------------
@@ -173,6 +172,10 @@ def _index_array(item):
             a = a.astype(np.int64)
     if a.dtype.kind not in "iub":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if a.dtype == np.uint8:  # a byte tensor is a mask, as PyTorch still reads it
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                      "torch.bool instead.", UserWarning, stacklevel=4)
+        return a.astype(np.bool_)
     return a
 
 
@@ -209,6 +212,8 @@ def _check_advanced(shape: tuple, key: tuple) -> None:
     ndim = len(shape)
     consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
                    for k in key if k is not None and k is not Ellipsis and type(k) is not bool)
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
     pos, shapes, seen = 0, [], False
     for k in key:
         if k is Ellipsis:
@@ -240,8 +245,45 @@ def _check_index(index: int, dim: int, size: int) -> int:
     return index + size if index < 0 else index
 
 
+def _sequence_as_tuple(key: list) -> bool:
+    # PyTorch (after NumPy) reads a short list holding a sequence, slice, tensor, None or
+    # Ellipsis as a tuple of indices
+    return len(key) < 32 and any(
+        isinstance(k, (Tensor, list, tuple, str, slice)) or k is None or k is Ellipsis
+        for k in key)
+
+
+_LIST_AS_TUPLE = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
+    "a different result")
+
+
+def _zero_dim_key(key) -> None:
+    """PyTorch's checks of a key for a 0-d tensor, which takes only None, ... and bools."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if all(k is None or k is Ellipsis or isinstance(k, (bool, np.bool_)) for k in keys):
+        return
+    if len(keys) == 1 and isinstance(keys[0], slice):
+        _normalize_slice(keys[0])
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if len(keys) == 1 and isinstance(keys[0], (int, np.integer)):
+        if keys[0] == 0:
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"index {keys[0]} is out of bounds for dimension 0 with size 0")
+    raise IndexError("too many indices for tensor of dimension 0")
+
+
 def getitem(self, key):
     """Matches `torch.Tensor.__getitem__`."""
+    if type(key) is list and _sequence_as_tuple(key):
+        warnings.warn(_LIST_AS_TUPLE, UserWarning, stacklevel=2)
+        key = tuple(key)
+    if not self._data.ndim:
+        _zero_dim_key(key)
     # x[:] is a slice, but x[:, :] and x[...] are aliases, as in PyTorch
     whole_slice = type(key) is slice
     if not isinstance(key, tuple):
@@ -257,11 +299,12 @@ def getitem(self, key):
         key = _expand_ellipsis(key, self._data.ndim)
     out = self
     dim = 0  # the dim of `out` the next key applies to
-    source_dim = 0  # the same dim counted in `self`, for messages
+    source_dim = 0  # how PyTorch's messages number it: every int, slice and None counts
     for k in key:
         if k is None:
             out = apply(_unsqueeze(), (out,), {"dim": dim})
             dim += 1
+            source_dim += 1
         elif isinstance(k, slice):
             if k != _FULL:
                 item = _normalize_slice(k)
@@ -302,7 +345,8 @@ def _integer(k) -> int:
 
 def _normalize_slice(k: slice) -> slice:
     if k.step is not None and k.step <= 0:
-        raise ValueError("step must be greater than zero")
+        raise ValueError("slice step cannot be zero" if k.step == 0 else
+                         "step must be greater than zero")
     return k
 
 
@@ -317,11 +361,11 @@ def narrow(input, dim, start, length):
     """Matches `torch.narrow`: a view of `length` elements along `dim` from `start`."""
     from .shape import wrap_dim
 
+    start, length = as_int(start), as_int(length)
     if input._data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
-    start, length = int(start), int(length)
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     if not -size <= start <= size:
@@ -339,87 +383,15 @@ def select(input, dim, index):
     """Matches `torch.select`: a view with `dim` removed, at `index`."""
     from .shape import wrap_dim
 
+    index = as_int(index)
     if input._data.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
-    index = int(index)
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input._data.shape)} at dimension {d}")
     return apply(SELECT, (input,), {"dim": d, "index": index + size if index < 0 else index})
 
 
-def setitem(self, key, value):
-    """Matches `torch.Tensor.__setitem__`: basic keys write through a view (CopySlices)."""
-    keys = key if isinstance(key, tuple) else (key,)
-    if not isinstance(value, Tensor):
-        value = _assigned(self, value)
-    if any(_is_advanced(k) for k in keys):
-        if not isinstance(value, Tensor):
-            value = Tensor._wrap(np.asarray(value, self._data.dtype))
-        index_put_(self, keys, value)
-        return
-    view = getitem(self, key)
-    if isinstance(value, Tensor):
-        if value._data.shape != view._data.shape:  # PyTorch's message for a bad shape
-            from .shape import expand
-
-            expand(value.detach(), view._data.shape)
-        view.copy_(value)
-    else:
-        from .conversion import FILL
-
-        apply_inplace(FILL, (view,), {"value": value}, name="fill_")
-
-
-def _assigned(self, value):
-    """A Python number for `x[key] = value`, checked as PyTorch's `__setitem__` checks it."""
-    d = self.dtype
-    if isinstance(value, (bool, int)):
-        unpack_int64(int(value))  # an int is read as int64 here, not int64-or-uint64
-    elif not isinstance(value, (float, complex, np.number)):
-        raise TypeError(f"can't assign a {type_name(value)} to a torch.{d._legacy}Tensor")
-    if d is dtypes.float16 or d is dtypes.bfloat16:
-        # the number goes through a float64 tensor: no overflow check against half's range
-        with np.errstate(over="ignore"):
-            return d.np.type(fill_value(value, dtypes.float64))
-    return fill_value(value, d)
-
-
-def _put_key(self, indices, values):
-    key = _advanced_key(tuple(indices))
-    _check_advanced(self._data.shape, key)
-    if isinstance(values, Tensor) and values._data.dtype != self._data.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{self.dtype._legacy} for the destination and "
-                           f"{values.dtype._legacy} for the source.")
-    if isinstance(values, Tensor) and values._data.ndim:
-        # the shape x[key] would have, found on a zero-strided stand-in
-        target = np.broadcast_to(np.empty((), np.bool_), self._data.shape)[key].shape
-        try:
-            np.broadcast_shapes(values._data.shape, target)
-        except ValueError:
-            raise RuntimeError(f"shape mismatch: value tensor of shape "
-                               f"{list(values._data.shape)} cannot be broadcast to indexing "
-                               f"result of shape {list(target)}") from None
-    return key
-
-
-def index_put_(self, indices, values, accumulate=False):
-    """Matches `torch.Tensor.index_put_`."""
-    key = _put_key(self, indices, values)
-    return apply_inplace(INDEX_PUT, (self, values), {"key": key, "accumulate": accumulate},
-                         name="index_put_")
-
-
-@public
-def index_put(input, indices, values, accumulate=False):
-    """Matches `torch.index_put`: a copy of `input` with `values` written at `indices`."""
-    key = _put_key(input, indices, values)
-    return apply(INDEX_PUT, (input, values), {"key": key, "accumulate": accumulate})
-
-
 public(getitem, name="__getitem__", function=False)
-public(setitem, name="__setitem__", function=False)
-public(index_put_, name="index_put_")

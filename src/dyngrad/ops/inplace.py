@@ -32,7 +32,7 @@ def apply_inplace(op: OpDef, args: tuple, attrs: dict = _EMPTY, name: str | None
         arrays = op.promote(arrays, args)
     try:
         out = op.fwd(namespace(arrays[0]), *arrays, **attrs)
-    except (ValueError, IndexError, TypeError) as exc:
+    except (ValueError, IndexError, TypeError, MemoryError) as exc:
         from .errors import translate
 
         raise translate(op, args, attrs, exc) from None

@@ -11,6 +11,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import promotion
+from .arg_errors import type_name
+from .arguments import as_int, as_ints, is_int
 from .kernels import Kernel
 from .registry import apply, defop
 from .shape import wrap_dim
@@ -304,8 +306,12 @@ def split(tensor, split_size_or_sections, dim=0):
     """Matches `torch.split`: equal pieces (the last may be smaller) or the given sizes."""
     if isinstance(split_size_or_sections, (list, tuple)):
         return split_with_sizes(tensor, split_size_or_sections, dim)
-    size = int(split_size_or_sections)
-    d = _piece_dim(tensor, dim)
+    if not is_int(split_size_or_sections):  # PyTorch hands anything else to split_with_sizes
+        # `Tensor.split` calls the function form: position 2 however it was called
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be "
+                        f"tuple of ints, not {type_name(split_size_or_sections)}")
+    size = as_int(split_size_or_sections)
+    d = _piece_dim(tensor, dim, "split")
     length = tensor._data.shape[d]
     if size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
@@ -321,10 +327,13 @@ def split(tensor, split_size_or_sections, dim=0):
 @public
 def split_with_sizes(input, split_sizes, dim=0):
     """Matches `torch.split_with_sizes`."""
-    d = _piece_dim(input, dim)
-    sizes = tuple(int(s) for s in split_sizes)
+    sizes = as_ints(split_sizes)
+    d = _piece_dim(input, dim, "split")
     length = input._data.shape[d]
-    if sum(sizes) != length or any(s < 0 for s in sizes):
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                           f"entries, but got split_sizes={list(sizes)}")
+    if sum(sizes) != length:
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's "
             f"size at dimension {d}), but got split_sizes={list(sizes)}"
@@ -335,9 +344,12 @@ def split_with_sizes(input, split_sizes, dim=0):
 @public
 def chunk(input, chunks, dim=0):
     """Matches `torch.chunk`: pieces of ceil(size / chunks), so there may be fewer of them."""
+    chunks = as_int(chunks)
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    length = input._data.shape[_piece_dim(input, dim)]
+    length = input._data.shape[_piece_dim(input, dim, "chunk")]
     if length == 0:  # PyTorch hands out `chunks` empty pieces here
         return split_with_sizes(input, [0] * chunks, dim)
     return split(input, -(-length // chunks), dim)
@@ -346,20 +358,25 @@ def chunk(input, chunks, dim=0):
 @public
 def unbind(input, dim=0):
     """Matches `torch.unbind`: one view per index along `dim`, all from one node."""
-    d = _piece_dim(input, dim)
+    d = wrap_dim(dim, input._data.ndim)
+    if input._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     return apply(UNBIND, (input,), {"dim": d})
 
 
-def _piece_dim(input, dim) -> int:
+def _piece_dim(input, dim, fn: str) -> int:
     if input._data.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        raise RuntimeError(f"{fn} expects at least a 1-dimensional tensor")
     return wrap_dim(dim, input._data.ndim)
 
 
 @public
 def tensor_split(input, indices_or_sections, dim=0):
     """Matches `torch.tensor_split`: each piece a slice view (SliceBackward0)."""
-    d = _piece_dim(input, dim)
+    if input._data.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    d = wrap_dim(dim, input._data.ndim)
     length = input._data.shape[d]
     if isinstance(indices_or_sections, int):
         n = indices_or_sections

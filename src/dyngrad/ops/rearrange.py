@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from .arguments import as_int, as_ints, int_list, new_shape
 from .registry import apply, defop
-from .shape import normalize_dims, permute, shape_arg, wrap_dim
+from .shape import normalize_dims, permute, wrap_dim
 from .surface import public
 
 
@@ -111,8 +112,15 @@ def flipud(input):
 @public
 def roll(input, shifts, dims=None):
     """Matches `torch.roll`: with no dims the flattened tensor is rolled."""
-    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
-    shifts = tuple(int(s) for s in shifts)
+    shifts = as_ints(shifts)
+    if dims is not None:
+        dims = as_ints(dims)
+    if dims is not None and len(shifts) != len(dims):
+        raise RuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
+        )
+    if input._data.size == 0:  # PyTorch returns an empty tensor's copy before any dim check
+        return apply(ROLL, (input,), {"shifts": (0,), "dims": None})
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(
@@ -120,11 +128,6 @@ def roll(input, shifts, dims=None):
                 f"specified, but got {len(shifts)}"
             )
         return apply(ROLL, (input,), {"shifts": shifts, "dims": None})
-    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
-    if len(shifts) != len(dims):
-        raise RuntimeError(
-            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
-        )
     if input._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     dims = tuple(wrap_dim(d, input._data.ndim) for d in dims)
@@ -136,28 +139,24 @@ def repeat(self, *repeats):
     """Matches `torch.Tensor.repeat`: tile the tensor `repeats[i]` times along dim i."""
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    repeats = shape_arg(repeats)
+    repeats = int_list("repeat", repeats, "repeats", 2)
     if len(repeats) < self._data.ndim:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number "
             "of dimensions of tensor"
         )
-    for r in repeats:
-        if r < 0:
-            padded = (1,) * (len(repeats) - self._data.ndim) + self._data.shape
-            shape = [p * q for p, q in zip(padded, repeats)]
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {min(shape)}: {shape}"
-            )
+    padded = (1,) * (len(repeats) - self._data.ndim) + self._data.shape
+    new_shape(tuple(p * r for p, r in zip(padded, repeats)), self._data.itemsize)
+    if self._data.size == 0:  # nothing to tile, and a negative count times 0 is 0
+        repeats = tuple(max(r, 0) for r in repeats)
     return apply(REPEAT, (self,), {"repeats": repeats})
 
 
 @public
 def tile(input, dims):
     """Matches `torch.tile`: like `repeat`, with missing leading reps taken as 1."""
-    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
-    dims = (1,) * (input._data.ndim - len(dims)) + tuple(int(d) for d in dims)
-    return repeat(input, dims)
+    dims = as_ints(dims)
+    return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
 
 
 @public
@@ -209,8 +208,7 @@ def _tensor(array):
 def movedim(input, source, destination):
     """Matches `torch.movedim`: a permute view."""
     ndim = input._data.ndim
-    src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
-    dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
+    src, dst = as_ints(source), as_ints(destination)
     if len(src) != len(dst):
         raise RuntimeError(
             f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
@@ -224,7 +222,7 @@ def movedim(input, source, destination):
     order = [d for d in range(ndim) if d not in src]
     for s, d in sorted(zip(dst, src)):
         order.insert(s, d)
-    return permute(input, tuple(order))
+    return permute(input, tuple(order)) if ndim else input.alias()
 
 
 moveaxis = public(movedim, name="moveaxis")
@@ -235,7 +233,10 @@ def unfold(self, dimension, size, step):
     """Matches `torch.Tensor.unfold`: a view of every window of `size`, `step` apart."""
     ndim = self._data.ndim
     d = wrap_dim(dimension, ndim)
+    size, step = as_int(size), as_int(step)
     length = self._data.shape[d] if ndim else 1
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if size > length:
         raise RuntimeError(
             f"maximum size for tensor at dimension {d} is {length} but size is {size}"

@@ -365,7 +365,7 @@ def apply(op: OpDef, args: tuple, attrs: dict = _EMPTY):
     first = arrays[0]
     try:
         out = op.fwd(np if type(first) is _ndarray else namespace(first), *arrays, **attrs)
-    except (ValueError, IndexError, TypeError) as exc:
+    except (ValueError, IndexError, TypeError, MemoryError) as exc:
         from .errors import translate
 
         raise translate(op, args, attrs, exc) from None

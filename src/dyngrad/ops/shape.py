@@ -9,6 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..backend import dtypes
+from .arg_errors import invalid_combination
+from .arguments import as_int, as_ints, int_list, is_int
 from .axis_sums import lead_sum
 from .kernels import FORMULAS, Kernel
 from .registry import apply, defop
@@ -17,6 +20,8 @@ from .surface import public
 
 def wrap_dim(dim: int, ndim: int) -> int:
     """A dim in [-ndim, ndim) made non-negative; PyTorch's IndexError otherwise."""
+    if type(dim) is not int:
+        dim = as_int(dim)
     n = ndim if ndim > 0 else 1
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
@@ -26,10 +31,16 @@ def wrap_dim(dim: int, ndim: int) -> int:
 
 def normalize_dims(dim, ndim: int) -> tuple:
     """A dim or sequence of dims as a sorted tuple of non-negative ints, checked for repeats."""
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if type(dim) is int:
+        dims = (dim,)
+    elif type(dim) is tuple and all(type(d) is int for d in dim):
+        dims = dim
+    else:
+        dims = as_ints(dim)
     if ndim == 0:
-        for d in dims:
-            wrap_dim(d, 0)
+        wrapped = [wrap_dim(d, 0) for d in dims]
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError("dim 0 appears multiple times in the list of dims")
         return ()
     out = tuple(wrap_dim(d, ndim) for d in dims)
     if len(set(out)) != len(out):
@@ -57,7 +68,7 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
                 raise RuntimeError("only one dimension can be inferred")
             unknown = i
         elif s < 0:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
         else:
             known *= s
     if unknown is not None:
@@ -152,7 +163,7 @@ def sum_to(xp, x, size):
 @public
 def reshape(input, *shape):
     """Matches `torch.reshape`: a view when the strides allow, else a copy."""
-    shape = infer_shape(shape_arg(shape), input._data.size)
+    shape = infer_shape(int_list("reshape", shape, "shape", 2), input._data.size)
     try:
         np.reshape(input._data, shape, copy=False)
     except ValueError:  # not expressible as a view: copy first, as PyTorch does
@@ -163,11 +174,14 @@ def reshape(input, *shape):
 @public(function=False)
 def view(self, *shape):
     """Matches `torch.Tensor.view`; `view(dtype)` reinterprets the bytes."""
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, np.integer)):
+    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
         from .conversion import view_as_dtype
 
         return view_as_dtype(self, shape[0])
-    return apply(VIEW, (self,), {"shape": infer_shape(shape_arg(shape), self._data.size)})
+    if shape and not (is_int(shape[0]) or len(shape) == 1 and isinstance(shape[0], (tuple, list))):
+        raise invalid_combination("view", shape)  # neither view(dtype) nor view(*size)
+    return apply(VIEW, (self,), {"shape": infer_shape(int_list("view", shape, position=2),
+                                                      self._data.size)})
 
 
 @public(function=False)
@@ -199,12 +213,20 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """Matches `torch.unflatten`."""
     d = wrap_dim(dim, input._data.ndim)
+    sizes = as_ints(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
     s = input._data.shape
-    sizes = tuple(sizes)
-    if -1 not in sizes and int(np.prod(sizes)) != s[d]:
-        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
-                           f"size of dim {d} ({s[d]}) in the input tensor")
-    sizes = infer_shape(sizes, s[d])
+    try:
+        if -1 not in sizes and int(np.prod(sizes)) != s[d]:
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
+                               f"the size of dim {d} ({s[d]}) in the input tensor")
+        sizes = infer_shape(sizes, s[d])
+    except (IndexError, RuntimeError) as exc:
+        if str(exc).startswith("unflatten:"):
+            raise
+        # PyTorch wraps what its size inference raises (a 0-d input, two -1s)
+        raise RuntimeError(f"unflatten got an unexpected error:\n{exc}") from None
     return view(input, s[:d] + tuple(sizes) + s[d + 1:])
 
 
@@ -213,6 +235,8 @@ def transpose(input, dim0, dim1):
     """Matches `torch.transpose`."""
     ndim = input._data.ndim
     d0, d1 = wrap_dim(dim0, ndim), wrap_dim(dim1, ndim)
+    if ndim == 0:  # the only dims a 0-d tensor has are 0 and -1: nothing moves
+        return input.alias()
     return apply(TRANSPOSE, (input,), {"dim0": d0, "dim1": d1})
 
 
@@ -232,7 +256,7 @@ def t(input):
 @public
 def permute(input, *dims):
     """Matches `torch.permute`."""
-    dims = shape_arg(dims)
+    dims = int_list("permute", dims, "dims", 2)
     ndim = input._data.ndim
     if len(dims) != ndim:
         raise RuntimeError(
@@ -248,14 +272,16 @@ def permute(input, *dims):
 @public(function=False)
 def expand(self, *sizes):
     """Matches `torch.Tensor.expand`: -1 keeps a size; new dims go in front."""
-    sizes = shape_arg(sizes)
+    sizes = int_list("expand", sizes, position=2)
     shape = self._data.shape
+    if not shape and any(s < 0 for s in sizes):  # PyTorch's 0-d path multiplies them out first
+        raise RuntimeError("numel: integer multiplication overflow")
     if len(sizes) == len(shape) and -1 not in sizes and all(
             own == 1 or own == s for own, s in zip(shape, sizes)):
         return apply(EXPAND, (self,), {"size": sizes})
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand(torch.{self.dtype._legacy}Tensor{{{list(shape)}}}, size={list(sizes)}): "
+            f"expand({_type_string(self)}{{{list(shape)}}}, size={list(sizes)}): "
             "the number of "
             "sizes provided (%d) must be greater or equal to the number of dimensions in the "
             "tensor (%d)" % (len(sizes), len(shape)))
@@ -276,6 +302,11 @@ def expand(self, *sizes):
                 f"{list(shape)}")
         target.append(s)
     return apply(EXPAND, (self,), {"size": tuple(reversed(target))})
+
+
+def _type_string(x) -> str:
+    # PyTorch's legacy name of a tensor type; bool has none and shows the dispatch key's
+    return "CPUBoolType" if x.dtype is dtypes.bool_ else f"torch.{x.dtype._legacy}Tensor"
 
 
 @public(function=False)
@@ -310,7 +341,7 @@ def unsqueeze(input, dim):
 @public(function=False)
 def sum_to_size(self, *size):
     """Matches `torch.Tensor.sum_to_size`."""
-    size = shape_arg(size)
+    size = int_list("sum_to_size", size, position=2)
     shape = self._data.shape
     if size == shape:
         return self

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .arg_errors import method_copy, register
 from .fast import unary
 from .inplace import apply_inplace
 
@@ -49,5 +50,14 @@ def public_unary(name: str, op, fn=None, *, aliases=(), inplace_function: bool =
 
 
 def install(cls) -> None:
+    """Attach the methods to `cls`; each shared with a function gets its own code object, so
+    an argument error can tell `x.flatten(...)` from `torch.flatten(x, ...)`. See
+    Note [Argument errors]."""
+    functions = {id(fn) for fn in FUNCTIONS.values()}
+    for key, fn in FUNCTIONS.items():
+        register(fn, key, method=False)
     for key, fn in METHODS.items():
+        if id(fn) in functions and not key.startswith("__"):
+            fn = METHODS[key] = method_copy(fn, key)
+        register(fn, key.strip("_") if key.startswith("__") else key, method=True)
         setattr(cls, key, fn)

@@ -32,6 +32,8 @@ def broadcast_shapes(*shapes):
     for index, shape in enumerate(shapes):
         for i in range(1, len(shape) + 1):
             size = shape[-i]
+            if size < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
             if i > len(result):
                 result.insert(0, size)
             elif result[-i] == 1:

@@ -1,0 +1,93 @@
+"""`torch.nn.functional.pad`: constant padding is one op; reflect, replicate and circular index
+the input, with PyTorch's checks of the pad lengths against the input."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..ops.arguments import int_list
+from ..ops.nn_conv import constant_pad
+
+# (pad length, input dims) that the non-constant modes take: 1-d padding of a 2-d or 3-d input,
+# 2-d padding of 3-d or 4-d, 3-d padding of 4-d or 5-d
+_SUPPORTED = {(2, 2), (2, 3), (4, 3), (4, 4), (6, 4), (6, 5)}
+_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Matches `torch.nn.functional.pad`."""
+    pad = int_list("pad", (pad,), "pad", 2, varargs=False)
+    if mode not in _MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    ndim = input.dim()
+    if len(pad) // 2 > ndim:
+        raise RuntimeError(
+            f"Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {ndim}"
+        )
+    if mode == "constant":
+        _check_crops(input.shape, pad)
+        return constant_pad(input, pad, 0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if (len(pad), ndim) not in _SUPPORTED:
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {ndim}D input tensor."
+        )
+    _check_sizes(input.shape, pad, mode)
+    for i in range(len(pad) // 2):
+        dim = ndim - 1 - i
+        index = _source_index(input.shape[dim], pad[2 * i], pad[2 * i + 1], mode)
+        input = input[(slice(None),) * dim + (Tensor._wrap(index),)]
+    return input
+
+
+def _check_crops(shape, pad) -> None:
+    # a negative pad narrows the input first, the low side then the high side, as PyTorch does
+    for i in range(len(pad) // 2):
+        size = shape[len(shape) - 1 - i]
+        for p in pad[2 * i: 2 * i + 2]:
+            if p < 0:
+                size += p
+                if size < 0:
+                    raise RuntimeError("narrow(): length must be non-negative.")
+
+
+def _check_sizes(shape, pad, mode) -> None:
+    n = len(pad) // 2
+    for i in range(n):
+        dim = len(shape) - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if mode == "reflect" and (lo >= shape[dim] or hi >= shape[dim]):
+            raise RuntimeError(
+                f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding "
+                f"input dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input "
+                f"{list(shape)}"
+            )
+        if mode == "circular" and (lo > shape[dim] or hi > shape[dim]):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+    if mode != "circular":
+        spatial = shape[len(shape) - n:]
+        out = [s + pad[2 * (n - 1 - k)] + pad[2 * (n - 1 - k) + 1] for k, s in enumerate(spatial)]
+        if min(out) < 1:
+            names = "DHW"[3 - n:]
+            have = ", ".join(f"{c}: {s}" for c, s in zip(names, spatial))
+            got = " ".join(f"{c}: {s}" for c, s in zip(names, out))
+            raise RuntimeError(f"input ({have}) is too small. Calculated output {got}")
+
+
+def _source_index(size: int, lo: int, hi: int, mode: str) -> np.ndarray:
+    """For each output position along one dim, the input position it copies."""
+    if mode == "circular":  # negative pads crop first; positive ones wrap what is left
+        start, stop = max(-lo, 0), size - max(-hi, 0)
+        kept = np.arange(start, stop)
+        return kept[np.arange(-max(lo, 0), len(kept) + max(hi, 0)) % max(len(kept), 1)]
+    index = np.arange(-lo, size + hi)
+    if mode == "replicate":
+        return np.clip(index, 0, size - 1)
+    period = 2 * (size - 1)
+    index = np.abs((index + period) % period if period else index * 0)
+    return np.where(index >= size, period - index, index)
