@@ -13,7 +13,7 @@ import dyngrad as torch
 import dyngrad.nn as nn
 from dyngrad import doctor
 from dyngrad._tensor import Tensor
-from dyngrad.autograd import accumulate, engine
+from dyngrad.autograd.observers import observers
 from dyngrad.nn.modules.module import Module
 from dyngrad.ops import registry
 from dyngrad.optim import optimizer as optimizer_module
@@ -23,8 +23,8 @@ def _hooks():
     return (
         registry.observer,
         optimizer_module.step_observer,
-        engine._execute,
-        accumulate.accumulate_into,
+        tuple(observers.passes),
+        tuple(observers.leaves),
         Tensor.detach,
         Tensor.item,
         Tensor.data,
@@ -56,6 +56,7 @@ def test_hooks_exist_only_while_watching():
     with doctor.watch():
         assert registry.observer is not None
         assert optimizer_module.step_observer is not None
+        assert observers.passes and observers.leaves  # the engine's declared events
         assert Module.__call__ is not before[7]
     assert _hooks() == before
 

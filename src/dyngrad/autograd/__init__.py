@@ -8,14 +8,9 @@ from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
+from .variable import Variable
+
 
 __all__ = ["backward", "grad", "graph", "Function", "FunctionCtx", "once_differentiable",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "detect_anomaly",
            "set_detect_anomaly", "gradcheck", "gradgradcheck", "Variable"]
-
-
-def Variable(data, requires_grad: bool = False):  # noqa: N802 - PyTorch's legacy name
-    """`torch.autograd.Variable` is a no-op wrapper since PyTorch 0.4; so it is here."""
-    if requires_grad:
-        data.requires_grad_(True)
-    return data

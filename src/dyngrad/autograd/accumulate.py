@@ -1,92 +1,70 @@
-"""Where gradients land: sums in a node's input buffer, tensor hooks, and `.grad`.
+"""Where gradients land: tensor hooks, retained `.grad` of non-leaves, and leaves' `.grad`.
 
-The engine (engine.py) walks the graph; these are the steps it takes at each node's inputs
-and at each leaf. The doctor wraps `accumulate_into` to see every gradient a parameter gets.
+The engine (engine.py) walks the graph; these are the steps it takes at a node's incoming
+gradients and at each leaf's AccumulateGrad.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._tensor import Tensor
 from ..backend import dtypes
+from .graph import AccumulateGrad
+from .observers import observers
 
-__all__ = ["accumulate_into", "capture", "run_leaf", "run_tensor_hooks", "sum_into"]
-
-
-def sum_into(current: Tensor, g: Tensor, create_graph: bool, summed: set) -> Tensor:
-    """Add one more gradient into a node's input buffer.
-
-    A buffer that already holds a sum this pass made belongs to the engine alone, so later
-    gradients are added into it in place: a weight used at every step of an RNN collects its
-    gradient without a fresh array per step. With create_graph the sum must be recorded.
-    """
-    if create_graph:
-        return current + g
-    data = current._data
-    if id(current) in summed and data.dtype == g._data.dtype and data.shape == g._data.shape:
-        np.add(data, g._data, out=data)
-        return current
-    array = data + g._data
-    total = Tensor._wrap(array if type(array) is np.ndarray else np.array(array))  # 0-d
-    summed.add(id(total))
-    return total
+__all__ = ["accumulate_into", "accumulate_leaf", "tensor_pre_hooks"]
 
 
-def run_leaf(node, buf, targets, captured, to_leaves, needed, create_graph, dispatched):
-    """An AccumulateGrad node: the leaf's hooks, a captured input, then `.grad += g`."""
-    g = buf[0]
-    variable = node.variable
-    if variable is not None and variable._hooks and g is not None:
-        buf[0] = g = run_leaf_hooks(variable, g)
-    if targets is not None:
-        capture(node, buf, targets, captured)
-    if to_leaves and g is not None and (needed is None or node in needed):
-        if variable is not None:  # else the leaf is gone: nobody can read its gradient
-            accumulate_into(variable, g, create_graph, dispatched.get(id(g), 0) > 1)
+def tensor_pre_hooks(node, grads: list, task) -> list:
+    """The hooks users put on the tensors whose gradients `grads` are (`Tensor.register_hook`),
+    then `retain_grad`'s, which sees the gradient after them, as PyTorch 2's."""
+    if type(node) is AccumulateGrad:  # a leaf's hooks live on the leaf
+        variable = node.variable
+        if variable is not None and variable._hooks and grads[0] is not None:
+            grads[0] = _run_hooks(variable._hooks, grads[0])
+        return grads
+    if node._tensor_hooks:
+        for nr, hooks in node._tensor_hooks.items():
+            if grads[nr] is not None:
+                grads[nr] = _run_hooks(hooks, grads[nr])
+    if node._retains:
+        for nr, ref in node._retains.items():
+            tensor = ref()
+            if tensor is not None and grads[nr] is not None:
+                _retain(tensor, grads[nr])
+    return grads
 
 
-def capture(node, buf, targets, captured) -> None:
-    # autograd.grad / backward(inputs=): keep the gradient flowing into a requested input
-    for nr, g in enumerate(buf):
-        for index in targets.get((node, nr), ()):
-            captured[index] = g
-
-
-def run_leaf_hooks(variable: Tensor, g: Tensor) -> Tensor:
-    for hook in tuple(variable._hooks.values()):
+def _run_hooks(hooks: dict, g: Tensor) -> Tensor:
+    for hook in tuple(hooks.values()):
         result = hook(g)
         if result is not None:
             g = result
     return g
 
 
-def run_tensor_hooks(node, buf: list, create_graph: bool) -> None:
-    hooks = node._tensor_hooks
-    if hooks:
-        for nr, fns in hooks.items():
-            for hook in tuple(fns.values()):
-                if buf[nr] is not None:
-                    result = hook(buf[nr])
-                    if result is not None:
-                        buf[nr] = result
-    if node._retains:  # retain_grad runs after the other hooks, as in PyTorch 2
-        for nr, ref in node._retains.items():
-            tensor = ref()
-            if tensor is not None and buf[nr] is not None:
-                retain(tensor, buf[nr], create_graph)
-
-
-def retain(tensor: Tensor, g: Tensor, create_graph: bool) -> None:
+def _retain(tensor: Tensor, g: Tensor) -> None:
+    # PyTorch's retains_grad hook: a clone (recorded under create_graph), then out-of-place sums
     if tensor._grad is None:
-        tensor._grad = g if create_graph else Tensor._wrap(g._data.copy())
+        tensor._grad = g.clone()
     else:
-        tensor._grad = tensor._grad + g if create_graph else Tensor._wrap(tensor._grad._data
-                                                                          + g._data)
+        tensor._grad = tensor._grad + g
+
+
+def accumulate_leaf(task, node: AccumulateGrad, g) -> None:
+    """AccumulateGrad's own step: `.grad += g`, then the leaf's post-accumulate hooks."""
+    if g is None:
+        return
+    variable = node.variable
+    if variable is None:  # the leaf is gone: nobody can read its gradient
+        return
+    for watcher in observers.leaves:
+        watcher.leaf_accumulating(variable, g)
+    accumulate_into(variable, g, task.create_graph, not task.adoptable(g))
 
 
 def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) -> None:
-    """AccumulateGrad: add a gradient into `var.grad` (in place unless create_graph)."""
+    """Add a gradient into `var.grad` (in place unless create_graph); `shared` means `g` may
+    be seen elsewhere, so it is copied rather than adopted (Note [Gradient buffer ownership])."""
     if g._data.dtype != var._data.dtype and var._fn is None:
         g = g.to(dtypes.from_numpy_dtype(var._data.dtype))
     current = var._grad

@@ -6,6 +6,8 @@ import os
 import traceback
 import warnings
 
+from .observers import EngineObserver, observers
+
 __all__ = [
     "set_detect_anomaly",
     "detect_anomaly",
@@ -15,13 +17,37 @@ __all__ = [
 
 
 class _State:
-    # Process-wide, unlike grad mode: PyTorch's anomaly flag is global to all threads
+    # Process-wide, unlike grad mode: PyTorch's anomaly flag is global to all threads.
+    # Ops read `enabled` as a plain attribute (hot path); it changes only through `_set`,
+    # which also attaches the engine observer below while anomaly mode is on.
     def __init__(self):
         self.enabled = False
         self.check_nan = True
 
 
 state = _State()
+
+
+class _AnomalyObserver(EngineObserver):
+    """Anomaly mode in the engine: NaN checks on node outputs, the forward stack on errors."""
+
+    def node_failed(self, node, exc) -> None:
+        forward_trace_warning(node)
+
+    def node_finished(self, node, outputs) -> None:
+        if state.check_nan and outputs:
+            check_nan(node, outputs)
+
+
+_observer = _AnomalyObserver()
+
+
+def _set(enabled: bool, check_nan: bool) -> None:
+    state.enabled, state.check_nan = bool(enabled), bool(check_nan)
+    if state.enabled:
+        observers.add(_observer)
+    else:
+        observers.remove(_observer)
 
 
 def is_anomaly_enabled() -> bool:
@@ -48,14 +74,13 @@ class set_detect_anomaly:
 
     def __init__(self, mode: bool, check_nan: bool = True):
         self.prev = (state.enabled, state.check_nan)
-        state.enabled = bool(mode)
-        state.check_nan = bool(check_nan)
+        _set(mode, check_nan)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        state.enabled, state.check_nan = self.prev
+        _set(*self.prev)
 
 
 class detect_anomaly:
@@ -73,12 +98,11 @@ class detect_anomaly:
 
     def __enter__(self):
         self.prev = (state.enabled, state.check_nan)
-        state.enabled = True
-        state.check_nan = self.check_nan
+        _set(True, self.check_nan)
         return self
 
     def __exit__(self, *exc):
-        state.enabled, state.check_nan = self.prev
+        _set(*self.prev)
 
     def __call__(self, func):
         import functools
@@ -106,6 +130,7 @@ def forward_trace_warning(node) -> None:
 def check_nan(node, grads) -> None:
     for i, g in enumerate(grads):
         if g is not None and g._data.dtype.kind in "fc" and _has_nan(g._data):
+            forward_trace_warning(node)
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 

@@ -1,24 +1,28 @@
-"""The engine: walks the graph backward from outputs; `backward()` and `autograd.grad()`.
+"""The engine: runs backward passes over the graph; `backward()` and `autograd.grad()`.
 
 # Note [Engine order]
 # A node runs once every node that feeds it a gradient has run (dependency counts from one
 # walk of the graph). Among ready nodes the most recently created runs first, as in PyTorch,
 # and AccumulateGrad nodes run as soon as they are ready. With `inputs=` (or in `grad()`)
-# only the nodes on a path to those inputs run.
+# only the nodes on a path to those inputs run (see `graph_task._needed`).
 """
 
 from __future__ import annotations
 
 import heapq
+import threading
 import warnings
 
 from .._tensor import Tensor
 from ..backend import namespace, quiet_floating_point
-from . import accumulate, anomaly
+from ..ops.registry import edge as gradient_edge
+from . import accumulate
 from .grad_mode import state as grad_state
 from .graph import AccumulateGrad, _sequence
+from .graph_task import GraphTask
+from .observers import observers
 
-__all__ = ["backward", "grad"]
+__all__ = ["backward", "grad", "execute"]
 
 
 def _as_tuple(x):
@@ -29,70 +33,14 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _edge(t):
-    """`ops.registry.edge`, bound on first use: the op table imports this module."""
-    global _edge
-    from ..ops.registry import edge
-
-    _edge = edge
-    return edge(t)
-
-
-def _ones_like(out: Tensor) -> Tensor:
-    data = out._data
-    ones = namespace(data).empty(data.shape, data.dtype)  # np.ones: a Python call more
-    ones.fill(1)
-    return Tensor._wrap(ones)
-
-
-def _root_grads(outputs, grad_outputs, create_graph: bool) -> list:
-    grads = []
-    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-        if g is None:
-            if out._rg and out._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if out._rg and out._data.dtype.kind != "f" and not out.is_floating_point():
-                raise RuntimeError("grad can be implicitly created only for real scalar "
-                                   f"outputs but got {out.dtype}")
-            grads.append(_ones_like(out) if out._rg else None)
-            continue
-        if not isinstance(g, Tensor):
-            raise TypeError("gradients can be either Tensors or None, but got "
-                            f"{type(g).__name__}")
-        if g._data.shape != out._data.shape:
-            from ..size import Size
-
-            raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
-                f"output[{i}] has a shape of {Size(out._data.shape)}.")
-        if g.is_complex() != out.is_complex():
-            raise TypeError(f"For complex Tensors, both grad_output and output are required to "
-                            f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a "
-                            f"dtype of {g.dtype} and output[{i}] has a dtype of {out.dtype}.")
-        if g._data.dtype != out._data.dtype:  # PyTorch casts a root gradient to its output's
-            g = g.to(out.dtype)
-        grads.append(g)
-    return grads
-
-
-def _roots(outputs) -> list:
-    roots = []
-    for i, out in enumerate(outputs):
-        if not out._rg:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
-                               f"have a grad_fn" + _no_grad_reason(out))
-        roots.append(_edge(out))
-    return roots
-
-
-def _no_grad_reason(t) -> str:
-    from .errors import explain_no_grad
-
-    return explain_no_grad(t)
-
-
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
-             grad_variables=None, inputs=None) -> None:
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph=None,
+    create_graph=False,
+    grad_variables=None,
+    inputs=None,
+) -> None:
     """Matches `torch.autograd.backward`: accumulate gradients into leaves' `.grad`."""
     outputs = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
@@ -108,42 +56,37 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     roots = _roots(outputs)
-    grads = _root_grads(outputs, grad_tensors, create_graph)
-    if inputs is None:
-        _execute(roots, grads, retain_graph, create_graph)
-        return
-    targets = _targets(inputs, "backward")
-    captured = _execute(roots, grads, retain_graph, create_graph, targets, to_leaves=True)
-    for t, g in zip(inputs, captured):
-        if t._fn is not None and g is not None:  # non-leaf inputs accumulate too
-            accumulate.accumulate_into(t, g, create_graph, shared=True)
+    grads = _root_grads(outputs, grad_tensors)
+    targets = None
+    if inputs is not None:
+        targets = _targets(inputs, "backward")
+        for t in inputs:
+            if t._fn is not None:  # as PyTorch: a non-leaf input keeps its .grad from now on
+                t.retain_grad()
+    execute(roots, grads, retain_graph, create_graph, targets, accumulate=True)
 
 
-CREATE_GRAPH_CYCLE = (
-    "Using backward() with create_graph=True will create a reference cycle between the "
-    "parameter and its gradient which can cause a memory leak. We recommend using autograd.grad "
-    "when creating the graph to avoid this. If you have to use this function, make sure to "
-    "reset the .grad fields of your parameters to None after use to break the cycle and avoid "
-    "the leak.")
-_warned = set()
-
-
-def _warn_create_graph_cycle() -> None:
-    if "create_graph" not in _warned:  # once per process, as PyTorch's TORCH_WARN_ONCE
-        _warned.add("create_graph")
-        warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
-
-
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=None, is_grads_batched=False,
-         materialize_grads=False) -> tuple:
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    only_inputs=True,
+    allow_unused=None,
+    is_grads_batched=False,
+    materialize_grads=False,
+) -> tuple:
     """Matches `torch.autograd.grad`: return d(outputs)/d(inputs); no `.grad` is touched."""
     if is_grads_batched:
-        raise NotImplementedError("dyngrad does not implement torch.autograd.grad("
-                                  "is_grads_batched=True)")
+        raise NotImplementedError(
+            "dyngrad does not implement torch.autograd.grad(is_grads_batched=True)"
+        )
     if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when "
-                         "materialize_grads=True, but got: allow_unused=False.")
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
@@ -153,78 +96,140 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
+    targets = _targets(inputs, "grad")
+    roots = _roots(outputs)
+    grads = _root_grads(outputs, grad_outputs)
+    captured = execute(roots, grads, retain_graph, create_graph, targets, accumulate=False)
+    return tuple(
+        _grad_result(i, t, g, create_graph, allow_unused, materialize_grads)
+        for i, (t, g) in enumerate(zip(inputs, captured))
+    )
+
+
+def _grad_result(i, t, g, create_graph, allow_unused, materialize_grads):
+    if g is not None:
+        return g if create_graph else g.detach()
+    if materialize_grads:
+        from ..ops.creation import zeros_like
+
+        return zeros_like(t, requires_grad=create_graph)  # as PyTorch, a leaf
+    if not allow_unused:
+        raise RuntimeError(
+            f"The differentiated Tensor at index {i} appears to not have been used in the "
+            "graph. Set allow_unused=True if this is the desired behavior."
+        )
+    return None
+
+
+CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using autograd.grad "
+    "when creating the graph to avoid this. If you have to use this function, make sure to "
+    "reset the .grad fields of your parameters to None after use to break the cycle and avoid "
+    "the leak."
+)
+_warned = set()
+
+
+def _warn_create_graph_cycle() -> None:
+    if "create_graph" not in _warned:  # once per process, as PyTorch's TORCH_WARN_ONCE
+        _warned.add("create_graph")
+        warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
+
+
+# ---- roots and targets ---------------------------------------------------------------------
+
+
+def _roots(outputs) -> list:
+    roots = []
+    for i, out in enumerate(outputs):
+        if not out._rg:
+            from .errors import explain_no_grad
+
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+                + explain_no_grad(out)
+            )
+        roots.append(gradient_edge(out))
+    return roots
+
+
+def _ones_like(out: Tensor) -> Tensor:
+    data = out._data
+    ones = namespace(data).empty(data.shape, data.dtype)  # np.ones: a Python call more
+    ones.fill(1)
+    return Tensor._wrap(ones)
+
+
+def _root_grads(outputs, grad_outputs) -> list:
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not (out.is_floating_point() or out.is_complex()):
+                raise RuntimeError(
+                    "grad can be implicitly created only for real scalar outputs but got "
+                    f"{out.dtype}"
+                )
+            grads.append(_ones_like(out))
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(g).__name__}"
+            )
+        grads.append(_checked_root_grad(i, out, g))
+    return grads
+
+
+def _checked_root_grad(i: int, out: Tensor, g: Tensor) -> Tensor:
+    if g._data.shape != out._data.shape:
+        from ..size import Size
+
+        raise RuntimeError(
+            f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
+            f"output[{i}] has a shape of {Size(out._data.shape)}."
+        )
+    if g.is_complex() != out.is_complex():
+        raise TypeError(
+            "For complex Tensors, both grad_output and output are required to have the same "
+            f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and "
+            f"output[{i}] has a dtype of {out.dtype}."
+        )
+    if g._data.dtype != out._data.dtype:  # PyTorch casts a root gradient to its output's
+        g = g.to(out.dtype)
+    return g
+
+
+def _targets(inputs, caller: str) -> list:
+    edges = []
     for t in inputs:
         if not isinstance(t, Tensor):
-            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
-                               f"{type(t).__name__}")
+            raise RuntimeError(
+                "all inputs have to be Tensors or GradientEdges, but got "
+                f"{type(t).__name__}"
+            )
         if not t._rg:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    roots = _roots(outputs)
-    grads = _root_grads(outputs, grad_outputs, create_graph)
-    targets = _targets(inputs, "grad")
-    captured = _execute(roots, grads, retain_graph, create_graph, targets, to_leaves=False)
-    result = []
-    for i, (t, g) in enumerate(zip(inputs, captured)):
-        if g is None:
-            if materialize_grads:
-                from ..ops.creation import zeros_like
-
-                g = zeros_like(t, requires_grad=create_graph)  # as PyTorch, a leaf
-            elif not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior.")
-        elif not create_graph:
-            g = g.detach()
-        result.append(g)
-    return tuple(result)
+            raise RuntimeError(
+                "can't retain_grad on Tensor that has requires_grad=False"
+                if caller == "backward"
+                else "One of the differentiated Tensors does not require grad"
+            )
+        edges.append(gradient_edge(t))
+    return edges
 
 
-def _targets(inputs, caller: str) -> dict:
-    targets: dict = {}
-    for i, t in enumerate(inputs):
-        if not isinstance(t, Tensor):
-            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
-                               f"{type(t).__name__}")
-        if not t._rg and caller == "backward":
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        targets.setdefault(_edge(t), []).append(i)
-    return targets
+# ---- running a pass ------------------------------------------------------------------------
 
-
-def _graph(roots, with_parents: bool) -> tuple[dict, dict]:
-    """Dependency counts of every node under the roots (and each node's parents, if asked)."""
-    deps: dict = {}
-    parents: dict = {}
-    stack = [n for n, _ in roots if n is not None]
-    seen = set(stack)
-    while stack:
-        node = stack.pop()
-        for child, _ in node.next_functions:
-            if child is None:
-                continue
-            if child in deps:
-                deps[child] += 1
-            else:
-                deps[child] = 1
-            if with_parents:
-                parents.setdefault(child, []).append(node)
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return deps, parents
-
-
-def _needed(targets: dict, parents: dict) -> set:
-    needed = {node for node, _ in targets}
-    stack = list(needed)
-    while stack:
-        for parent in parents.get(stack.pop(), ()):
-            if parent not in needed:
-                needed.add(parent)
-                stack.append(parent)
-    return needed
-
+# Note [Reentrant backward]
+# A custom Function's backward may itself call backward() (gradient checkpointing does). The
+# inner pass runs on the same thread, inside the outer node's call, as in PyTorch; each level
+# costs a few Python frames, so past MAX_DEPTH nested passes on one thread the inner pass runs
+# on a fresh thread (with this thread's grad mode), which starts with an empty stack. A chain
+# of 10,000 reentrant passes thus needs 10,000 / MAX_DEPTH waiting threads, never a deep stack.
+MAX_DEPTH = 24
+_local = threading.local()
+_passes = iter(range(1, 1 << 62))
 
 # Note [Backward passes]
 # Each backward (or grad) call is numbered. A node that frees its buffers keeps the pass that
@@ -232,133 +237,158 @@ def _needed(targets: dict, parents: dict) -> set:
 # tensor it starts from was made after that pass) that the graph mixes in an earlier iteration.
 _INF = float("inf")
 current_pass = (0, 0, 0)  # (number, sequence number at its start, its newest root's number)
+_running = 0  # passes running now, on any thread
 
 
-def _start_pass(roots) -> None:
-    global current_pass
+def execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None, accumulate=True):
+    """Run one backward pass from `roots` (edges) with `grads`; return captured gradients."""
+    depth = getattr(_local, "depth", 0)
+    if depth >= MAX_DEPTH:
+        return _execute_on_new_thread(roots, grads, keep_graph, create_graph, targets, accumulate)
+    global current_pass, _running
+    outer_pass = current_pass
+    task = GraphTask(roots, grads, keep_graph, create_graph, next(_passes))
+    current_pass = (task.number, next(_sequence), _newest(roots))
+    if targets is not None:
+        task.set_targets(targets, accumulate)
+    watchers = observers.passes
+    for watcher in watchers:
+        watcher.pass_started(task, roots)
+    prev_mode, prev_backward = grad_state.enabled, grad_state.backward
+    grad_state.enabled, grad_state.backward = create_graph, True
+    _local.depth = depth + 1
+    _running += 1
+    try:
+        with quiet_floating_point():  # See Note [Floating-point warnings]
+            _run(task)
+    except BaseException as exc:
+        for watcher in watchers:
+            watcher.pass_failed(task, exc)
+        raise
+    finally:
+        _local.depth = depth
+        grad_state.enabled, grad_state.backward = prev_mode, prev_backward
+        _running -= 1
+        if _running:  # back in an enclosing pass; else the last pass stays for messages
+            current_pass = outer_pass
+    for watcher in watchers:
+        watcher.pass_finished(task)
+    return task.captured
+
+
+def _newest(roots) -> int:
     newest = -1
     for node, _ in roots:
         if node is not None and newest < node._seq != _INF:
             newest = node._seq
-    current_pass = (current_pass[0] + 1, next(_sequence), newest)
+    return newest
 
 
-def _execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None,
-             to_leaves=True):
-    _start_pass(roots)
-    deps, parents = _graph(roots, targets is not None)
-    needed = _needed(targets, parents) if targets is not None else None
-    captured = [None] * (sum(len(v) for v in targets.values()) if targets else 0)
-    buffers: dict = {}
-    # id(grad) -> how often it was handed on as is; an AccumulateGrad copies a shared one
-    dispatched: dict = {}
-    summed: set = set()  # ids of sums this pass made: nobody else holds them, add in place
-    for (node, nr), g in zip(roots, grads):
-        if g is None:
-            continue
-        slot = buffers.setdefault(node, [None] * node._n_outputs)
-        slot[nr] = g if slot[nr] is None else slot[nr] + g
-        dispatched[id(slot[nr])] = 2
-    ready = []
-    for node in buffers:
-        if node not in deps:
-            heapq.heappush(ready, (-node._seq, id(node), node))
-    push, pop = heapq.heappush, heapq.heappop
-    anomaly_state = anomaly.state
-    prev_mode, prev_backward = grad_state.enabled, grad_state.backward
-    grad_state.enabled = create_graph
-    grad_state.backward = True
-    quiet = quiet_floating_point()  # See Note [Floating-point warnings]
-    quiet.__enter__()
-    try:
-        while ready:
-            node = pop(ready)[2]
-            buf = buffers.pop(node, None) or [None] * node._n_outputs
-            if summed:  # handed to a node now: it may pass it on as is, so no more in place
-                for g in buf:
-                    summed.discard(id(g))
-            if type(node) is AccumulateGrad:
-                accumulate.run_leaf(node, buf, targets, captured, to_leaves, needed, create_graph,
-                          dispatched)
+def _run(task: GraphTask) -> None:
+    """The loop: take the newest ready node, run it, hand its gradients on."""
+    ready, needed, pop = task.ready, task.needed, heapq.heappop
+    node_observers = observers.nodes
+    while ready:
+        node = pop(ready)[2]
+        grads = task.take(node)
+        if needed is not None and node in task.captures:
+            if node not in needed:  # reached only to be captured (grad() of a target)
+                task_capture(task, node, accumulate.tensor_pre_hooks(node, grads, task))
                 continue
-            if node._tensor_hooks or node._retains:
-                accumulate.run_tensor_hooks(node, buf, create_graph)
-            if targets is not None:
-                accumulate.capture(node, buf, targets, captured)
-                if node not in needed:
-                    continue
-            if node._pre_hooks or node._hooks or anomaly_state.enabled:
-                outs = _call(node, buf, keep_graph)
-            elif buf[0] is not None or any(g is not None for g in buf):
-                outs = node.apply(tuple(buf))
-                if not keep_graph:
-                    node.release()
+            task_capture(task, node, grads)  # before the hooks, as PyTorch
+        if node._plain and not node_observers:  # no hooks, nobody watching: run it here
+            if grads[0] is None and node._needs_grads and all(g is None for g in grads):
+                outputs = None  # nothing to pass on; the children still count this edge
             else:
-                outs = None
-            next_functions = node.next_functions
-            if outs is None:
-                outs = (None,) * len(next_functions)
-            elif len(outs) != len(next_functions):
-                raise RuntimeError(f"function {node.name()} returned an incorrect number of "
-                                   f"gradients (expected {len(next_functions)}, got "
-                                   f"{len(outs)})")
-            for (child, nr), g in zip(next_functions, outs):
-                if child is None:
-                    continue
-                if g is not None:
-                    slot = buffers.get(child)
-                    if slot is None:
-                        if child._n_outputs == 1:
-                            buffers[child] = [g]
-                        else:
-                            slot = buffers[child] = [None] * child._n_outputs
-                            slot[nr] = g
-                        key = id(g)
-                        dispatched[key] = dispatched.get(key, 0) + 1
-                    elif slot[nr] is None:
-                        slot[nr] = g
-                        key = id(g)
-                        dispatched[key] = dispatched.get(key, 0) + 1
-                    else:
-                        slot[nr] = accumulate.sum_into(slot[nr], g, create_graph, summed)
-                left = deps[child] - 1
-                deps[child] = left
-                if left == 0:
-                    push(ready, (-child._seq, id(child), child))
-    finally:
-        grad_state.enabled = prev_mode
-        grad_state.backward = prev_backward
-        quiet.__exit__(None, None, None)
-    return captured
+                outputs = node.apply(tuple(grads))
+                if len(outputs) != len(node.next_functions):
+                    _wrong_count(node, outputs)
+            if not task.keep_graph:
+                node.release()
+        else:
+            outputs = _call(task, node, grads)
+        if outputs:
+            task.dispatch(node, outputs)
 
 
-def _call(node, buf: list, keep_graph: bool) -> tuple | None:
-    """Run a node with its hooks and anomaly checks (the loop runs plain nodes itself)."""
-    if not any(g is not None for g in buf):
-        return None
-    grads = tuple(buf)
+def task_capture(task: GraphTask, node, grads) -> None:
+    # autograd.grad: keep the gradient that reached a requested input
+    for nr, index in task.captures[node]:
+        task.captured[index] = grads[nr]
+
+
+def _apply(node, grads):
+    if grads[0] is None and node._needs_grads and all(g is None for g in grads):
+        return None  # nothing to pass on: the children still count this edge as done
+    outputs = node.apply(tuple(grads))
+    if len(outputs) != len(node.next_functions):
+        _wrong_count(node, outputs)
+    return outputs
+
+
+def _wrong_count(node, outputs):
+    raise RuntimeError(
+        f"function {node.name()} returned an incorrect number of gradients (expected "
+        f"{len(node.next_functions)}, got {len(outputs)})"
+    )
+
+
+def _call(task: GraphTask, node, grads):
+    """Run a node with its hooks, in PyTorch's order: tensor hooks and retain_grad, the
+    node's pre-hooks, the node (AccumulateGrad: the leaf's `.grad`), its post-hooks."""
+    grads = accumulate.tensor_pre_hooks(node, grads, task)
     if node._pre_hooks:
         for hook in tuple(node._pre_hooks.values()):
-            result = hook(grads)
+            result = hook(tuple(grads))
             if result is not None:
-                grads = tuple(result)
-    try:
-        outs = node.apply(grads)
-    except Exception:
-        if anomaly.state.enabled:
-            anomaly.forward_trace_warning(node)
-        raise
-    if anomaly.state.enabled and anomaly.state.check_nan:
+                grads = list(result)
+    if type(node) is AccumulateGrad:
+        accumulate.accumulate_leaf(task, node, grads[0])
+        outputs = ()
+    else:
+        for watcher in observers.nodes:
+            watcher.node_started(node, grads)
         try:
-            anomaly.check_nan(node, outs)
-        except RuntimeError:
-            anomaly.forward_trace_warning(node)
+            outputs = _apply(node, grads)
+        except Exception as exc:
+            for watcher in observers.nodes:
+                watcher.node_failed(node, exc)
             raise
-    if node._hooks:
-        for hook in tuple(node._hooks.values()):
-            result = hook(outs, grads)
-            if result is not None:
-                outs = tuple(result)
-    if not keep_graph:
+        for watcher in observers.nodes:
+            watcher.node_finished(node, outputs)
+    if not task.keep_graph:
         node.release()
-    return outs
+    if node._hooks:
+        outputs = _post_hooks(node, outputs, grads)
+    return outputs
+
+
+def _post_hooks(node, outputs, grads):
+    outputs = outputs if outputs is not None else (None,) * len(node.next_functions)
+    for hook in tuple(node._hooks.values()):
+        result = hook(outputs, tuple(grads))
+        if result is not None:
+            outputs = tuple(result)
+    return outputs
+
+
+def _execute_on_new_thread(*args):
+    # See Note [Reentrant backward]: the grad modes are thread-local, so they travel along
+    result: list = []
+    modes = (grad_state.enabled, grad_state.inference, grad_state.backward)
+
+    def work():
+        grad_state.enabled, grad_state.inference, grad_state.backward = modes
+        try:
+            result.append(("ok", execute(*args)))
+        except BaseException as exc:  # re-raised on the waiting thread
+            result.append(("error", exc))
+
+    worker = threading.Thread(target=work, name="dyngrad-reentrant-backward")
+    worker.start()
+    worker.join()
+    kind, value = result[0]
+    if kind == "error":
+        raise value.with_traceback(value.__traceback__)
+    return value
+

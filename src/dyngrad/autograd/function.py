@@ -60,6 +60,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """The node of a custom Function; also the `ctx` its forward and backward receive."""
 
     _function: type = None
+    _needs_grads = False
 
     def __init__(self):
         Node.__init__(self, ())

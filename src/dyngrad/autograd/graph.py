@@ -70,6 +70,12 @@ class Node:
     # class defaults until set (they then live in __dict__).
     __slots__ = ("next_functions", "_seq", "__dict__", "__weakref__")
     _n_outputs = 1
+    # Whether the node is skipped when no gradient reached it (formulas can't take None);
+    # a custom Function runs anyway, on zeros, as PyTorch's does.
+    _needs_grads = True
+    # False once any hook is registered (or for nodes the engine runs its own way): the
+    # engine then takes its slower path through hooks; one flag, one check per node.
+    _plain = True
     _hooks = None
     _pre_hooks = None
     _tensor_hooks = None
@@ -111,6 +117,7 @@ class Node:
         """Matches `Node.register_hook`: `fn(grad_inputs, grad_outputs)` after the node runs."""
         if self._hooks is None:
             self._hooks = {}
+        self._plain = False
         handle = RemovableHandle(self._hooks)
         self._hooks[handle.id] = fn
         return handle
@@ -119,6 +126,7 @@ class Node:
         """Matches `Node.register_prehook`: `fn(grad_outputs)` before the node runs."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
+        self._plain = False
         handle = RemovableHandle(self._pre_hooks)
         self._pre_hooks[handle.id] = fn
         return handle
@@ -126,6 +134,7 @@ class Node:
     def _register_tensor_hook(self, output_nr: int, fn) -> RemovableHandle:
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
+        self._plain = False
         store = self._tensor_hooks.setdefault(output_nr, {})
         handle = RemovableHandle(store)
         store[handle.id] = fn
@@ -135,6 +144,7 @@ class Node:
         # weak: the node must not keep its own output alive (see Note [Graph ownership])
         if self._retains is None:
             self._retains = {}
+        self._plain = False
         self._retains[output_nr] = weakref.ref(tensor)
 
     @property
@@ -148,6 +158,7 @@ class AccumulateGrad(Node):
     # The leaf holds its AccumulateGrad strongly and the node holds the leaf weakly: no cycle,
     # and the node lives as long as the leaf, so building a graph never re-creates it.
     __slots__ = ("_variable",)
+    _plain = False  # the engine accumulates into the leaf itself
 
     def __init__(self, variable):
         super().__init__(())
@@ -161,6 +172,20 @@ class AccumulateGrad(Node):
 
     def apply(self, grads):
         raise RuntimeError("AccumulateGrad is run by the engine")
+
+
+class GraphRoot(Node):
+    """The node a backward from several tensors starts at: it hands each root its gradient."""
+
+    __slots__ = ("_grads",)
+    _needs_grads = False
+
+    def __init__(self, edges, grads):
+        super().__init__(edges)
+        self._grads = grads
+
+    def apply(self, grads):
+        return self._grads
 
 
 def _tensor_type():

@@ -12,9 +12,8 @@ import weakref
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd import accumulate as landing
-from ..autograd import engine
 from ..autograd.graph import SECOND_BACKWARD, AccumulateGrad
+from ..autograd.observers import EngineObserver, observers
 from .sites import _PACKAGE_DIR, statement_site, user_frame, user_site
 
 __all__ = ["install"]
@@ -25,47 +24,56 @@ VANISH_RATIO = 1e-3  # the first layer's gradient norm over the last layer's
 KEPT_AFTER = 3  # backward passes after which a graph still alive counts as kept
 
 
-def install(session, patcher) -> None:
-    execute, accumulate = engine._execute, landing.accumulate_into
+class _BackwardWatcher(EngineObserver):
+    """The doctor's view of backward passes, through the engine's declared observer events
+    (See Note [Engine observers]). Nested passes (a backward inside a custom backward, the
+    doctor's own work) are not watched on their own."""
 
-    def _execute(*args, **kwargs):
-        return run_backward(session, execute, args, kwargs)
+    def __init__(self, session) -> None:
+        self.session = session
+        self.watched: list = []  # per running pass (passes nest): whether it is watched
 
-    def _accumulate_into(var, g, create_graph, shared):
+    def pass_started(self, task, roots) -> None:
+        session = self.session
+        watched = not (session.busy or session.in_backward)
+        self.watched.append(watched)
+        if not watched:
+            return
+        site = user_site()
+        session.backward_site = site
+        session.passes += 1
+        session.new_boundary()
+        _scan(session, _walk(roots), site, task.keep_graph)
+        _check_kept(session, roots)
+        session.in_backward += 1
+
+    def pass_finished(self, task) -> None:
+        if self.watched.pop():
+            self.session.in_backward -= 1
+            _check_gradients(self.session, self.session.backward_site)
+
+    def pass_failed(self, task, exc) -> None:
+        if self.watched.pop():
+            session = self.session
+            session.in_backward -= 1
+            if isinstance(exc, RuntimeError):
+                session.backward_failed = True
+                _explain(session, exc, session.backward_site)
+
+    def leaf_accumulating(self, variable, grad) -> None:
+        session = self.session
         if not session.busy:
-            state = session.param(var)
-            current = var._grad
+            state = session.param(variable)
+            current = variable._grad
             if current is None or not current._data.any():
                 state.start = state.steps  # See Session.param_step
             state.got_grad = True
-        return accumulate(var, g, create_graph, shared)
-
-    patcher.set(engine, "_execute", _execute)
-    patcher.set(landing, "accumulate_into", _accumulate_into)
 
 
-def run_backward(session, original, args, kwargs):
-    if session.busy or session.in_backward:
-        return original(*args, **kwargs)
-    roots = args[0]
-    keep_graph = args[2] if len(args) > 2 else kwargs["keep_graph"]
-    site = user_site()
-    session.backward_site = site
-    session.passes += 1
-    session.new_boundary()
-    _scan(session, _walk(roots), site, keep_graph)
-    _check_kept(session, roots)
-    session.in_backward += 1
-    try:
-        result = original(*args, **kwargs)
-    except RuntimeError as exc:
-        session.backward_failed = True
-        _explain(session, exc, site)
-        raise
-    finally:
-        session.in_backward -= 1
-    _check_gradients(session, site)
-    return result
+def install(session, patcher) -> None:
+    watcher = _BackwardWatcher(session)
+    observers.add(watcher)
+    patcher.on_restore(lambda: observers.remove(watcher))
 
 
 def _walk(roots) -> list:

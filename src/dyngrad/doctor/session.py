@@ -3,9 +3,10 @@
 # Note [Doctor hooks]
 # The doctor costs nothing while off: it adds no check to dyngrad's code paths beyond two
 # module-level switches that are None (`ops.registry.observer`, `optim.optimizer.
-# step_observer`). `start()` installs everything else by replacing attributes (engine
-# functions, Tensor methods, Module.__call__, clip functions, DataLoader fetchers, grad-mode
-# context managers) and `stop()` puts the originals back, whatever happened in between.
+# step_observer`) and the engine's observer lists (See Note [Engine observers]). `start()`
+# adds its engine observer and installs the rest by replacing attributes (Tensor methods,
+# Module.__call__, clip functions, DataLoader fetchers, grad-mode context managers);
+# `stop()` undoes both, whatever happened in between.
 """
 
 from __future__ import annotations
@@ -51,10 +52,16 @@ class Patcher:
         self._undo.append((owner, name, vars(owner).get(name), had))
         setattr(owner, name, value)
 
+    def on_restore(self, undo) -> None:
+        """Call `undo()` at restore, in the same reverse order as the replaced attributes."""
+        self._undo.append((undo, None, None, None))
+
     def restore(self) -> None:
         while self._undo:
             owner, name, old, had = self._undo.pop()
-            if had:
+            if name is None:
+                owner()
+            elif had:
                 setattr(owner, name, old)
             else:
                 delattr(owner, name)

@@ -1,0 +1,186 @@
+"""One backward pass (PyTorch's GraphTask): dependencies, gradient buffers, what runs, what is
+captured."""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from .._tensor import Tensor
+from .graph import GraphRoot
+
+__all__ = ["GraphTask"]
+
+# Note [Gradient buffer ownership]
+# A node's input buffer has one slot per forward output of the node. The first gradient to
+# arrive for a slot is stored as it is, without a copy: formulas usually return fresh
+# tensors, but some hand their incoming gradient on unchanged (AddBackward0 returns `g` to
+# both inputs), and a hook may return a tensor the user still holds. So a gradient in a
+# buffer may be seen elsewhere, and the engine never writes into it.
+# When a second gradient arrives for a slot, the engine makes the sum, a new tensor that
+# nobody else can see; it is *owned*, and further gradients for that slot are added into it
+# in place (a weight used at every step of an RNN collects its gradient in one array). Once
+# a buffer is handed to its node, the node may pass it on as is, so ownership ends there.
+# AccumulateGrad adopts a gradient as `.grad` without a copy only if the gradient went to
+# exactly one consumer (`handed` counts how many buffers each gradient was put in), is not
+# a view of another array, and is writable; root gradients from the user are never adopted.
+# With create_graph the sums are recorded ops and nothing is ever written in place.
+# `handed` and `owned` are keyed by id(): a stale key (its tensor gone, its id reused) can
+# only make an adoption copy, never make one unsafe, as a count only ever grows.
+
+
+class GraphTask:
+    """The state of one backward pass; `run` in engine.py drives it."""
+
+    __slots__ = (
+        "keep_graph",
+        "create_graph",
+        "dependencies",
+        "buffers",
+        "ready",
+        "needed",
+        "captures",
+        "captured",
+        "handed",
+        "owned",
+        "number",
+    )
+
+    def __init__(self, roots, grads, keep_graph: bool, create_graph: bool, number: int):
+        self.keep_graph = keep_graph
+        self.create_graph = create_graph
+        self.buffers: dict = {}
+        self.ready: list = []
+        self.needed = None  # None: every node runs; else the nodes on a path to a target
+        self.captures: dict = {}  # node -> [(output_nr, index in `captured`)]
+        self.captured: list = []
+        self.handed: dict = {}
+        self.owned: set = set()
+        self.number = number
+        root = _graph_root(roots, grads)
+        self.dependencies = _dependencies(root)
+        self.buffers[root] = root_buffer = [None] * root._n_outputs
+        if type(root) is GraphRoot:
+            root_buffer[0] = True  # GraphRoot holds its gradients; the slot only wakes it
+        else:
+            root_buffer[roots[0][1]] = grads[0]
+            self.handed[id(grads[0])] = 2  # See Note [Gradient buffer ownership]
+        heapq.heappush(self.ready, (-root._seq, id(root), root))
+
+    # ---- which nodes run ------------------------------------------------------------------
+    def set_targets(self, edges: list, accumulate: bool) -> None:
+        """Run only what reaches `edges`; capture their gradients, or (backward(inputs=))
+        run their nodes."""
+        self.captured = [None] * len(edges)
+        targets = set()
+        for index, (node, nr) in enumerate(edges):
+            targets.add(node)
+            if not accumulate:
+                self.captures.setdefault(node, []).append((nr, index))
+        self.needed = _needed(next(iter(self.buffers)), targets, accumulate)
+
+    # ---- buffers ----------------------------------------------------------------------------
+    def take(self, node) -> list:
+        """The node's input buffer, handed over: See Note [Gradient buffer ownership]."""
+        buffer = self.buffers.pop(node, None)
+        if buffer is None:
+            return [None] * node._n_outputs
+        owned = self.owned
+        if owned:
+            for g in buffer:
+                owned.discard(id(g))
+        return buffer
+
+    def dispatch(self, node, outputs) -> None:
+        """Put each gradient a node returned in its input's buffer; queue nodes now ready."""
+        dependencies, buffers, handed = self.dependencies, self.buffers, self.handed
+        needed = self.needed
+        for (child, nr), g in zip(node.next_functions, outputs):
+            if child is None:
+                continue
+            left = dependencies[child] - 1
+            dependencies[child] = left
+            if needed is not None and child not in needed and child not in self.captures:
+                continue  # PyTorch neither runs nor buffers a node off every target's path
+            slot = buffers.get(child)
+            if slot is None:
+                slot = buffers[child] = [None] * child._n_outputs
+            if g is not None:
+                current = slot[nr]
+                if current is None:
+                    slot[nr] = g
+                    key = id(g)
+                    handed[key] = handed.get(key, 0) + 1
+                else:
+                    slot[nr] = self._sum(current, g)
+            if left == 0:
+                heapq.heappush(self.ready, (-child._seq, id(child), child))
+
+    def _sum(self, current: Tensor, g: Tensor) -> Tensor:
+        if self.create_graph:
+            return current + g
+        data = current._data
+        if id(current) in self.owned and data.dtype == g._data.dtype and data.shape == (
+            g._data.shape
+        ):
+            np.add(data, g._data, out=data)
+            return current
+        array = data + g._data
+        total = Tensor._wrap(array if type(array) is np.ndarray else np.array(array))
+        self.owned.add(id(total))
+        return total
+
+    def adoptable(self, g: Tensor) -> bool:
+        """Whether AccumulateGrad may keep `g` itself as `.grad` (no one else can see it)."""
+        data = g._data
+        return self.handed.get(id(g), 0) <= 1 and data.base is None and data.flags.writeable
+
+
+def _graph_root(roots, grads):
+    if len(roots) == 1:
+        return roots[0][0]
+    return GraphRoot(tuple(roots), tuple(grads))
+
+
+def _dependencies(root) -> dict:
+    """How many gradients each node under `root` waits for: one per edge into it."""
+    dependencies: dict = {}
+    stack = [root]
+    seen = {root}
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is None:
+                continue
+            dependencies[child] = dependencies.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return dependencies
+
+
+def _needed(root, targets: set, accumulate: bool) -> set:
+    """The nodes that run to reach the targets (PyTorch's exec_info `needed_`).
+
+    A node runs if a gradient it passes on reaches a target. `backward(inputs=)` also runs the
+    targets' own nodes (an AccumulateGrad, or a non-leaf's grad_fn whose retained `.grad` is
+    filled), while `grad()` only captures the gradient arriving at a target.
+    """
+    needed = set()
+    reaches: dict = {}  # node -> whether it runs or captures (PyTorch's `should_execute`)
+    stack = [(root, False)]
+    while stack:  # post-order without recursion: a graph may be 100k nodes deep
+        node, expanded = stack.pop()
+        if node in reaches:
+            continue
+        children = [child for child, _ in node.next_functions if child is not None]
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if child not in reaches)
+            continue
+        runs = (accumulate and node in targets) or any(reaches[c] for c in children)
+        if runs:
+            needed.add(node)
+        reaches[node] = runs or node in targets
+    needed.add(root)
+    return needed
