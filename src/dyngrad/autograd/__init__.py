@@ -10,6 +10,8 @@ from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable
 
+# isort: split
+from . import functional  # noqa: F401 - after the engine, whose import its own needs
 
 __all__ = ["backward", "grad", "graph", "Function", "FunctionCtx", "once_differentiable",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "detect_anomaly",

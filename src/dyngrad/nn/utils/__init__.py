@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import stateless  # noqa: F401 - torch.nn.utils.stateless
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 

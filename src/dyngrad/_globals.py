@@ -1,0 +1,70 @@
+"""torch's top-level constants, the warn-always flag and the float32 matmul precision setting."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+__all__ = [
+    "e",
+    "inf",
+    "nan",
+    "newaxis",
+    "pi",
+    "get_float32_matmul_precision",
+    "is_warn_always_enabled",
+    "set_float32_matmul_precision",
+    "set_warn_always",
+]
+
+e = math.e
+inf = math.inf
+nan = math.nan
+pi = math.pi
+newaxis = None
+
+_warn_always = False
+_matmul_precision = "highest"
+
+
+def set_warn_always(b: bool, /) -> None:
+    """Matches `torch.set_warn_always`.
+
+    The flag is stored; dyngrad's once-per-process warnings do not consult it yet.
+    """
+    global _warn_always
+    if not isinstance(b, bool):
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    _warn_always = b
+
+
+def is_warn_always_enabled() -> bool:
+    """Matches `torch.is_warn_always_enabled`."""
+    return _warn_always
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Matches `torch.set_float32_matmul_precision`.
+
+    The setting is stored and read back, but dyngrad always multiplies float32 matrices in
+    full float32, as "highest" does: NumPy has no TensorFloat32 or bfloat16 passes.
+    """
+    global _matmul_precision
+    if not isinstance(precision, str):
+        raise RuntimeError(
+            f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}"
+        )
+    if precision not in ("highest", "high", "medium"):
+        warnings.warn(  # PyTorch's words, its missing space included
+            f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+            "setFloat32MatmulPrecision call has no effect.",
+            UserWarning,
+            stacklevel=2,
+        )
+        return
+    _matmul_precision = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """Matches `torch.get_float32_matmul_precision`: the stored setting (see the setter)."""
+    return _matmul_precision

@@ -1,0 +1,20 @@
+"""`torch.func`: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap and functional_call."""
+
+from __future__ import annotations
+
+from .functional_call import functional_call
+from .jacobians import hessian, jacfwd, jacrev
+from .transforms import grad, grad_and_value, jvp, vjp
+from .vmap import vmap
+
+__all__ = [
+    "grad",
+    "grad_and_value",
+    "vjp",
+    "jvp",
+    "jacrev",
+    "jacfwd",
+    "hessian",
+    "vmap",
+    "functional_call",
+]
