@@ -209,12 +209,10 @@ def _targets(inputs, caller: str) -> list:
                 "all inputs have to be Tensors or GradientEdges, but got "
                 f"{type(t).__name__}"
             )
+        if not t._rg and caller == "backward":
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if not t._rg:
-            raise RuntimeError(
-                "can't retain_grad on Tensor that has requires_grad=False"
-                if caller == "backward"
-                else "One of the differentiated Tensors does not require grad"
-            )
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
         edges.append(gradient_edge(t))
     return edges
 
