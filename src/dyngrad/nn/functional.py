@@ -41,7 +41,8 @@ from ..ops.nn_fold import fold, unfold  # noqa: F401
 from ..ops.nn_linear import linear  # noqa: F401
 from ..ops.nn_norm import batch_norm, group_norm, layer_norm  # noqa: F401
 from ..ops.nn_pixel import pixel_shuffle, pixel_unshuffle  # noqa: F401
-from ..ops.nn_pool import (  # noqa: F401
+from ..ops.nn_pool_adaptive import adaptive_max_pool1d, adaptive_max_pool2d  # noqa: F401
+from ..ops.nn_pool_functional import (  # noqa: F401
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
     avg_pool1d,
@@ -49,7 +50,6 @@ from ..ops.nn_pool import (  # noqa: F401
     max_pool1d,
     max_pool2d,
 )
-from ..ops.nn_pool_adaptive import adaptive_max_pool1d, adaptive_max_pool2d  # noqa: F401
 from ..ops.nn_sparse import embedding  # noqa: F401
 from ..ops.nn_upsample import interpolate  # noqa: F401
 from ..ops.softmax import log_softmax as _log_softmax
@@ -172,6 +172,8 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def glu(input, dim=-1):
     """Matches `torch.nn.functional.glu`: a * sigmoid(b) for the two halves along `dim`."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
     if input.shape[dim] % 2:
         raise RuntimeError(
             f"Halving dimension must be even, but dimension {dim % input.dim()} "
@@ -185,6 +187,12 @@ def glu(input, dim=-1):
 
 
 def _check_p(p) -> None:
+    _check_p_range(p)
+    if p != p:  # NaN passes the Python check above; PyTorch's kernel refuses it
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _check_p_range(p) -> None:
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
@@ -224,6 +232,7 @@ def _feature_dropout(input, p, training, inplace, batched_ndim: int):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p_range(p)  # the range first, NaN after the dims (the kernel's check)
     if input.dim() not in (2, 3):
         raise RuntimeError(
             f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
@@ -275,6 +284,12 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """Matches `torch.nn.functional.normalize`: input / max(‖input‖_p, eps) along `dim`."""
     # clamp(‖x‖, eps) taken as clamp(Σ|x|^p, eps^p)^(1/p): same values, and a zero vector
     # gets PyTorch's zero gradient instead of 0/0
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {input.dtype._legacy}")
+    if p == 0:  # the count of nonzero entries, which eps bounds below
+        norm = (input != 0).sum(dim, keepdim=True).to(input.dtype).clamp(min=eps)
+        return input / norm.expand_as(input)
     powered = input * input if p == 2.0 else input.abs() ** p
     norm = powered.sum(dim, keepdim=True).clamp(min=eps**p) ** (1.0 / p)
     return input / norm.expand_as(input)
@@ -302,15 +317,26 @@ def prelu(input, weight):
     return where(input > 0, input, weight * input)
 
 
+def _float_only(kernel: str, input) -> None:
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._legacy}'")
+
+
 def hardshrink(input, lambd=0.5):
     from ..ops.elementwise import where
 
+    _float_only("hardshrink_cpu", input)
     return where(input.abs() > lambd, input, 0.0)
 
 
 def softshrink(input, lambd=0.5):
     from ..ops.elementwise import where
 
+    _float_only("softshrink_check", input)
+    if lambd < 0:
+        top = float(np.finfo(input._data.dtype).max)
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{input.dtype._legacy}, but found {lambd:g}")
     return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
 
 

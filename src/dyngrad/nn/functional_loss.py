@@ -79,10 +79,22 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _warn_size(input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    input, target = _float_kernel("mse_cpu", input, target)
     if weight is not None:
         loss = apply(MSE_LOSS, (input, target), {"reduction": "none"})
         return _weighted(loss, weight, reduction, True)
     return apply(MSE_LOSS, (input, target), {"reduction": reduction})
+
+
+def _float_kernel(kernel: str, input, target):
+    """PyTorch's missing-kernel error when input and target promote to a non-float dtype;
+    else both in their promoted dtype."""
+    from ..ops.promotion import result_type
+
+    dtype = result_type(input, target)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._legacy}'")
+    return input.to(dtype), target.to(dtype)
 
 
 def _reduce(loss, reduction):
@@ -109,6 +121,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     _check_reduction(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    input, target = _float_kernel("smooth_l1_cpu", input, target)
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
     return apply(SMOOTH_L1_LOSS, (input, target), {"reduction": reduction, "beta": beta})
@@ -120,6 +133,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _check_reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    own = input.dtype
+    input, target = _float_kernel("huber_cpu", input, target)
+    if own.is_floating_point:  # the loss is written in the input's dtype, as PyTorch's
+        input, target = input.to(own), target.to(own)
     if weight is not None:
         loss = apply(HUBER_LOSS, (input, target), {"reduction": "none", "delta": delta})
         return _weighted(loss, weight, reduction, False)
@@ -130,27 +147,36 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 def _check_nll(input, target, weight) -> None:
-    # array shapes, not Tensor.shape: this runs on every loss call (Note [Hot path])
+    # array shapes, not Tensor.shape: this runs on every loss call (Note [Hot path]); PyTorch's
+    # checks in its order: nll_loss_nd's dims and batch, then nll_loss's own
     x_shape, t_shape = input._data.shape, target._data.shape
+    if not x_shape:
+        raise ValueError(f"Expected 1 or more dimensions (got {len(x_shape)})")
+    if len(x_shape) != 1 and x_shape[0] != (t_shape[0] if t_shape else 0):
+        raise ValueError(
+            f"Expected input batch_size ({x_shape[0]}) to match target "
+            f"batch_size ({t_shape[0] if t_shape else 0})."
+        )
     if len(x_shape) == 2 and len(t_shape) > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if len(x_shape) == 1 and len(t_shape) == 1 and t_shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                         f"{t_shape[0]}")
     if target._data.dtype not in (np.int64, np.uint8):
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {target.dtype._legacy}"
         )
-    if len(x_shape) >= 2 and len(t_shape) >= 1 and x_shape[0] != t_shape[0]:
-        raise ValueError(
-            f"Expected input batch_size ({x_shape[0]}) to match target "
-            f"batch_size ({t_shape[0]})."
-        )
     if weight is not None:
         n_classes = x_shape[1] if len(x_shape) > 1 else x_shape[0]
-        if weight.numel() != n_classes:
+        if weight.numel() != n_classes or weight._data.ndim != 1:
             raise RuntimeError(
                 f"weight tensor should be defined either for all {n_classes} classes "
                 f"or no classes but got weight tensor of shape: "
                 f"{list(weight.shape)}"
             )
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"nll_loss_out_frame\" not implemented for "
+                                  f"'{input.dtype._legacy}'")
 
 
 def nll_loss(
@@ -183,10 +209,12 @@ def cross_entropy(
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     class_dim = 0 if input._data.ndim == 1 else 1
     if target._data.shape == input._data.shape and target.is_floating_point():
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(
             input, target, weight, reduction, label_smoothing, class_dim
         )
-    logp = log_softmax(input, class_dim)
+    logp = log_softmax(input, class_dim)  # its errors first (the dim, an integer dtype)
     _check_nll(input, target, weight)
     loss = nll(logp, target, weight, reduction, ignore_index)
     if label_smoothing == 0.0:
@@ -245,9 +273,15 @@ def binary_cross_entropy(
             f"size ({input.shape}) is deprecated. Please ensure they have the same "
             "size."
         )
-    data = input._data
-    if data.size and (np.any(data < 0) or np.any(data > 1)):
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {target.dtype._legacy} but expected "
+                           f"{input.dtype._legacy}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for "
+                                  f"'{input.dtype._legacy}'")
+    for name, data in (("input", input._data), ("target", target._data)):
+        if data.size and (np.any(data < 0) or np.any(data > 1)):
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
     if weight is not None:
         weight = weight.expand(*input.shape)
     return apply(BCE, (input, target, weight), {"reduction": reduction})
@@ -263,6 +297,16 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
+    from ..ops.promotion import result_type
+
+    dtype = result_type(input, target)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{dtype._legacy}'")
+    for t in (input, target):
+        if not t.dtype.is_floating_point:  # each is multiplied into the float result
+            raise RuntimeError(f"result type {dtype._legacy} can't be cast to the desired "
+                               f"output type {t.dtype._legacy}")
+    input, target = input.to(dtype), target.to(dtype)
     return apply(BCE_WITH_LOGITS, (input, target, weight, pos_weight), {"reduction": reduction})
 
 
@@ -281,6 +325,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         )
     if reduction not in ("none", "mean", "sum", "batchmean"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -291,8 +337,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 def _xlogx(t):
-    # x log x with 0 log 0 = 0, as torch.xlogy(t, t)
+    # x log x with 0 log 0 = 0, as torch.xlogy(t, t): NaN for a negative t
     from ..ops.elementwise import where
 
-    positive = t > 0
-    return where(positive, t * where(positive, t, 1.0).log(), 0.0)
+    zero = t == 0
+    return where(zero, 0.0, t * where(zero, 1.0, t).log())

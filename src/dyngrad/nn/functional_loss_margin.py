@@ -12,6 +12,7 @@ from ..autograd.grad_mode import no_grad
 from ..ops.activation import logsigmoid
 from ..ops.compare import minimum, where
 from ..ops.creation import zeros_like
+from ..ops.elementwise import _check_not_bool
 from ..ops.registry import apply, defop
 from .functional_loss import _check_reduction, _reduce, legacy_reduction
 
@@ -172,4 +173,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     if target.requires_grad:
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
                            "to argument 'target'. This input cannot have requires_grad True.")
+    _check_not_bool(target)  # PyTorch negates the target first
+    if not input.dtype.is_floating_point:  # the loss is written in the input's dtype
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{input.dtype._legacy}")
+    target = target.to(input.dtype)
     return apply(SOFT_MARGIN_LOSS, (input, target), {"reduction": reduction})

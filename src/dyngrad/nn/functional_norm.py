@@ -7,7 +7,7 @@ import ml_dtypes
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from ..ops.nn_norm import batch_norm
+from ..ops.nn_norm import batch_norm, normalized_shape_arg
 
 __all__ = ["instance_norm", "rms_norm"]
 
@@ -17,10 +17,7 @@ _HALF = ("float16", "bfloat16")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """Matches `torch.nn.functional.rms_norm`: x / sqrt(mean(x^2) + eps) * weight over the
     trailing dims; eps defaults to the dtype's machine epsilon, halves compute in float32."""
-    if isinstance(normalized_shape, int):
-        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of "
-                        "ints, not int")
-    shape = tuple(normalized_shape)
+    shape = normalized_shape_arg("rms_norm", normalized_shape)
     x_shape = input._data.shape
     if len(x_shape) < len(shape) or tuple(x_shape[len(x_shape) - len(shape):]) != shape:
         raise RuntimeError(

@@ -6,6 +6,7 @@ from .._tensor import Tensor
 from . import (  # noqa: F401 - importing a family registers its rows and methods
     activation,
     binary_math,
+    bitwise,
     compare,
     conversion,
     creation,

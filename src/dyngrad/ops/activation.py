@@ -6,6 +6,8 @@ live in `torch.nn.functional`, so here they are plain functions of this module.
 
 from __future__ import annotations
 
+from ..backend import dtypes
+from .arg_errors import type_name
 from .compare import where
 from .elementwise import _sigmoid, threshold_backward
 from .errors import floating_only
@@ -80,7 +82,8 @@ def _logsigmoid(xp, x):
 def _threshold(xp, x, *, threshold, value):
     if x.dtype == bool:
         raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
-    return xp.where(x > threshold, x, value).astype(x.dtype, copy=False)
+    # x <= threshold, not !(x > threshold): a NaN threshold keeps x, as PyTorch's kernel does
+    return xp.where(x <= threshold, value, x).astype(x.dtype, copy=False)
 
 
 # ---- backward formulas ----------------------------------------------------------------------
@@ -190,6 +193,9 @@ def relu6(input, inplace=False):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """Matches `torch.nn.functional.leaky_relu`."""
+    if not isinstance(negative_slope, (int, float)):
+        raise TypeError(f"leaky_relu(): argument 'negative_slope' (position 2) must be Number, "
+                        f"not {type_name(negative_slope)}")
     attrs = {"negative_slope": negative_slope}
     return _run(LEAKY_RELU, LEAKY_RELU_RESULT, input, inplace, attrs, "leaky_relu_")
 
@@ -258,6 +264,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Matches `torch.nn.functional.hardtanh`."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input.dtype is dtypes.uint8 and min(min_val, max_val) < 0:
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     attrs = {"min_val": min_val, "max_val": max_val}
     return _run(HARDTANH, HARDTANH, input, inplace, attrs, "hardtanh_")
 

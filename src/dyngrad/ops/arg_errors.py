@@ -4,7 +4,7 @@
 # PyTorch's parser names the op, the parameter and its position as the user wrote the call:
 # `torch.flatten(x, 0.5)` has the bad value at position 2, `x.flatten(0.5)` at position 1.
 # dyngrad's function and Tensor method are one Python function, so `install` gives each
-# method its own copy of the code object (named `Tensor.flatten`, as tracebacks then show).
+# method its own copy of the code object (equal to the function's, but not the same object).
 # When a check fails, `user_call` walks the stack to the outermost public op's frame: its code
 # says which op and which form, its locals which parameter holds the bad value. An op that
 # PyTorch overloads (`sum(dim)` and `sum(dtype=)`) reports "received an invalid combination of
@@ -14,14 +14,16 @@
 
 from __future__ import annotations
 
+import dis
 import sys
 import types
 
 from .._tensor import Tensor
 from ..backend import dtypes
 
-__all__ = ["CALLS", "register", "method_copy", "user_call", "method_offset", "type_error",
-           "list_type_error", "invalid_combination", "type_name"]
+__all__ = ["CALLS", "REQUIRED", "ALL_DIMS", "register", "method_copy", "user_call", "method_offset",
+           "type_error", "list_type_error", "missing_error", "invalid_combination", "type_name",
+           "legacy_type"]
 
 # id of a code object -> (public name, called as a Tensor method, the function); by id, as a
 # method's copy of a code object compares equal to the original
@@ -53,23 +55,27 @@ def type_name(value) -> str:
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
 
 
+def legacy_type(x) -> str:
+    """PyTorch's legacy name of a tensor's type (`torch.FloatTensor`); bool has none and shows
+    its dispatch key's (`CPUBoolType`)."""
+    return "CPUBoolType" if x.dtype is dtypes.bool_ else f"torch.{x.dtype._legacy}Tensor"
+
+
 def register(fn, name: str, method: bool) -> None:
     if isinstance(fn, types.FunctionType):
         CALLS.setdefault(id(fn.__code__), (name, method, fn))
 
 
-def method_copy(fn, name: str):
-    """`fn` with its own code object, to be installed as `Tensor.<name>`."""
+def method_copy(fn):
+    """`fn` with a code object of its own (equal, not identical), to be a Tensor method."""
     if not isinstance(fn, types.FunctionType):
         return fn
-    qualname = f"Tensor.{name}"
-    code = (fn.__code__.replace(co_qualname=qualname) if sys.version_info >= (3, 11)
-            else fn.__code__.replace(co_name=name))
+    code = fn.__code__.replace(co_name=fn.__code__.co_name)  # always a new object
     copy = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__,
                               fn.__closure__)
     copy.__kwdefaults__ = fn.__kwdefaults__
     copy.__dict__.update(fn.__dict__)
-    copy.__doc__, copy.__module__, copy.__qualname__ = fn.__doc__, fn.__module__, qualname
+    copy.__doc__, copy.__module__, copy.__qualname__ = fn.__doc__, fn.__module__, fn.__qualname__
     return copy
 
 
@@ -89,11 +95,41 @@ def method_offset() -> int:
     return int(frame is not None and CALLS[id(frame.f_code)][1])
 
 
+def call_keywords(frame) -> tuple | None:
+    """The keyword names and argument count of the call that made `frame`, read from the
+    caller's bytecode (CPython 3.11+: KW_NAMES before CALL); None where that cannot be read."""
+    caller = frame.f_back
+    if caller is None or sys.version_info < (3, 11):
+        return None
+    instructions = list(dis.get_instructions(caller.f_code))
+    # f_lasti may point into the call's inline cache: the call is the last instruction before
+    at = max((i for i, ins in enumerate(instructions) if ins.offset <= caller.f_lasti),
+             default=None)
+    if at is None or not instructions[at].opname.startswith("CALL"):
+        return None
+    names: tuple = ()
+    for ins in reversed(instructions[max(at - 3, 0): at]):
+        if ins.opname == "KW_NAMES":
+            names = caller.f_code.co_consts[ins.arg]
+            break
+        if ins.opname == "LOAD_CONST" and instructions[at].opname == "CALL_KW":
+            names = ins.argval
+            break
+    return names, instructions[at].arg
+
+
 def _given(frame) -> tuple[list, dict]:
-    # the arguments the call was given: positional ones up to the last that is not its
-    # default, and keyword-only ones that are not their default
+    # the arguments the call was given: read from the call itself where CPython lets us
+    # (call_keywords); else positional ones up to the last that is not its default, and
+    # keyword-only ones that are not their default
     name, method, fn = CALLS[id(frame.f_code)]
     code, values = frame.f_code, frame.f_locals
+    call = call_keywords(frame)
+    if call is not None and not code.co_flags & 0x04:
+        keywords, count = call
+        positional = code.co_varnames[: count - len(keywords) + method]
+        return ([values[n] for n in positional][method:],
+                {k: values[k] for k in keywords if k in values})
     names = code.co_varnames[: code.co_argcount]
     defaults = fn.__defaults__ or ()
     args = [values[n] for n in names]
@@ -129,8 +165,11 @@ def type_error(value, expected: str, found: str | None = None) -> TypeError:
     name = _parameter(frame, value)
     if name is None:
         return TypeError(f"{fn}(): expected {expected}, got {type_name(value)}")
-    position = frame.f_code.co_varnames.index(name) + 1 - method
     tail = found or f"not {type_name(value)}"
+    call = call_keywords(frame)
+    if call is not None and name in call[0]:  # given by keyword: PyTorch names no position
+        return TypeError(f"{fn}(): argument '{name}' must be {expected}, {tail}")
+    position = frame.f_code.co_varnames.index(name) + 1 - method
     return TypeError(f"{fn}(): argument '{name}' (position {position}) must be {expected}, "
                      f"{tail}")
 
@@ -153,3 +192,31 @@ def list_type_error(seq, index: int) -> TypeError:
     fn = CALLS[id(frame.f_code)][0] if frame is not None else "?"
     return TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {index + 1} "
                      f'with error "type must be tuple of ints,but got {bad}"')
+
+
+class _Default:
+    """A default no caller can pass, for a parameter whose absence PyTorch tells apart from
+    any value given (an explicit `dim=None` is refused where leaving `dim` out is fine)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+# a parameter PyTorch requires (`softmax(input, dim)`): leaving it out is PyTorch's TypeError,
+# raised where the value is read (`as_int`), not Python's
+REQUIRED = _Default("required")
+# `max(x)` reduces every dim, `max(x, dim=None)` is a TypeError
+ALL_DIMS = _Default("all dims")
+
+
+def missing_error(value) -> TypeError:
+    frame = user_call()
+    if frame is None:
+        return TypeError("missing a required argument")
+    fn, name = CALLS[id(frame.f_code)][0], _parameter(frame, value)
+    return TypeError(f'{fn}() missing 1 required positional arguments: "{name}"')

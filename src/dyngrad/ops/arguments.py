@@ -17,7 +17,15 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..backend import dtypes
-from .arg_errors import invalid_combination, list_type_error, method_offset, type_error, type_name
+from .arg_errors import (
+    REQUIRED,
+    invalid_combination,
+    list_type_error,
+    method_offset,
+    missing_error,
+    type_error,
+    type_name,
+)
 
 __all__ = [
     "as_int",
@@ -87,7 +95,7 @@ def as_int(value) -> int:
             return operator.index(value)
         except TypeError:
             pass
-    raise type_error(value, "int")
+    raise missing_error(value) if value is REQUIRED else type_error(value, "int")
 
 
 def as_ints(value) -> tuple:
@@ -101,7 +109,7 @@ def as_ints(value) -> tuple:
         return tuple(operator.index(v) for v in value)
     if type(value) is not bool and hasattr(value, "__index__"):
         return (operator.index(value),)
-    raise type_error(value, "tuple of ints")
+    raise missing_error(value) if value is REQUIRED else type_error(value, "tuple of ints")
 
 
 def int_list(

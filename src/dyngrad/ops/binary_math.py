@@ -127,6 +127,7 @@ SGN = defop("sgn", lambda xp, x: _sign(xp, x), {"x": lambda g: g * 0.0})  # sign
 
 def _binary(name, op, inplace_method: bool = True):
     def fn(input, other):
+        expect_tensor(name, "other", 2, other)
         return apply(op, (input, other))
 
     fn.__name__ = name
@@ -218,4 +219,4 @@ def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
 @public
 def signbit(input):
     """Matches `torch.signbit`: True where the sign bit is set (also for -0.0)."""
-    return Tensor._wrap(np.signbit(input._data))
+    return Tensor._wrap(np.asarray(np.signbit(input._data)))  # a 0-d input gives a 0-d array

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import return_types
+from .arg_errors import REQUIRED
+from .arguments import as_int
 from .inplace import apply_inplace
 from .registry import apply, defop
 from .shape import wrap_dim
@@ -68,17 +70,19 @@ def _scan(op, input, dim, dtype):
 
     check_grad_dtype(input, dtype)
     d = wrap_dim(dim, input._data.ndim)
+    if dtype is not None and dtype.np == np.bool_ and input._data.ndim and input._data.size:
+        raise NotImplementedError(f"\"{op.name}_out_cpu\" not implemented for 'Bool'")
     return apply(op, (input,), {"dim": d, "dtype": dtype.np if dtype is not None else None})
 
 
 @public
-def cumsum(input, dim, *, dtype=None):
+def cumsum(input, dim=REQUIRED, *, dtype=None):
     """Matches `torch.cumsum`: integers and bools accumulate in int64."""
     return _scan(CUMSUM, input, dim, dtype)
 
 
 @public
-def cumprod(input, dim, *, dtype=None):
+def cumprod(input, dim=REQUIRED, *, dtype=None):
     """Matches `torch.cumprod`: gradients are exact where the input has zeros."""
     return _scan(CUMPROD, input, dim, dtype)
 
@@ -139,17 +143,23 @@ CUMMIN = defop("cummin", _cum_extreme(np.minimum, lambda x, v: x <= v),
 
 
 def _cum_extreme_call(op, result, input, dim):
+    dim = as_int(dim)
+    ndim = input._data.ndim
+    if input._data.size == 0 and not -max(ndim, 1) <= dim < max(ndim, 1):
+        dim = 0  # an empty input's results come before PyTorch looks at the dim
+    if ndim == 0 and dim not in (-1, 0):
+        raise IndexError(f"{op.name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
     values, indices = apply(op, (input,), {"dim": wrap_dim(dim, input._data.ndim)})
     return result(values, indices)
 
 
 @public
-def cummax(input, dim):
+def cummax(input, dim=REQUIRED):
     """Matches `torch.cummax`: running maxima and where each came from (ties: the later)."""
     return _cum_extreme_call(CUMMAX, return_types.cummax, input, dim)
 
 
 @public
-def cummin(input, dim):
+def cummin(input, dim=REQUIRED):
     """Matches `torch.cummin`: running minima and where each came from (ties: the later)."""
     return _cum_extreme_call(CUMMIN, return_types.cummin, input, dim)

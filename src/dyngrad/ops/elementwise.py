@@ -9,6 +9,7 @@ Each op is one `defop` row: forward on arrays, one backward formula per input.
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..backend import dtypes
 from . import promotion
 from .compare import (  # noqa: F401 - re-exported: other families import them from here
     clamp,
@@ -137,8 +138,15 @@ def _relu(xp, x):
     return xp.maximum(x, zero)
 
 
+def _no_bool(arrays, args):
+    # (the fast path only sees floating arrays: this runs for the others alone)
+    if arrays[0].dtype == bool:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return arrays
+
+
 RELU = defop("relu", _relu,
-             {"x": lambda g, out: threshold_backward(g, out, 0)},
+             {"x": lambda g, out: threshold_backward(g, out, 0)}, promote=_no_bool,
              kernel=Kernel(lambda xp, needs, g, out: (g * (out > 0),)))
 # PyTorch's own backward of relu/threshold: the gradient where y > threshold, else 0
 THRESHOLD_BACKWARD = defop(
@@ -195,10 +203,24 @@ _reciprocal = unary(RECIPROCAL)
 # ---- the public surface ----------------------------------------------------------------------
 
 
+def _check_alpha(input, other, alpha) -> None:
+    # PyTorch checks alpha against the result type of its inputs, once their shapes broadcast
+    promotion.check_broadcast([x._data for x in (input, other) if isinstance(x, Tensor)])
+    result = promotion.result_type(input, other)
+    if type(alpha) is bool and result is not dtypes.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not (result.is_floating_point or result.is_complex):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
 @public
 def add(input, other, *, alpha=1, out=None):
     """Matches `torch.add`: input + alpha * other."""
-    if alpha != 1:
+    if alpha != 1 or type(alpha) is not int:
+        _check_alpha(input, other, alpha)
+        if type(alpha) is bool:  # only for a bool result: True adds, False leaves input
+            return add(input, other) if alpha else add(input, other * False)
         return apply(ADD_SCALED, (input, other), {"alpha": alpha})
     if isinstance(input, Tensor):
         return _add(input, other)
@@ -208,7 +230,8 @@ def add(input, other, *, alpha=1, out=None):
 @public
 def sub(input, other, *, alpha=1, out=None):
     """Matches `torch.sub`: input - alpha * other."""
-    if alpha != 1:
+    if alpha != 1 or type(alpha) is not int:
+        _check_alpha(input, other, alpha)
         return apply(SUB_SCALED, (input, other), {"alpha": alpha})
     return apply(SUB, (input, other))
 
@@ -297,7 +320,8 @@ absolute_ = public(METHODS["abs_"], name="absolute_", function=False)
 
 def _inplace_binary(name, op_plain, op_scaled=None):
     def method(self, other, *, alpha=1):
-        if alpha != 1:
+        if alpha != 1 or type(alpha) is not int:
+            _check_alpha(self, other, alpha)
             return apply_inplace(op_scaled, (self, other), {"alpha": alpha}, name=name)
         return apply_inplace(op_plain, (self, other), name=name)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..backend import dtypes
 from . import promotion
+from .arg_errors import REQUIRED, type_name
 from .errors import c_type_name
 from .inplace import apply_inplace
 from .registry import apply, defop
@@ -125,7 +126,7 @@ def _check_addcdiv(tensor1, tensor2):
 
 
 @public
-def lerp(input, end, weight):
+def lerp(input, end, weight=REQUIRED):
     """Matches `torch.lerp`: input + weight * (end - input); input and end share a dtype."""
     return apply(*_lerp_call(input, end, weight))
 
@@ -136,10 +137,11 @@ def lerp_(self, end, weight):
 
 
 def _lerp_call(input, end, weight):
-    if not isinstance(end, Tensor):
+    if not isinstance(end, Tensor) or weight is REQUIRED:
         raise TypeError(
             f"lerp() received an invalid combination of arguments - got (Tensor, "
-            f"{type(end).__name__}, {type(weight).__name__}), but expected one of:"
+            f"{type_name(end)}" + (f", {type_name(weight)}" if weight is not REQUIRED else "")
+            + "), but expected one of:"
         )
     _check_same_dtype(input, end, "end")
     if isinstance(weight, Tensor):

@@ -251,16 +251,49 @@ def _check_kernel(input, weight, padding, dilation, nd: int) -> None:
         )
 
 
+def _check_params(input, weight, stride, padding, dilation, groups, nd: int) -> None:
+    """PyTorch's checks of a convolution's arguments against its weight, in its order."""
+    k = weight._data.ndim - 2
+    for name, value in (("stride", stride), ("padding", padding), ("dilation", dilation)):
+        if isinstance(value, str):
+            continue
+        values = _tuple(value, nd)
+        if len(values) not in (1, k):
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} "
+                               f"values to match the convolution dimensions, but got "
+                               f"{name}={list(values)}")
+    x, w = input._data, weight._data
+    if x.ndim != w.ndim:
+        raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight "
+                           f"{list(w.shape)}, but got {x.ndim}-dimensional input of size "
+                           f"{list(x.shape)} instead")
+    if any(s <= 0 for s in _tuple(stride, nd)):
+        raise RuntimeError("non-positive stride is not supported")
+    if not isinstance(padding, str) and any(p < 0 for p in _tuple(padding, nd)):
+        raise RuntimeError("negative padding is not supported")
+    dilation = _tuple(dilation, nd)
+    if any(d <= 0 for d in dilation):  # a 1-d convolution is a 2-d one inside PyTorch
+        shown = [1, *dilation] if nd == 1 else list(dilation)
+        raise RuntimeError(f"dilation should be greater than zero, but got {shown}")
+    if w.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{list(w.shape)}] instead")
+
+
 def convolution(input, weight, bias, stride, padding, dilation, groups, nd: int):
     """conv1d/conv2d/conv3d: batched or unbatched input, int/tuple/'same'/'valid' padding."""
-    if input._data.ndim == nd + 1:
+    if input._data.ndim not in (nd + 1, nd + 2):
+        _check_input(input, weight, nd, False, groups)
+    if input._data.ndim == nd + 1 and weight._data.ndim == nd + 2:
         args = (weight, bias, stride, padding, dilation, groups, nd)
         return convolution(input.unsqueeze(0), *args).squeeze(0)
+    _check_params(input, weight, stride, padding, dilation, groups, nd)
     _check_input(input, weight, nd, False, groups)
     _check_bias(weight, bias, False, groups)
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype._legacy} but found "
+                           f"{weight.dtype._legacy}")
     stride, dilation = _tuple(stride, nd), _tuple(dilation, nd)
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
     input, padding = _padding(input, weight, padding, stride, dilation, nd)
     _check_kernel(input, weight, padding, dilation, nd)
     geometry = Geometry(stride, tuple((p, p) for p in padding), dilation, groups)

@@ -60,6 +60,18 @@ FOLD = defop(
     node="Col2ImBackward0")
 
 
+def _check_window(kernel, dilation, padding, stride) -> None:
+    # PyTorch's im2col checks, in its order
+    for name, pair, low, what in (("kernel size", kernel, 1, "kernel"),
+                                  ("dilation", dilation, 1, "dilation"),
+                                  ("padding", padding, 0, "pad"),
+                                  ("stride", stride, 1, "stride")):
+        if min(pair) < low:
+            need = "be non-negative" if low == 0 else "be greater than zero"
+            raise RuntimeError(f"{name} should {need}, but got {what}_height: {pair[0]} "
+                               f"{what}_width: {pair[1]}")
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Matches `torch.nn.functional.unfold`: (N, C, H, W) -> (N, C kh kw, L)."""
     shape = input._data.shape
@@ -67,6 +79,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
                            f"and other non-zero dimensions for input, but got: {list(shape)}")
     kernel, dilation, padding, stride = map(_pair, (kernel_size, dilation, padding, stride))
+    _check_window(kernel, dilation, padding, stride)
     spatial = shape[-2:]
     blocks = _blocks(spatial, kernel, dilation, padding, stride)
     if min(blocks) < 1:

@@ -43,9 +43,10 @@ LINEAR = defop(
 def _raise_mismatch(input: Tensor, weight: Tensor, bias) -> None:
     """PyTorch's error for operands linear cannot multiply (only called when one is wrong)."""
     x, w = input._data, weight._data
-    if x.ndim == 0:
+    if x.ndim == 0 or w.ndim == 0:
         raise RuntimeError(
-            "both arguments to linear need to be at least 1D, but they are 0D and 2D"
+            f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and "
+            f"{w.ndim}D"
         )
     k = x.shape[-1]
     if w.ndim != 2 or w.shape[1] != k:
@@ -65,6 +66,9 @@ def _raise_mismatch(input: Tensor, weight: Tensor, bias) -> None:
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """Matches `torch.nn.functional.linear`: `input @ weight.T + bias`, with torch's nodes."""
     x, w = input._data, weight._data
+    if w.ndim == 1 and x.ndim:  # a vector of weights: one output per row, as matmul gives
+        out = input.matmul(weight)
+        return out if bias is None else out + bias
     if x.ndim == 0 or w.ndim != 2 or x.shape[-1] != w.shape[1] or x.dtype != w.dtype:
         _raise_mismatch(input, weight, bias)
     if bias is None:

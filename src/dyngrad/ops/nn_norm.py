@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+from .arg_errors import type_name
+from .arguments import int_list, is_int
 from .axis_sums import by_blas, last_sum, lead_sum
 from .kernels import Kernel
 from .registry import apply, defop
@@ -283,27 +285,48 @@ GROUP_NORM = defop(
 # ---- the functional forms ----------------------------------------------------------------------
 
 
+def _verify_batch_size(size) -> None:
+    # F.batch_norm's Python check (its IndexError on a 0-d input included)
+    n = size[0]
+    for extent in size[2:]:
+        n *= extent
+    if n == 1:
+        from ..size import Size
+
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{Size(size) if isinstance(size, tuple) else size}")
+
+
+def _check_batch_norm_args(input, running_mean, running_var, weight, bias, training) -> None:
+    c = input._data.shape[1] if input._data.ndim > 1 else 0
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t._data.size != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
+    if training and (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be "
+                         "None")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be "
+                           "defined in evaluation mode")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"batch_norm\" not implemented for '{input.dtype._legacy}'")
+    for t in (running_mean, running_var, weight, bias):
+        if t is not None and t.dtype != input.dtype:
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                               f"{input.dtype._legacy}")
+
+
 def batch_norm(
     input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
 ):
     """Matches `torch.nn.functional.batch_norm`; training updates the running stats in place."""
-    c = input._data.shape[1] if input._data.ndim > 1 else 0
-    for name, t in (
-        ("running_mean", running_mean),
-        ("running_var", running_var),
-        ("weight", weight),
-        ("bias", bias),
-    ):
-        if t is not None and t._data.size != c:
-            raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
     if training:
-        if input._data.size // max(c, 1) <= 1:
-            from ..size import Size
-
-            raise ValueError(
-                "Expected more than 1 value per channel when training, got input "
-                f"size {Size(input._data.shape)}"
-            )
+        _verify_batch_size(input._data.shape)
+    if input._data.size == 0:  # PyTorch returns an empty result before any other check
+        return input.clone()
+    _check_batch_norm_args(input, running_mean, running_var, weight, bias, training)
+    if training:
         for t in (running_mean, running_var):
             if t is not None:
                 t._vc.bump("batch_norm")
@@ -312,24 +335,22 @@ def batch_norm(
             (input, weight, bias, running_mean, running_var),
             {"momentum": momentum if momentum is not None else 0.0, "eps": eps},
         )
-    if running_mean is None or running_var is None:
-        raise RuntimeError(
-            f"running_{'mean' if running_mean is None else 'var'} must be "
-            "defined in evaluation mode"
-        )
     return apply(BATCH_NORM_EVAL, (input, weight, bias, running_mean, running_var), {"eps": eps})
+
+
+def normalized_shape_arg(fn: str, normalized_shape) -> tuple:
+    """`normalized_shape` as PyTorch parses it: a sequence of ints, at least one."""
+    shape = int_list(fn, (normalized_shape,), "normalized_shape", 2, varargs=False)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    return shape
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Matches `torch.nn.functional.layer_norm`."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    shape = normalized_shape_arg("layer_norm", normalized_shape)
     k = len(shape)
-    if input._data.shape[input._data.ndim - k :] != shape or input._data.ndim < k:
-        raise RuntimeError(
-            f"Given normalized_shape={list(shape)}, expected input with shape "
-            f"[*, {', '.join(map(str, shape))}], but got input of size"
-            f"{list(input._data.shape)}"
-        )
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and t._data.shape != shape:
             raise RuntimeError(
@@ -337,15 +358,38 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                 f"got {name} of shape {list(t._data.shape)} and "
                 f"normalized_shape = {list(shape)}"
             )
+    if input._data.shape[input._data.ndim - k :] != shape or input._data.ndim < k:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, shape))}], but got input of size"
+            f"{list(input._data.shape)}"
+        )
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for "
+                                  f"'{input.dtype._legacy}'")
     return apply(LAYER_NORM, (input, weight, bias), {"normalized_ndim": k, "eps": eps})
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Matches `torch.nn.functional.group_norm`."""
-    if input._data.ndim < 2 or input._data.shape[1] % num_groups:
+    shape = input._data.shape
+    if len(shape) < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{len(shape)}")
+    _verify_batch_size([shape[0] * shape[1] // num_groups, num_groups, *shape[2:]])
+    if not is_int(num_groups):
+        raise TypeError(f"group_norm(): argument 'num_groups' (position 2) must be int, not "
+                        f"{type_name(num_groups)}")
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if input._data.shape[1] % num_groups:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by "
             f"num_groups, but got input of shape {list(input._data.shape)} and "
             f"num_groups={num_groups}"
         )
+    if weight is not None and (weight._data.ndim != 1 or weight._data.size != shape[1]):
+        raise RuntimeError(f"Expected weight to be a vector of size equal to the number of "
+                           f"channels in input, but got weight of shape "
+                           f"{list(weight._data.shape)} and input of shape {list(shape)}")
     return apply(GROUP_NORM, (input, weight, bias), {"num_groups": num_groups, "eps": eps})

@@ -3,7 +3,8 @@ with the flat index of where it came from (AdaptiveMaxPool2DBackward0)."""
 
 from __future__ import annotations
 
-from .nn_pool import _tuple
+from .nn_conv import _tuple
+from .nn_pool_functional import adaptive_output_size, check_nonempty
 from .registry import apply, defop
 
 
@@ -46,11 +47,18 @@ ADAPTIVE_MAX_POOL = defop("adaptive_max_pool2d", _adaptive_max_fwd, {"x": _adapt
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Matches `torch.nn.functional.adaptive_max_pool2d` (and `..._with_indices`)."""
-    if input._data.ndim not in (3, 4):
+    size = adaptive_output_size("adaptive_max_pool2d", input, output_size, 2)
+    shape = input._data.shape
+    if len(shape) not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
-                           f"{list(input._data.shape)}")
-    size = _tuple(output_size, 2)
-    size = tuple(s if o is None else int(o) for s, o in zip(input._data.shape[-2:], size))
+                           f"{list(shape)}")
+    if min(size) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: "
+                           f"{list(shape[:-2] + size)}")
+    check_nonempty("adaptive_max_pool2d", shape)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"adaptive_max_pool2d\" not implemented for "
+                                  f"'{input.dtype._legacy}'")
     values, indices = apply(ADAPTIVE_MAX_POOL, (input,), {"output_size": size})
     return (values, indices) if return_indices else values
 

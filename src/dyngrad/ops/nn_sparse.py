@@ -6,6 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from .arg_errors import legacy_type
 from .indexing import add_rows
 from .kernels import Kernel
 from .registry import apply, defop
@@ -79,9 +80,23 @@ EMBEDDING = defop(
 )
 
 
+def _check_indices(indices, fn: str, position: int = 1) -> None:
+    if indices._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(
+            f"Expected tensor for argument #{position} 'indices' to have one of the following "
+            f"scalar types: Long, Int; but got {legacy_type(indices)} instead (while checking "
+            f"arguments for {fn})"
+        )
+
+
 def _renorm_rows(weight, indices, max_norm, norm_type) -> None:
     """max_norm: rescale, in place and without grad, the rows that the lookup will read."""
     rows = np.unique(indices._data)
+    n = weight._data.shape[0]
+    if rows.size and (rows[0] < -n or rows[-1] >= n):  # PyTorch selects each row in turn
+        bad = int(rows[-1] if rows[-1] >= n else rows[0])
+        raise IndexError(f"select(): index {bad} out of range for tensor of size "
+                         f"{list(weight._data.shape)} at dimension 0")
     w = weight._data[rows]
     norms = np.linalg.norm(w.astype(np.float64), ord=norm_type, axis=1)
     scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
@@ -100,12 +115,6 @@ def embedding(
     sparse=False,
 ):
     """Matches `torch.nn.functional.embedding`: `weight[input]`, EmbeddingBackward0."""
-    if input._data.dtype not in (np.int64, np.int32):
-        raise RuntimeError(
-            "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got {input.type()} instead (while checking arguments for "
-            "embedding)"
-        )
     if sparse:
         raise NotImplementedError(
             "dyngrad does not implement torch.nn.functional.embedding("
@@ -117,7 +126,11 @@ def embedding(
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= n
     if max_norm is not None:
+        _check_indices(input, "embedding_renorm_", 2)
         _renorm_rows(weight, input, max_norm, norm_type)
+    if weight._data.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    _check_indices(input, "embedding")
     return apply(
         EMBEDDING,
         (weight, input),

@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from .arg_errors import invalid_combination
+from .arguments import is_int
 from .registry import apply, defop
 
 
@@ -84,22 +86,66 @@ _LINEAR_MODES = ("linear", "bilinear", "bicubic", "trilinear")
 _NEEDS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 
 
-def _per_dim(value, n: int, name: str) -> list:
+def _per_dim(value, in_sizes: tuple, name: str) -> list:
     if isinstance(value, (list, tuple)):
-        if len(value) != n:
+        if len(value) != len(in_sizes):
+            what = "output size of" if name == "output" else "scale_factor of shape"
+            form = "output size in (o1, o2, ...,oK)" if name == "output" else \
+                "scale_factor in (s1, s2, ...,sK)"
             raise ValueError(f"Input and {name} must have the same number of spatial "
                              f"dimensions, but got input with spatial dimensions of "
-                             f"{[n]} and output size of {list(value)}. Please provide input "
-                             f"tensor in (N, C, d1, d2, ...,dK) format and output size in "
-                             f"(o1, o2, ...,oK) format.")
+                             f"{list(in_sizes)} and {what} {value}. Please provide input tensor "
+                             f"in (N, C, d1, d2, ...,dK) format and {form} format.")
         return list(value)
-    return [value] * n
+    return [value] * len(in_sizes)
+
+
+# the kernel names PyTorch's errors give, by (mode, spatial dims)
+_KERNELS = {("nearest", 1): "upsample_nearest1d", ("nearest", 2): "upsample_nearest2d",
+            ("nearest-exact", 1): "_upsample_nearest_exact1d",
+            ("nearest-exact", 2): "_upsample_nearest_exact2d", ("linear", 1): "upsample_linear1d",
+            ("bilinear", 2): "upsample_bilinear2d"}
+_INT_KERNELS = {1: "compute_indices_weights_{}", 2: "upsample_{}2d_channels_last"}
+
+
+def _output_sizes(input, size, scale_factor, mode) -> tuple:
+    """PyTorch's Python checks of size and scale_factor, in its order, then the sizes."""
+    in_sizes = input._data.shape[2:]
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if size is not None:
+        sizes = _per_dim(size, in_sizes, "output")
+        if not all(is_int(s) for s in sizes) and (mode, len(in_sizes)) in _KERNELS:
+            raise invalid_combination(_KERNELS[mode, len(in_sizes)],
+                                      (input, sizes, None))
+        return [int(s) for s in sizes], [None] * len(in_sizes)
+    scales = [float(s) for s in _per_dim(scale_factor, in_sizes, "scale_factor")]
+    if any(s != s for s in scales):  # NaN: the size cannot be an int64
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return [int(math.floor(n * s)) for n, s in zip(in_sizes, scales)], scales
+
+
+def _check_sizes(in_sizes, out_sizes) -> None:
+    if min(in_sizes) > 0 and min(out_sizes) > 0:
+        return
+    names = "DHW"[3 - len(in_sizes):]
+    have = ", ".join(f"{c}: {n}" for c, n in zip(names, in_sizes))
+    got = ", ".join(f"{c}: {n}" for c, n in zip(names, out_sizes))
+    joint = " and output" if len(in_sizes) != 2 else " output"
+    raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                       f"({have}){joint} ({got})")
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Matches `torch.nn.functional.interpolate` for nearest, nearest-exact, linear and
     bilinear (bicubic, trilinear and area raise NotImplementedError)."""
+    if align_corners is not None and mode in ("nearest", "area", "nearest-exact"):
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    out_sizes, scales = _output_sizes(input, size, scale_factor, mode)
     ndim = input._data.ndim
     if mode not in _MODES or ndim not in (3, 4, 5):
         raise NotImplementedError(
@@ -109,23 +155,18 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in _NEEDS and ndim != _NEEDS[mode]:
         raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs {_NEEDS[mode]}D "
                                   f"input")
-    if align_corners is not None and mode not in _LINEAR_MODES:
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
-    if size is None and scale_factor is None:
-        raise ValueError("either size or scale_factor should be defined")
-    if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
     spatial = ndim - 2
     in_sizes = input._data.shape[2:]
-    if size is not None:
-        out_sizes = [int(s) for s in _per_dim(size, spatial, "output_size")]
+    _check_sizes(in_sizes, out_sizes)
+    if scale_factor is not None and recompute_scale_factor:
         scales = [None] * spatial
-    else:
-        scales = [float(s) for s in _per_dim(scale_factor, spatial, "scale_factor")]
-        out_sizes = [int(math.floor(n * s)) for n, s in zip(in_sizes, scales)]
-        if recompute_scale_factor:
-            scales = [None] * spatial
+    if not input.dtype.is_floating_point and mode == "bicubic":
+        raise NotImplementedError(f"\"compute_indices_weights_cubic\" not implemented for "
+                                  f"'{input.dtype._legacy}'")
+    if not input.dtype.is_floating_point and spatial in _INT_KERNELS:
+        kind = {"bilinear": "bilinear", "linear": "linear"}.get(mode, "nearest")
+        raise NotImplementedError(f"\"{_INT_KERNELS[spatial].format(kind)}\" not implemented "
+                                  f"for '{input.dtype._legacy}'")
     row = _ROWS.get((mode, spatial))
     if row is None or antialias:
         raise NotImplementedError(f"dyngrad does not implement interpolate(mode='{mode}'"

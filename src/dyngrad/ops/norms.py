@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from ..backend import dtypes
+from .arg_errors import type_name
 from .reduction import expand_reduced, reduce_dims
 from .registry import apply, defop
 from .shape import wrap_dim
@@ -134,6 +136,9 @@ def _spectral_norm(A, ord, d0: int, d1: int, keepdim: bool):  # noqa: A002
     """The largest (2) or smallest (-2) singular value, or their sum ('nuc')."""
     from .decomposition import svdvals
 
+    if A.dtype in (dtypes.float16, dtypes.bfloat16):
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
+                           f"{A.dtype._legacy}")
     values = svdvals(A.movedim((d0, d1), (-2, -1)))
     if ord == "nuc":
         result = values.sum(-1)
@@ -170,6 +175,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa
 @public(name="norm")
 def torch_norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
     """Matches `torch.norm`: numbers and 'fro' are vector norms over `dim` (or everything)."""
+    if not isinstance(p, (int, float, str, np.number)) and p is not None:
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
+                        f"{type_name(p)}")
     if isinstance(dim, int):
         dim = (dim,)
     if p == "fro" or p is None:

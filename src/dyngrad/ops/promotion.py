@@ -201,10 +201,20 @@ def integral(kernel: str):
         arrays = binary(arrays, args)
         for a in arrays:
             if type(a) is _ARRAY and a.dtype.kind not in "biu":
+                check_broadcast(arrays)  # PyTorch sizes the output before it picks a kernel
                 raise _missing_kernel(kernel, a.dtype)
         return arrays
 
     return promote
+
+
+def check_broadcast(arrays: list) -> None:
+    """PyTorch's error for arrays whose shapes do not broadcast, if they do not."""
+    from .errors import broadcast_error
+
+    err = broadcast_error([a.shape for a in arrays if type(a) is _ARRAY])
+    if err is not None:
+        raise err
 
 
 def floating_kernel(kernel: str):

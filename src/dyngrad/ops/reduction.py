@@ -6,9 +6,12 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as grad_state
+from ..backend import dtypes
 from ..return_types import max as max_result
 from ..return_types import min as min_result
 from . import promotion
+from .arg_errors import ALL_DIMS, REQUIRED, type_error
+from .arguments import as_int, as_ints
 from .fast import unary
 from .kernels import Kernel
 from .registry import apply, defop
@@ -240,6 +243,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 @public
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Matches `torch.mean`: floating tensors only, as in PyTorch."""
+    if dim is not None:
+        as_ints(dim)  # a dim of the wrong type is a TypeError before the dtype is looked at
     if dtype is not None:
         if not (dtype.is_floating_point or dtype.is_complex):
             raise RuntimeError(
@@ -256,14 +261,12 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 @public
-def prod(input, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=ALL_DIMS, keepdim=False, *, dtype=None):
     """Matches `torch.prod`: one dim or all; exact gradients where the input has zeros."""
     check_grad_dtype(input, dtype)
     np_dtype = dtype.np if dtype is not None else None
-    if dim is None:
+    if dim is ALL_DIMS:
         return apply(PROD, (input,), {"dtype": np_dtype})
-    if not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
     d = wrap_dim(dim, input._data.ndim)
     return apply(PROD_DIM, (input,), {"dim": d, "keepdim": keepdim, "dtype": np_dtype})
 
@@ -284,11 +287,9 @@ def _max_min(input, dim, keepdim, other, full_op, dim_op, result, pairwise, name
         return pairwise(input, dim)
     if other is not None:
         return pairwise(input, other)
-    if dim is None:
+    if dim is ALL_DIMS:
         _check_nonempty(input, (), name, True)
         return apply(full_op, (input,))
-    if not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     d = wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:  # a 0-d tensor reduces as a 1-element one
         return result(*apply(dim_op, (input.reshape(1),), {"dim": 0, "keepdim": False}))
@@ -297,7 +298,7 @@ def _max_min(input, dim, keepdim, other, full_op, dim_op, result, pairwise, name
 
 
 @public
-def max(input, dim=None, keepdim=False, *, other=None):
+def max(input, dim=ALL_DIMS, keepdim=False, *, other=None):
     """Matches `torch.max`: the maximum, `(values, indices)` along `dim`, or elementwise."""
     from .elementwise import maximum
 
@@ -305,7 +306,7 @@ def max(input, dim=None, keepdim=False, *, other=None):
 
 
 @public
-def min(input, dim=None, keepdim=False, *, other=None):
+def min(input, dim=ALL_DIMS, keepdim=False, *, other=None):
     """Matches `torch.min`."""
     from .elementwise import minimum
 
@@ -313,6 +314,10 @@ def min(input, dim=None, keepdim=False, *, other=None):
 
 
 def _amax_amin(op, name, input, dim, keepdim):
+    if input._data.size == 0 and dim is not None:
+        for raw in as_ints(dim):  # PyTorch checks each dim as given, in order, for emptiness
+            if input._data.shape[wrap_dim(raw, input._data.ndim)] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {raw} to have non-zero size.")
     dims = reduce_dims(input, dim)
     whole = dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)
     _check_nonempty(input, dims, name, whole)
@@ -333,15 +338,16 @@ def amin(input, dim=(), keepdim=False):
 
 def _arg(op, name, input, dim, keepdim):
     ndim = input._data.ndim
+    if dim is not None:
+        as_int(dim)  # a dim of the wrong type is a TypeError before the dtype is looked at
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if input._data.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                              "input.numel() == 0.")
         out = apply(op, (input.reshape(-1),), {"dim": 0, "keepdim": False})
         return out.reshape((1,) * ndim) if keepdim else out
-    if not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
-                        f"{type(dim).__name__}")
     d = wrap_dim(dim, ndim)
     if ndim == 0:
         return apply(op, (input.reshape(1),), {"dim": 0, "keepdim": False})
@@ -362,6 +368,9 @@ def argmin(input, dim=None, keepdim=False):
 
 
 def _logical(op, input, dim, keepdim):
+    if isinstance(dim, (tuple, list)) and not dim and input._data.ndim:
+        # an empty dim list reduces nothing: each element is tested on its own
+        return input != 0 if input.dtype is not dtypes.uint8 else (input != 0).to(dtypes.uint8)
     return apply(op, (input,), {"dim": reduce_dims(input, dim), "keepdim": keepdim})
 
 
@@ -378,10 +387,14 @@ def any(input, dim=None, keepdim=False):
 
 
 @public
-def logsumexp(input, dim, keepdim=False):
+def logsumexp(input, dim=REQUIRED, keepdim=False):
     """Matches `torch.logsumexp`: computed stably as max + log(sum(exp(x - max)))."""
     if dim is None:
-        raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
+        raise type_error(dim, "tuple of ints")
+    if isinstance(dim, (tuple, list)) and not dim and input._data.ndim and input._data.size:
+        # PyTorch reduces nothing into a 0-d output and fails to write it back
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"{list(input._data.shape)}")
     return apply(LOGSUMEXP, (input,), {"dim": reduce_dims(input, dim), "keepdim": keepdim})
 
 

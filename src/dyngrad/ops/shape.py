@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..backend import dtypes
-from .arg_errors import invalid_combination
+from .arg_errors import invalid_combination, legacy_type
 from .arguments import as_int, as_ints, int_list, is_int
 from .axis_sums import lead_sum
 from .kernels import FORMULAS, Kernel
@@ -281,7 +281,7 @@ def expand(self, *sizes):
         return apply(EXPAND, (self,), {"size": sizes})
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand({_type_string(self)}{{{list(shape)}}}, size={list(sizes)}): "
+            f"expand({legacy_type(self)}{{{list(shape)}}}, size={list(sizes)}): "
             "the number of "
             "sizes provided (%d) must be greater or equal to the number of dimensions in the "
             "tensor (%d)" % (len(sizes), len(shape)))
@@ -302,11 +302,6 @@ def expand(self, *sizes):
                 f"{list(shape)}")
         target.append(s)
     return apply(EXPAND, (self,), {"size": tuple(reversed(target))})
-
-
-def _type_string(x) -> str:
-    # PyTorch's legacy name of a tensor type; bool has none and shows the dispatch key's
-    return "CPUBoolType" if x.dtype is dtypes.bool_ else f"torch.{x.dtype._legacy}Tensor"
 
 
 @public(function=False)

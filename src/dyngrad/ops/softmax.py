@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .arg_errors import REQUIRED
 from .axis_sums import last_max, last_sum
 from .kernels import Kernel
 from .registry import apply, defop
@@ -121,9 +122,9 @@ LOG_SOFTMAX = defop(
 def _prepare(name, input, dim, dtype):
     if dtype is not None:
         input = input.to(dtype)
-    if not input.is_floating_point():
+    if not input.is_floating_point() and input._data.size:  # an empty tensor needs no kernel
         d = wrap_dim(dim, input._data.ndim)
-        kernel = "lastdim_kernel_impl" if d == input._data.ndim - 1 else "kernel_impl"
+        kernel = "lastdim_kernel_impl" if d == max(input._data.ndim, 1) - 1 else "kernel_impl"
         raise NotImplementedError(
             f"\"{name}_{kernel}\" not implemented for '{input.dtype._legacy}'"
         )
@@ -131,14 +132,14 @@ def _prepare(name, input, dim, dtype):
 
 
 @public
-def softmax(input, dim, dtype=None):
+def softmax(input, dim=REQUIRED, dtype=None):
     """Matches `torch.softmax`: exp(x) / sum(exp(x)) along `dim`, without overflow."""
     input, d = _prepare("softmax", input, dim, dtype)
     return apply(SOFTMAX, (input,), {"dim": d})
 
 
 @public
-def log_softmax(input, dim, dtype=None):
+def log_softmax(input, dim=REQUIRED, dtype=None):
     """Matches `torch.log_softmax`: x - logsumexp(x) along `dim`."""
     input, d = _prepare("log_softmax", input, dim, dtype)
     return apply(LOG_SOFTMAX, (input,), {"dim": d})

@@ -6,9 +6,11 @@ Every sort is stable, and NaN sorts as the largest value, as in PyTorch. PyTorch
 
 from __future__ import annotations
 
+from ..backend import dtypes
 from ..return_types import kthvalue as kthvalue_result
 from ..return_types import sort as sort_result
 from ..return_types import topk as topk_result
+from .arguments import as_int
 from .registry import apply, defop
 from .shape import wrap_dim
 from .surface import public
@@ -112,19 +114,27 @@ def msort(input):
 @public
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """Matches `torch.topk`: the k largest (or smallest) along `dim`, in sorted order."""
+    k = as_int(k)
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     return topk_result(*apply(TOPK, (input,), {"k": int(k), "dim": d, "largest": bool(largest)}))
 
 
 @public
 def kthvalue(input, k, dim=-1, keepdim=False):
     """Matches `torch.kthvalue`: the k-th smallest value (from 1) and its index."""
+    k = as_int(k)
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
+    if size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if input.dtype is dtypes.bool_:
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     attrs = {"k": int(k), "dim": d, "keepdim": bool(keepdim)}
     return kthvalue_result(*apply(KTHVALUE, (input,), attrs))

@@ -6,7 +6,11 @@ import warnings
 
 import numpy as np
 
+from ..backend import dtypes
+from ..return_types import _result_type
 from ..return_types import median as median_result
+from .arg_errors import ALL_DIMS
+from .arguments import as_ints
 from .reduction import expand_reduced, reduce_dims
 from .registry import apply, defop
 from .shape import wrap_dim
@@ -26,7 +30,8 @@ def _var_fwd(xp, x, *, dim, correction, keepdim):
         mean = xp.sum(x, axis=dim, keepdims=True) / n
         dev = x - mean
         total = xp.sum(dev * dev, axis=dim, keepdims=keepdim)
-        return (total / max(n - correction, 0)).astype(x.dtype, copy=False)
+        # no elements at all is NaN whatever the correction, as PyTorch's
+        return (total / (max(n - correction, 0) if n else 0)).astype(x.dtype, copy=False)
 
 
 def _std_fwd(xp, x, *, dim, correction, keepdim):
@@ -109,11 +114,14 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
             f"{name}() received an invalid combination of arguments - got both "
             "unbiased and correction"
         )
+    if dim is not None:
+        as_ints(dim)  # a dim of the wrong type is a TypeError before the dtype is looked at
     if not (input.is_floating_point() or input.is_complex()):
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        kind = name if name.endswith("_mean") else "std and var"
+        raise RuntimeError(f"{kind} only support floating point and complex dtypes")
+    dims = reduce_dims(input, dim)
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
-    dims = reduce_dims(input, dim)
     if _count(input._data.shape, dims) - correction <= 0:
         warnings.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
@@ -206,18 +214,41 @@ MEDIAN_DIM = defop(
 
 
 @public
-def median(input, dim=None, keepdim=False):
+def median(input, dim=ALL_DIMS, keepdim=False):
     """Matches `torch.median`: the lower of the two middle values; NaN if there is a NaN.
 
     Along a dim, ties report the index a stable sort puts in the middle, which may differ
     from PyTorch's (its choice among equal values is unspecified).
     """
-    if dim is None:
+    if dim is ALL_DIMS:
+        if input.dtype is dtypes.bool_:
+            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
         return apply(MEDIAN, (input,))
     ndim = input._data.ndim
     d = wrap_dim(dim, ndim)
+    if input.dtype is dtypes.bool_:
+        raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
     if ndim == 0:
         return median_result(*apply(MEDIAN_DIM, (input.reshape(1),), {"dim": 0, "keepdim": False}))
     if input._data.shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     return median_result(*apply(MEDIAN_DIM, (input,), {"dim": d, "keepdim": keepdim}))
+
+
+aminmax_result = _result_type("aminmax", ("min", "max"))
+
+
+@public
+def aminmax(input, *, dim=None, keepdim=False):
+    """Matches `torch.aminmax`: `(min, max)` over everything or along `dim`."""
+    from .reduction import amax, amin
+
+    empty = input._data.size == 0 if dim is None else (
+        input._data.ndim and input._data.shape[wrap_dim(dim, input._data.ndim)] == 0)
+    if empty:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    dims = () if dim is None else dim
+    if dim is None and keepdim:
+        dims = tuple(range(input._data.ndim))
+    return aminmax_result(amin(input, dims, keepdim), amax(input, dims, keepdim))

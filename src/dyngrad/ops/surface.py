@@ -58,6 +58,6 @@ def install(cls) -> None:
         register(fn, key, method=False)
     for key, fn in METHODS.items():
         if id(fn) in functions and not key.startswith("__"):
-            fn = METHODS[key] = method_copy(fn, key)
+            fn = METHODS[key] = method_copy(fn)
         register(fn, key.strip("_") if key.startswith("__") else key, method=True)
         setattr(cls, key, fn)

@@ -15,6 +15,8 @@ import numpy as np
 from .._tensor import Tensor
 from ..size import Size
 from . import promotion
+from .arg_errors import type_name
+from .arguments import as_ints
 from .joining import cat
 from .reduction import expand_reduced, reduce_dims
 from .registry import apply, defop
@@ -154,10 +156,12 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 @public
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """Matches `torch.unique`: the distinct values, sorted (as PyTorch on the CPU)."""
+    if type(sorted) is not bool:  # PyTorch's parser takes only a bool here
+        raise TypeError(f"_unique2(): argument 'sorted' must be bool, not {type_name(sorted)}")
     x = input._data
     if dim is None:
         values, inverse, counts = np.unique(x.reshape(-1), return_inverse=True,
-                                            return_counts=True)
+                                            return_counts=True, equal_nan=False)
         inverse = inverse.reshape(x.shape)
     else:
         d = wrap_dim(dim, x.ndim)
@@ -264,6 +268,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 @public
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Matches `torch.nanmean`: nansum over the count of non-nan values (DivBackward0)."""
+    if dim is not None:
+        as_ints(dim)  # a dim of the wrong type is a TypeError before the dtype is looked at
     x = input if dtype is None else input.to(dtype)
     if not (x.is_floating_point() or x.is_complex()):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
