@@ -55,7 +55,21 @@ from .size import Size
 globals().update(_FUNCTIONS)
 
 # Library layers (one line each; keep this block sorted)
-from . import amp, backends, cuda, doctor, func, linalg, nn, optim, testing, utils, viz
+from . import (
+    amp,
+    backends,
+    cuda,
+    distributions,
+    doctor,
+    func,
+    linalg,
+    nn,
+    optim,
+    special,
+    testing,
+    utils,
+    viz,
+)
 from ._globals import *  # noqa: F403 - inf, nan, pi, e, newaxis, warn-always, matmul precision
 from .amp import autocast
 from .amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
