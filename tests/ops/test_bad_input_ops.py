@@ -77,6 +77,22 @@ CASES = [
     ("F.unfold(img, 0)", RuntimeError, "kernel size should be greater than zero, but got kernel_height: 0 kernel_width: 0"),
     ("F.softshrink(f, -1)", RuntimeError, "lambda must be in range [0, 3.40282e+38] for input dtype Float, but found -1"),
     ("F.normalize(i)", RuntimeError, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long"),
+    # index and scatter helpers: the dim first, then the index's dtype and shape
+    ("t.gather(f, 2, t.tensor([0.0, 1.0]))", IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    ("t.gather(f, 1.5, t.tensor([[0]]))", TypeError, "gather(): argument 'dim' (position 2) must be int, not float"),
+    ("f.scatter(1.5, t.tensor([[0]]), 1.0)", TypeError, "scatter() received an invalid combination of arguments - got (float, Tensor, float), but expected one of:"),
+    ("t.index_select(f, 0, b)", IndexError, "index_select(): Index is supposed to be a vector"),
+    ("t.zeros(2, 0, 3).index_select(1, t.tensor([0]))", RuntimeError, "index_select(): self indexing axis dim should be positive"),
+    ("f.index_fill(0, t.ones(2, 2, dtype=t.long), -1.0)", RuntimeError, "Index has to be a vector/scalar"),
+    ("f.index_copy(0, t.tensor([0, 1], dtype=t.int32), f)", RuntimeError, "index_copy_(): Expected a long tensor for index, but got Int"),
+    ("t.take_along_dim(f, b, 0)", RuntimeError, "torch.take_along_dim(): dtype of indices should be Long but got Bool"),
+    ("t.take_along_dim(f, t.tensor([0]), 0)", RuntimeError, "torch.take_along_dim(): input and indices should have the same number of dimensions, but got 2 dimensions for input, and 1 dimensions for indices"),
+    ("f.masked_fill(f, t.tensor([1.0, 2.0]))", RuntimeError, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s)."),
+    ("F.one_hot(t.tensor([1]), num_classes=2.5)", TypeError, "one_hot(): argument 'num_classes' must be int, not float"),
+    ("F.one_hot(t.zeros(0, dtype=t.long))", RuntimeError, "Can not infer total number of classes from empty tensor."),
+    ("t.bincount(f)", NotImplementedError, "\"bincount_cpu\" not implemented for 'Float'"),
+    ("t.bincount(t.tensor([1]), minlength=-1)", RuntimeError, "minlength should be >= 0"),
+    ("t.searchsorted(z, z)", RuntimeError, "torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, but we got boundaries tensor dim(0) and input value's dim(0) numel(1)"),
 ]
 
 
@@ -104,3 +120,6 @@ def test_values_pytorch_gives_for_inputs_dyngrad_refused():
     # a NaN threshold keeps the input, as PyTorch's kernel does
     assert F.threshold(t.tensor([0.5, -1.0]), math.nan, 9.0).tolist() == [0.5, -1.0]
     assert np.isnan(t.var(t.zeros(0), correction=-1).item())
+    # an empty index gathers and writes nothing, whatever its shape
+    assert t.gather(t.ones(2, 3), 0, t.tensor([], dtype=t.long)).shape == (0,)
+    assert t.ones(2, 3).scatter(1, t.tensor([], dtype=t.long), 5.0).sum().item() == 6.0

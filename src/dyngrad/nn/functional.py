@@ -36,6 +36,8 @@ from ..ops.activation import (  # noqa: F401
     threshold,
     threshold_,
 )
+from ..ops.arg_errors import named_type_error
+from ..ops.arguments import is_int
 from ..ops.nn_conv import convolution, convolution_transpose
 from ..ops.nn_fold import fold, unfold  # noqa: F401
 from ..ops.nn_linear import linear  # noqa: F401
@@ -268,9 +270,13 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 def one_hot(tensor, num_classes=-1):
     """Matches `torch.nn.functional.one_hot`: int64 output with a trailing class dim."""
+    if not is_int(num_classes):
+        raise named_type_error("one_hot", "num_classes", 2, "int", num_classes)
     if tensor._data.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     data = tensor._data
+    if not data.size and num_classes <= 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if data.size and data.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:

@@ -32,7 +32,7 @@ def pad(input, pad, mode="constant", value=None):
         _check_crops(input.shape, pad)
         return constant_pad(input, pad, 0 if value is None else value)
     if value is not None and value != 0:
-        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if (len(pad), ndim) not in _SUPPORTED:
         raise NotImplementedError(
             f"Padding size {len(pad)} is not supported for {ndim}D input tensor."
@@ -49,7 +49,7 @@ def _check_crops(shape, pad) -> None:
     # a negative pad narrows the input first, the low side then the high side, as PyTorch does
     for i in range(len(pad) // 2):
         size = shape[len(shape) - 1 - i]
-        for p in pad[2 * i: 2 * i + 2]:
+        for p in pad[2 * i : 2 * i + 2]:
             if p < 0:
                 size += p
                 if size < 0:
@@ -70,10 +70,10 @@ def _check_sizes(shape, pad, mode) -> None:
         if mode == "circular" and (lo > shape[dim] or hi > shape[dim]):
             raise RuntimeError("Padding value causes wrapping around more than once.")
     if mode != "circular":
-        spatial = shape[len(shape) - n:]
+        spatial = shape[len(shape) - n :]
         out = [s + pad[2 * (n - 1 - k)] + pad[2 * (n - 1 - k) + 1] for k, s in enumerate(spatial)]
         if min(out) < 1:
-            names = "DHW"[3 - n:]
+            names = "DHW"[3 - n :]
             have = ", ".join(f"{c}: {s}" for c, s in zip(names, spatial))
             got = " ".join(f"{c}: {s}" for c, s in zip(names, out))
             raise RuntimeError(f"input ({have}) is too small. Calculated output {got}")

@@ -21,9 +21,22 @@ import types
 from .._tensor import Tensor
 from ..backend import dtypes
 
-__all__ = ["CALLS", "REQUIRED", "ALL_DIMS", "register", "method_copy", "user_call", "method_offset",
-           "type_error", "list_type_error", "missing_error", "invalid_combination", "type_name",
-           "legacy_type"]
+__all__ = [
+    "CALLS",
+    "REQUIRED",
+    "ALL_DIMS",
+    "register",
+    "method_copy",
+    "user_call",
+    "method_offset",
+    "type_error",
+    "list_type_error",
+    "missing_error",
+    "invalid_combination",
+    "type_name",
+    "legacy_type",
+    "named_type_error",
+]
 
 # id of a code object -> (public name, called as a Tensor method, the function); by id, as a
 # method's copy of a code object compares equal to the original
@@ -71,8 +84,7 @@ def method_copy(fn):
     if not isinstance(fn, types.FunctionType):
         return fn
     code = fn.__code__.replace(co_name=fn.__code__.co_name)  # always a new object
-    copy = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__,
-                              fn.__closure__)
+    copy = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
     copy.__kwdefaults__ = fn.__kwdefaults__
     copy.__dict__.update(fn.__dict__)
     copy.__doc__, copy.__module__, copy.__qualname__ = fn.__doc__, fn.__module__, fn.__qualname__
@@ -103,12 +115,13 @@ def call_keywords(frame) -> tuple | None:
         return None
     instructions = list(dis.get_instructions(caller.f_code))
     # f_lasti may point into the call's inline cache: the call is the last instruction before
-    at = max((i for i, ins in enumerate(instructions) if ins.offset <= caller.f_lasti),
-             default=None)
+    at = max(
+        (i for i, ins in enumerate(instructions) if ins.offset <= caller.f_lasti), default=None
+    )
     if at is None or not instructions[at].opname.startswith("CALL"):
         return None
     names: tuple = ()
-    for ins in reversed(instructions[max(at - 3, 0): at]):
+    for ins in reversed(instructions[max(at - 3, 0) : at]):
         if ins.opname == "KW_NAMES":
             names = caller.f_code.co_consts[ins.arg]
             break
@@ -128,8 +141,10 @@ def _given(frame) -> tuple[list, dict]:
     if call is not None and not code.co_flags & 0x04:
         keywords, count = call
         positional = code.co_varnames[: count - len(keywords) + method]
-        return ([values[n] for n in positional][method:],
-                {k: values[k] for k in keywords if k in values})
+        return (
+            [values[n] for n in positional][method:],
+            {k: values[k] for k in keywords if k in values},
+        )
     names = code.co_varnames[: code.co_argcount]
     defaults = fn.__defaults__ or ()
     args = [values[n] for n in names]
@@ -138,7 +153,7 @@ def _given(frame) -> tuple[list, dict]:
         args.pop()
     if code.co_flags & 0x04:  # *args
         args += list(values[code.co_varnames[code.co_argcount + code.co_kwonlyargcount]])
-    kw_names = code.co_varnames[code.co_argcount: code.co_argcount + code.co_kwonlyargcount]
+    kw_names = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
     kw_defaults = fn.__kwdefaults__ or {}
     kwargs = {n: values[n] for n in kw_names if values[n] is not kw_defaults.get(n)}
     return (args[1:] if method else args), kwargs
@@ -149,8 +164,10 @@ def invalid_combination(fn: str, args, kwargs: dict | None = None) -> TypeError:
     given = [type_name(a) for a in args]
     given += [f"{k}={type_name(v)}" for k, v in (kwargs or {}).items()]
     tail = ", " if kwargs and not args else ""
-    return TypeError(f"{fn}() received an invalid combination of arguments - got "
-                     f"({', '.join(given)}{tail}), but expected one of:")
+    return TypeError(
+        f"{fn}() received an invalid combination of arguments - got "
+        f"({', '.join(given)}{tail}), but expected one of:"
+    )
 
 
 def type_error(value, expected: str, found: str | None = None) -> TypeError:
@@ -170,8 +187,15 @@ def type_error(value, expected: str, found: str | None = None) -> TypeError:
     if call is not None and name in call[0]:  # given by keyword: PyTorch names no position
         return TypeError(f"{fn}(): argument '{name}' must be {expected}, {tail}")
     position = frame.f_code.co_varnames.index(name) + 1 - method
-    return TypeError(f"{fn}(): argument '{name}' (position {position}) must be {expected}, "
-                     f"{tail}")
+    return TypeError(f"{fn}(): argument '{name}' (position {position}) must be {expected}, {tail}")
+
+
+def named_type_error(fn: str, name: str, position: int, expected: str, value) -> TypeError:
+    """The argument TypeError of a function outside the op registry (`F.one_hot`), keyword use
+    read from the call of the function that raises it."""
+    call = call_keywords(sys._getframe(1))
+    where = "" if call is not None and name in call[0] else f" (position {position})"
+    return TypeError(f"{fn}(): argument '{name}'{where} must be {expected}, not {type_name(value)}")
 
 
 def _parameter(frame, value) -> str | None:
@@ -190,8 +214,10 @@ def list_type_error(seq, index: int) -> TypeError:
     frame = user_call()
     name = _parameter(frame, seq) if frame is not None else None
     fn = CALLS[id(frame.f_code)][0] if frame is not None else "?"
-    return TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {index + 1} "
-                     f'with error "type must be tuple of ints,but got {bad}"')
+    return TypeError(
+        f"{fn}(): argument '{name}' failed to unpack the object at pos {index + 1} "
+        f'with error "type must be tuple of ints,but got {bad}"'
+    )
 
 
 class _Default:

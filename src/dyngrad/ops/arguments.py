@@ -130,8 +130,12 @@ def int_list(
         seq = value
     elif not varargs:
         seq = args[0]
-    if type(seq) is tuple and all(type(s) is int and INT64_MIN <= s <= INT64_MAX for s in seq):
-        return seq  # the common case: plain ints already
+    if type(seq) is tuple:  # the common case: plain ints already (a loop: cheaper than all())
+        for s in seq:
+            if type(s) is not int or not INT64_MIN <= s <= INT64_MAX:
+                break
+        else:
+            return seq
     return _slow_int_list(fn, args, seq, name, position, varargs)
 
 
@@ -244,6 +248,11 @@ def scalar_to(value, dtype, names: dict | None = None):
 def fill_value(value, dtype, names: dict | None = None):
     """`value` checked by `scalar_to`, then in the form NumPy writes as PyTorch would (a
     negative int wraps into uint8, a float truncates towards zero)."""
+    kind = type(value)
+    if kind is float and dtype._category == 2 or kind is int and dtype._category == 1:
+        lo, hi = _LIMITS[dtype]  # the common case: a number that fits, written as it is
+        if lo <= value <= hi:
+            return value
     value = scalar_to(value, dtype, names)
     if isinstance(value, np.generic):
         value = value.item()

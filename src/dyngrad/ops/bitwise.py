@@ -28,8 +28,9 @@ def _lshift(xp, x, y):
 
 def _rshift(xp, x, y):
     y, bits, amount = _shift_amount(xp, x, y)
-    return xp.where((y < 0) | (y >= bits), xp.right_shift(x, bits - 1),
-                    xp.right_shift(x, amount)).astype(x.dtype)
+    return xp.where(
+        (y < 0) | (y >= bits), xp.right_shift(x, bits - 1), xp.right_shift(x, amount)
+    ).astype(x.dtype)
 
 
 def _integers_only(kernel: str):
@@ -65,8 +66,10 @@ def _publish(name: str, op) -> None:
     def fn_(self, other):
         target = promotion.result_type(self, other)
         if not can_cast(target, self.dtype):
-            raise RuntimeError(f"result type {target._legacy} can't be cast to the desired "
-                               f"output type {self.dtype._legacy}")
+            raise RuntimeError(
+                f"result type {target._legacy} can't be cast to the desired "
+                f"output type {self.dtype._legacy}"
+            )
         return apply_inplace(op, (self, other), name=name + "_")
 
     fn.__name__, fn_.__name__ = name, name + "_"
@@ -82,10 +85,16 @@ _publish("bitwise_right_shift", RSHIFT)
 
 public(lambda self, other: apply(LSHIFT, (self, other)), name="__lshift__", function=False)
 public(lambda self, other: apply(RSHIFT, (self, other)), name="__rshift__", function=False)
-public(lambda self, other: apply_inplace(LSHIFT, (self, other), name="__ilshift__"),
-       name="__ilshift__", function=False)
-public(lambda self, other: apply_inplace(RSHIFT, (self, other), name="__irshift__"),
-       name="__irshift__", function=False)
+public(
+    lambda self, other: apply_inplace(LSHIFT, (self, other), name="__ilshift__"),
+    name="__ilshift__",
+    function=False,
+)
+public(
+    lambda self, other: apply_inplace(RSHIFT, (self, other), name="__irshift__"),
+    name="__irshift__",
+    function=False,
+)
 
 
 @public

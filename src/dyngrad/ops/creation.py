@@ -207,7 +207,7 @@ def from_numpy(ndarray) -> Tensor:
 def allocate(shape: tuple, np_dtype, make, negative: str | None = None) -> np.ndarray:
     """`make(shape, np_dtype)` after PyTorch's checks of a new shape, with its allocator's
     error when the memory is not there. See Note [Argument checks]."""
-    itemsize = np.dtype(np_dtype).itemsize
+    itemsize = (np_dtype if isinstance(np_dtype, np.dtype) else np.dtype(np_dtype)).itemsize
     new_shape(shape, itemsize, negative)
     try:
         return make(shape, np_dtype)
@@ -224,7 +224,9 @@ def _fill_array(shape, np_dtype, fill):
 def _filled(fn, fill, shape, dtype, requires_grad, device, fallback=None, negative=None):
     np_dtype = _np_dtype(dtype, fallback)
     if fill is not None and fill != 0:
-        fill = fill_value(fill, from_numpy_dtype(np_dtype))
+        d = dtype if isinstance(dtype, dtypes.dtype) else (
+            fallback or defaults.float if dtype is None else from_numpy_dtype(np_dtype))
+        fill = fill_value(fill, d)
     array = allocate(shape, np_dtype, lambda s, d: _fill_array(s, d, fill), negative)
     return _leaf(array, requires_grad, device)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .arguments import fill_value
+from .arguments import as_int, fill_value
 from .inplace import apply_inplace
 from .registry import apply, defop
 from .scatter import check_bounds
@@ -98,14 +98,27 @@ def _vector_index(input, dim, index, name):
     return d, a.reshape(-1) if a.ndim == 0 else a
 
 
+def _empty_select(input, d, a) -> None:
+    # an empty input takes PyTorch's other kernel, with its own words
+    size = input._data.shape[d] if input._data.ndim else 1
+    if size == 0 and a.size:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    bad = (a < 0) | (a >= size)
+    if bad.any():
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={a[bad][0]} "
+                           f"axis_dim={size}")
+
+
 @public
 def index_select(input, dim, index):
     """Matches `torch.index_select`."""
     d, a = _vector_index(input, dim, index, "index_select")
-    if a.dtype.kind not in "iu":
-        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if a.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    if a.dtype.kind not in "iu":
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if input._data.size == 0:
+        _empty_select(input, d, a)
     size = input._data.shape[d] if input._data.ndim else 1
     bad = (a < 0) | (a >= size)
     if bad.any():
@@ -119,15 +132,15 @@ def index_select(input, dim, index):
 
 def _index_add_args(input, dim, index, source, alpha):
     d, a = _vector_index(input, dim, index, "index_add_")
-    if a.dtype.kind not in "iu":
-        raise RuntimeError(
-            f"index_add_(): Expected dtype int32/int64 for index but got: "
-            f"{Tensor._wrap(a).dtype._legacy}"
-        )
     if a.ndim > 1:
         raise IndexError(
             f"index_add_(): Index is supposed to be a vector, but got dim: {a.ndim} "
             f"with type: {Tensor._wrap(a).dtype._legacy} and size: {list(a.shape)}"
+        )
+    if a.dtype.kind not in "iu":
+        raise RuntimeError(
+            f"index_add_(): Expected dtype int32/int64 for index but got: "
+            f"{Tensor._wrap(a).dtype._legacy}"
         )
     _check_source(input, d, a, source, "index_add_")
     if input._data.dtype != source._data.dtype:
@@ -181,8 +194,10 @@ def index_add_(self, dim, index, source, *, alpha=1):
 
 def _index_copy_args(input, dim, index, source):
     d, a = _vector_index(input, dim, index, "index_copy_")
-    if a.dtype.kind not in "iu":
-        raise IndexError(
+    if a.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {a.ndim})")
+    if a.dtype != np.int64:
+        raise RuntimeError(
             "index_copy_(): Expected a long tensor for index, but got "
             f"{Tensor._wrap(a).dtype._legacy}"
         )
@@ -217,9 +232,12 @@ def index_copy_(self, dim, index, source):
 
 
 def _index_fill_args(input, dim, index, value):
-    d, a = _vector_index(input, dim, index, "index_fill_")
-    if a.dtype != np.int64:
+    dim = as_int(dim)  # its type, the index's dtype, the dim's range, the index's shape
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    d, a = _vector_index(input, dim, index, "index_fill_")
+    if index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
     size = input._data.shape[d] if input._data.ndim else 1
     bad = (a < -size) | (a >= size)
     if bad.any():

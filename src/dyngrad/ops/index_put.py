@@ -35,10 +35,15 @@ def _index_put_fwd(xp, x, values, *, key, accumulate):
 
 
 INDEX_PUT = defop(
-    "index_put", _index_put_fwd,
-    {"x": lambda g, key, accumulate:
-     g if accumulate else apply(INDEX_PUT, (g, 0.0), {"key": key, "accumulate": False}),
-     "values": lambda g, key: apply(INDEX, (g,), {"key": key})})
+    "index_put",
+    _index_put_fwd,
+    {
+        "x": lambda g, key, accumulate: (
+            g if accumulate else apply(INDEX_PUT, (g, 0.0), {"key": key, "accumulate": False})
+        ),
+        "values": lambda g, key: apply(INDEX, (g,), {"key": key}),
+    },
+)
 
 
 def setitem(self, key, value):
@@ -70,9 +75,11 @@ def setitem(self, key, value):
         apply_inplace(FILL, (view,), {"value": value}, name="fill_")
 
 
-_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor "
-            "refer to a single memory location. Please clone() the tensor before performing "
-            "the operation.")
+_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor "
+    "refer to a single memory location. Please clone() the tensor before performing "
+    "the operation."
+)
 
 
 def _is_mask_fill(keys: tuple, value: Tensor) -> bool:
@@ -104,21 +111,26 @@ def _put_key(self, indices, values):
             if np.broadcast_shapes(values._data.shape, target) != target:
                 raise ValueError
         except ValueError:
-            raise RuntimeError(f"shape mismatch: value tensor of shape "
-                               f"{list(values._data.shape)} cannot be broadcast to indexing "
-                               f"result of shape {list(target)}") from None
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape "
+                f"{list(values._data.shape)} cannot be broadcast to indexing "
+                f"result of shape {list(target)}"
+            ) from None
     if isinstance(values, Tensor) and values._data.dtype != self._data.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{self.dtype._legacy} for the destination and "
-                           f"{values.dtype._legacy} for the source.")
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{self.dtype._legacy} for the destination and "
+            f"{values.dtype._legacy} for the source."
+        )
     return key
 
 
 def index_put_(self, indices, values, accumulate=False):
     """Matches `torch.Tensor.index_put_`."""
     key = _put_key(self, indices, values)
-    return apply_inplace(INDEX_PUT, (self, values), {"key": key, "accumulate": accumulate},
-                         name="index_put_")
+    return apply_inplace(
+        INDEX_PUT, (self, values), {"key": key, "accumulate": accumulate}, name="index_put_"
+    )
 
 
 @public

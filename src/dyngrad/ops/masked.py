@@ -12,10 +12,10 @@ from .kernels import Kernel
 from .registry import apply, defop
 from .surface import public
 
-# the result keeps x's dtype: the value is written into x, not promoted with it
+# the result keeps x's dtype: the value, made a number of x's kind by fill_value, is weak
 MASKED_FILL = defop(
     "masked_fill",
-    lambda xp, x, mask, *, value: xp.where(mask, x.dtype.type(value), x),
+    lambda xp, x, mask, *, value: xp.where(mask, value, x),
     {"x": lambda g, mask: g.masked_fill(mask, 0.0)},
     kernel=Kernel(lambda xp, needs, g, mask: (xp.where(mask, 0.0, g), None), mixed_dtypes=True),
 )
@@ -33,11 +33,12 @@ MASKED_FILL_TENSOR = defop(
 @public
 def masked_fill(input, mask, value):
     """Matches `torch.masked_fill`."""
-    _check_mask(mask, value)
-    if mask._data.shape != input._data.shape:  # PyTorch names the mask first out of place
+    if isinstance(mask, Tensor) and mask._data.shape != input._data.shape:
+        # PyTorch names the mask first out of place, and sizes things before other checks
         err = broadcast_error((mask._data.shape, input._data.shape))
         if err is not None:
             raise err
+    _check_mask(mask, value)
     if isinstance(value, Tensor):
         return apply(MASKED_FILL_TENSOR, (input, mask, value))
     return apply(MASKED_FILL, (input, mask), {"value": fill_value(value, input.dtype)})
@@ -68,16 +69,16 @@ CPP_TYPE_NAMES = {
 
 
 def _check_mask(mask, value=None):
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(
+            f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+            f"tensor with {value._data.ndim} dimension(s)."
+        )
     if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
         name = mask.dtype.name if isinstance(mask, Tensor) else type(mask).__name__
         raise RuntimeError(
             "masked_fill_ only supports boolean masks, but got mask with dtype "
             f"{CPP_TYPE_NAMES.get(name, name)}"
-        )
-    if isinstance(value, Tensor) and value._data.ndim:
-        raise RuntimeError(
-            f"masked_fill_ only supports a 0-dimensional value tensor, but got "
-            f"tensor with {value._data.ndim} dimension(s)."
         )
 
 

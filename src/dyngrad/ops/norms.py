@@ -139,6 +139,11 @@ def _spectral_norm(A, ord, d0: int, d1: int, keepdim: bool):  # noqa: A002
     if A.dtype in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
                            f"{A.dtype._legacy}")
+    if not np.isfinite(A._data).all():  # LAPACK's SVD fails on these: PyTorch's words for it
+        from .decomposition import _LinAlgError
+
+        raise _LinAlgError("linalg.svd: The algorithm failed to converge because the input "
+                           "matrix contained non-finite values.")
     values = svdvals(A.movedim((d0, d1), (-2, -1)))
     if ord == "nuc":
         result = values.sum(-1)

@@ -394,7 +394,7 @@ def logsumexp(input, dim=REQUIRED, keepdim=False):
     if isinstance(dim, (tuple, list)) and not dim and input._data.ndim and input._data.size:
         # PyTorch reduces nothing into a 0-d output and fails to write it back
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
-                           f"{list(input._data.shape)}")
+                           f"{[1] * input._data.ndim}")
     return apply(LOGSUMEXP, (input,), {"dim": reduce_dims(input, dim), "keepdim": keepdim})
 
 

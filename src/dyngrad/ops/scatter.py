@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .arguments import fill_value
+from .arguments import as_int, fill_value
 from .errors import broadcast_error
 from .inplace import apply_inplace
 from .registry import apply, defop
@@ -141,9 +141,11 @@ def check_bounds(a, dim, size) -> None:
 
 
 def _gather_scatter_index(name, input, dim, index, src=None):
-    a = _index_of(index, f"{name}(): Expected dtype int32/int64 for index")
     shape = input._data.shape
-    d = wrap_dim(dim, len(shape))
+    d = wrap_dim(dim, len(shape))  # the dim's errors come before the index's
+    a = _index_of(index, f"{name}(): Expected dtype int32/int64 for index")
+    if a.size == 0:  # an empty index gathers or writes nothing: PyTorch checks no more
+        return d, a if a.ndim == len(shape) else a.reshape((0,) * len(shape))
     if a.ndim != len(shape):
         other = "input" if name == "gather" else "self"
         raise RuntimeError(
@@ -180,12 +182,23 @@ def _same_dtype(input, src, name):
 def gather(input, dim, index, *, sparse_grad=False):
     """Matches `torch.gather`: out[i][j] = input[i][index[i][j]] (for dim=1)."""
     d, a = _gather_scatter_index("gather", input, dim, index)
+    if a.size == 0 and index._data.ndim != input._data.ndim:
+        return input.new_empty(index._data.shape)
     return apply(GATHER, (input,), {"dim": d, "index": a})
 
 
 @public
 def take_along_dim(input, indices, dim=None):
     """Matches `torch.take_along_dim`."""
+    if dim is not None:
+        dim = as_int(dim)
+        if input._data.ndim != indices._data.ndim:
+            raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                               f"number of dimensions, but got {input._data.ndim} dimensions "
+                               f"for input, and {indices._data.ndim} dimensions for indices")
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices.dtype._legacy}")
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     d = wrap_dim(dim, input._data.ndim)

@@ -130,13 +130,17 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 def bincount(input, weights=None, minlength=0):
     """Matches `torch.bincount`: counts (or summed weights) of each non-negative integer."""
     x = input._data
-    if x.ndim != 1:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if x.dtype.kind not in "iu":
         raise NotImplementedError(
             f"\"bincount_cpu\" not implemented for '{input.dtype._legacy}'")
-    if x.size and x.min() < 0:
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if x.ndim == 1 and x.size == 0:  # counts of nothing: int64 zeros, with or without weights
+        return Tensor._wrap(np.zeros(minlength, np.int64))
+    if x.ndim != 1 or x.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights._data.ndim != 1 or weights._data.size != x.size):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
     if weights is None:
         return Tensor._wrap(np.bincount(x, minlength=minlength).astype(np.int64))
     w = weights._data
@@ -183,6 +187,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         right = side == "right"
     seq = sorted_sequence._data
     values = input._data if isinstance(input, Tensor) else np.asarray(input)
+    _check_searchsorted(seq, values)
     if sorter is not None:
         seq = np.take_along_axis(seq, sorter._data, axis=-1)
     mode = "right" if right else "left"
@@ -194,6 +199,22 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         result = np.stack([np.searchsorted(r, v, side=mode) for r, v in zip(rows, vals)])
         result = result.reshape(values.shape)
     return Tensor._wrap(np.asarray(result, np.int32 if out_int32 else np.int64))
+
+
+def _check_searchsorted(seq, values) -> None:
+    if values.ndim == 0 and seq.ndim != 1:
+        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when "
+                           f"boundaries tensor dimension is 1, but we got boundaries tensor "
+                           f"dim({seq.ndim}) and input value's dim({values.ndim}) "
+                           f"numel({values.size})")
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
+                           "dimension, but got 0 dimension")
+    if seq.ndim > 1 and (values.ndim != seq.ndim or values.shape[:-1] != seq.shape[:-1]):
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or "
+                           f"the first N-1 dimensions of boundaries tensor and input value "
+                           f"tensor must match, but we got boundaries tensor {list(seq.shape)} "
+                           f"and input value tensor {list(values.shape)}")
 
 
 @public
