@@ -188,4 +188,41 @@ CASES = [
         grad_params=(0, 1),
     ),
 ]
+CASES += [
+    Case(
+        "log_normal",
+        lambda d, loc, scale: d.LogNormal(loc, scale),
+        [_uniform(-1, 1, 3), _uniform(0.3, 1, 3)],
+        _uniform(0.2, 4, 4, 3),
+        unit_value=U,
+        grad_params=(0, 1),
+    ),
+    Case(
+        "tanh_normal",
+        lambda d, loc, scale: d.TransformedDistribution(
+            d.Normal(loc, scale), [d.AffineTransform(0.5, 2.0), d.TanhTransform()]
+        ),
+        [_uniform(-1, 1, 3), _uniform(0.3, 1, 3)],
+        _uniform(-0.9, 0.9, 4, 3),
+        grad_params=(0, 1),
+    ),
+    Case(
+        "logistic_normal",
+        lambda d, loc, scale: d.TransformedDistribution(d.Normal(loc, scale), d.SigmoidTransform()),
+        [_uniform(-1, 1, 3), _uniform(0.3, 1, 3)],
+        _uniform(0.1, 0.9, 4, 3),
+        unit_value=U,
+        grad_params=(0, 1),
+    ),
+    Case(
+        "reflected_exponential",
+        lambda d, rate: d.TransformedDistribution(
+            d.Exponential(rate), d.AffineTransform(1.0, -2.0)
+        ),
+        [_uniform(0.5, 2, 3)],
+        _uniform(-3, 0.9, 4, 3),
+        unit_value=U,
+        grad_params=(0,),
+    ),
+]
 IDS = [c.name for c in CASES]

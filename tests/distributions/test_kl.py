@@ -48,6 +48,7 @@ FAMILIES = {
         lambda d, loc, tril: d.MultivariateNormal(loc, scale_tril=tril),
         [_u(-1, 1, 3), np.stack([_tril(3), _tril(3)])],
     ),
+    "LogNormal": (lambda d, a, b: d.LogNormal(a, b), [_u(-1, 1, 3), _u(0.5, 2, 3)]),
     "Independent": (
         lambda d, a, b: d.Independent(d.Normal(a, b), 1),
         [_u(-1, 1, 2, 3), _u(0.5, 2, 2, 3)],
@@ -69,6 +70,7 @@ PAIRS = [
     ("Dirichlet", "Dirichlet"),
     ("MVN", "MVN"),
     ("MVN", "MVNBatched"),
+    ("LogNormal", "LogNormal"),
     ("Independent", "Independent"),
     ("Beta", "Exponential"),
     ("Beta", "Gamma"),

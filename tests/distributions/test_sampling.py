@@ -40,11 +40,14 @@ def test_sample_moments_match_mean_and_variance(case):
     dyngrad.manual_seed(3)
     dist = case.build(dyngrad, requires_grad=False)
     draws = dist.sample((N,)).numpy()
-    mean, var = dist.mean.numpy(), dist.variance.numpy()
+    assert bool(dist.support.check(dyngrad.from_numpy(draws)).all())
+    try:
+        mean, var = dist.mean.numpy(), dist.variance.numpy()
+    except NotImplementedError:  # no closed form (a tanh-transformed Normal): support only
+        return
     stderr = np.sqrt(var / N)
     np.testing.assert_array_less(np.abs(draws.mean(0) - mean), 6 * stderr + 1e-9)
     np.testing.assert_allclose(draws.var(0), var, rtol=0.08, atol=1e-9)
-    assert bool(dist.support.check(dyngrad.from_numpy(draws)).all())
 
 
 def test_categorical_frequencies_match_probs():
