@@ -225,4 +225,29 @@ CASES += [
         grad_params=(0,),
     ),
 ]
+CASES += [
+    Case(
+        "poisson",
+        lambda d, rate: d.Poisson(rate),
+        [_uniform(0.5, 4, 3)],
+        R.integers(0, 6, (4, 3)).astype(float),
+        grad_params=(0,),
+    ),
+    Case(
+        "cauchy",
+        lambda d, loc, scale: d.Cauchy(loc, scale),
+        [_uniform(-1, 1, 3), _uniform(0.5, 2, 3)],
+        _uniform(-3, 3, 4, 3),
+        unit_value=U,
+        grad_params=(0, 1),
+    ),
+    Case(
+        "half_normal",
+        lambda d, scale: d.HalfNormal(scale),
+        [_uniform(0.5, 2, 3)],
+        _uniform(0.1, 3, 4, 3),
+        unit_value=U,
+        grad_params=(0,),
+    ),
+]
 IDS = [c.name for c in CASES]

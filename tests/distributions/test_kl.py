@@ -49,6 +49,9 @@ FAMILIES = {
         [_u(-1, 1, 3), np.stack([_tril(3), _tril(3)])],
     ),
     "LogNormal": (lambda d, a, b: d.LogNormal(a, b), [_u(-1, 1, 3), _u(0.5, 2, 3)]),
+    "Poisson": (lambda d, rate: d.Poisson(rate), [_u(0.5, 3, 3)]),
+    "Cauchy": (lambda d, a, b: d.Cauchy(a, b), [_u(-1, 1, 3), _u(0.5, 2, 3)]),
+    "HalfNormal": (lambda d, scale: d.HalfNormal(scale), [_u(0.5, 2, 3)]),
     "Independent": (
         lambda d, a, b: d.Independent(d.Normal(a, b), 1),
         [_u(-1, 1, 2, 3), _u(0.5, 2, 2, 3)],
@@ -71,6 +74,11 @@ PAIRS = [
     ("MVN", "MVN"),
     ("MVN", "MVNBatched"),
     ("LogNormal", "LogNormal"),
+    ("Poisson", "Poisson"),
+    ("Cauchy", "Cauchy"),
+    ("HalfNormal", "HalfNormal"),
+    ("BernoulliLogits", "Poisson"),
+    ("Poisson", "Bernoulli"),
     ("Independent", "Independent"),
     ("Beta", "Exponential"),
     ("Beta", "Gamma"),
@@ -135,19 +143,53 @@ def test_unregistered_pair_raises_torchs_error(torch):
             d.kl_divergence(d.Categorical(logits=lib.zeros(3)), d.Normal(0.0, 1.0))
 
 
-def test_exponential_family_fallback_and_its_cross_family_error(torch):
+def _rate_family(lib):
+    # an exponential family known only by its natural parameter and log normalizer
+    d = lib.distributions
+
+    class Rate(d.ExponentialFamily):
+        arg_constraints = {"rate": d.constraints.positive}
+        support = d.constraints.nonnegative
+        _mean_carrier_measure = 0
+
+        def __init__(self, rate):
+            self.rate = rate
+            super().__init__(rate.shape)
+
+        @property
+        def _natural_params(self):
+            return (-self.rate,)
+
+        def _log_normalizer(self, x):
+            return -lib.log(-x)
+
+    class Other(Rate):
+        pass
+
+    return Rate, Other
+
+
+def test_exponential_family_entropy_and_bregman_kl_match_torch(torch):
+    outs = []
     for lib in (dyngrad, torch):
-        d = lib.distributions
-
-        class Poissonish(d.Exponential):
-            pass
-
-        p, q = Poissonish(lib.tensor([1.5])), Poissonish(lib.tensor([0.5]))
-        assert d.kl_divergence(p, q).item() == pytest.approx(
-            d.kl_divergence(
-                d.Exponential(lib.tensor([1.5])), d.Exponential(lib.tensor([0.5]))
-            ).item()
+        Rate, Other = _rate_family(lib)
+        # p's parameters are detached in both (as in PyTorch): the gradient reaches q's only
+        rate = lib.tensor([0.5, 2.0], dtype=lib.float64, requires_grad=True)
+        rate_q = lib.tensor([1.5, 1.0], dtype=lib.float64, requires_grad=True)
+        p, q = Rate(rate), Rate(rate_q)
+        entropy, kl = p.entropy(), lib.distributions.kl_divergence(p, q)
+        (entropy.sum() + kl.sum()).backward()
+        assert rate.grad is None
+        with pytest.raises(NotImplementedError) as info:
+            lib.distributions.kl_divergence(p, Other(rate))
+        outs.append(
+            (entropy.detach().numpy(), kl.detach().numpy(), rate_q.grad.numpy(), str(info.value))
         )
+    (e1, k1, g1, m1), (e2, k2, g2, m2) = outs
+    np.testing.assert_allclose(e1, e2, rtol=1e-12)
+    np.testing.assert_allclose(k1, k2, rtol=1e-12)
+    np.testing.assert_allclose(g1, g2, rtol=1e-12)
+    assert m1 == m2
 
 
 def test_register_kl_takes_the_most_specific_pair_and_warns_when_ambiguous(torch):

@@ -7,11 +7,13 @@ from . import constraints, kl_cross, transforms  # noqa: F401 - kl_cross registe
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
@@ -19,6 +21,7 @@ from .log_normal import LogNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AbsTransform,
@@ -40,6 +43,7 @@ __all__ = [
     "Bernoulli",
     "Beta",
     "Categorical",
+    "Cauchy",
     "ComposeTransform",
     "Dirichlet",
     "Distribution",
@@ -47,6 +51,7 @@ __all__ = [
     "Exponential",
     "ExponentialFamily",
     "Gamma",
+    "HalfNormal",
     "Independent",
     "Laplace",
     "LogNormal",
@@ -54,6 +59,7 @@ __all__ = [
     "Normal",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough",
+    "Poisson",
     "PowerTransform",
     "SigmoidTransform",
     "SoftmaxTransform",

@@ -6,12 +6,14 @@ import math
 
 import dyngrad
 
+from .bernoulli import Bernoulli
 from .beta import Beta
 from .exponential import Exponential
 from .gamma import Gamma
 from .kl import _infinite_like, register_kl
 from .laplace import Laplace
 from .normal import Normal
+from .poisson import Poisson
 from .uniform import Uniform
 from .utils import euler_constant
 
@@ -20,6 +22,16 @@ __all__: list = []
 
 def _x_log_x(tensor):
     return dyngrad.special.xlogy(tensor, tensor)  # 0 at 0
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p, q):
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Poisson, Bernoulli)
+def _kl_poisson_infinity(p, q):
+    return _infinite_like(p.rate)
 
 
 @register_kl(Beta, Exponential)
