@@ -3,6 +3,7 @@
 PyTorch's weight names (`weight_ih_l0`, `bias_hh_l1_reverse`) and gate order (LSTM: i, f, g,
 o; GRU: r, z, n) are kept, so state_dicts move between the two. Each layer projects the
 whole input sequence in one matmul and loops over time only for the hidden-to-hidden part.
+A PackedSequence runs padded, each sequence's state held once it has ended.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ from __future__ import annotations
 import numbers
 import warnings
 
-from ...ops.creation import empty, zeros
+from ...ops.compare import where
+from ...ops.creation import empty, tensor, zeros
 from ...ops.joining import cat, stack
 from .. import functional as F
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence, packed_like, pad_packed_sequence
 from .module import Module
 from .rnn_cell import _CellBase, gru_step, lstm_step, rnn_step
 
@@ -45,6 +48,13 @@ def _check_options(hidden_size, num_layers, dropout, proj_size) -> None:
         raise ValueError("num_layers must be greater than zero")
     if proj_size:
         raise NotImplementedError("dyngrad does not implement torch.nn.LSTM(proj_size>0)")
+
+
+def _held(alive, new, old):
+    """`new` for the sequences still running, `old` (held) for those that have ended."""
+    if isinstance(new, tuple):
+        return tuple(where(alive, n, o) for n, o in zip(new, old))
+    return where(alive, new, old)
 
 
 class RNNBase(Module):
@@ -147,17 +157,21 @@ class RNNBase(Module):
         if tuple(hx.shape) != expected:
             raise RuntimeError(message.format(expected, list(hx.shape)))
 
-    def _direction(self, projected, state, layer: int, suffix: str, step):
+    def _direction(self, projected, state, layer: int, suffix: str, step, alive):
         """Run one direction of one layer over time (already reversed for '_reverse')."""
         _, w_hh, _, b_hh = self._weights(layer, suffix)
         outputs = []
         for t in range(projected.shape[0]):
-            state = step(projected[t], state, w_hh, b_hh)
+            new = step(projected[t], state, w_hh, b_hh)
+            state = new if alive is None else _held(alive[t], new, state)
             outputs.append(state[0] if isinstance(state, tuple) else state)
         return stack(outputs), state
 
-    def _layers(self, input, states: list, step):
-        """All layers and directions; `states[k]` is the initial state of layer/direction k."""
+    def _layers(self, input, states: list, step, alive=None):
+        """All layers and directions; `states[k]` is the initial state of layer/direction k.
+
+        `alive[t]` (B, 1) marks the sequences still running at step t of a packed batch.
+        """
         finals = []
         directions = ("", "_reverse") if self.bidirectional else ("",)
         for layer in range(self.num_layers):
@@ -171,6 +185,7 @@ class RNNBase(Module):
                     layer,
                     suffix,
                     step,
+                    alive if d == 0 or alive is None else alive.flip(0),
                 )
                 outputs.append(out if d == 0 else out.flip(0))
                 finals.append(final)
@@ -180,6 +195,12 @@ class RNNBase(Module):
         return input, finals
 
     def _prepare(self, input, hx):
+        """Time-major input, hx, whether unbatched, and the running mask of a packed batch."""
+        if isinstance(input, PackedSequence):
+            padded, lengths = pad_packed_sequence(input)
+            self._check_input(padded)
+            steps = tensor(range(padded.shape[0]))
+            return padded, hx, False, steps[:, None, None] < lengths[None, :, None]
         self._check_input(input)
         unbatched = input.dim() == 2
         if unbatched:
@@ -188,7 +209,7 @@ class RNNBase(Module):
                 hx = self._batch_hidden(hx)
         elif self.batch_first:
             input = input.transpose(0, 1)
-        return input, hx, unbatched
+        return input, hx, unbatched, None
 
     def _batch_hidden(self, hx):
         parts = hx if isinstance(hx, tuple) else (hx,)
@@ -200,7 +221,9 @@ class RNNBase(Module):
         batched = tuple(h.unsqueeze(1) for h in parts)
         return batched if isinstance(hx, tuple) else batched[0]
 
-    def _finish(self, output, unbatched: bool):
+    def _finish(self, output, unbatched, input):
+        if isinstance(input, PackedSequence):
+            return packed_like(output, input)
         if unbatched:
             return output.squeeze(1)
         return output.transpose(0, 1) if self.batch_first else output
@@ -211,13 +234,13 @@ class RNNBase(Module):
 
     def _forward_hidden(self, input, hx, step):
         """RNN's and GRU's forward: one hidden state per layer and direction."""
-        input, hx, unbatched = self._prepare(input, hx)
+        padded, hx, unbatched, alive = self._prepare(input, hx)
         if hx is None:
-            hx = self._zeros(input)
-        self._check_hidden(hx, input.shape[1], "Expected hidden size {}, got {}")
-        output, finals = self._layers(input, list(hx.unbind(0)), step)
+            hx = self._zeros(padded)
+        self._check_hidden(hx, padded.shape[1], "Expected hidden size {}, got {}")
+        output, finals = self._layers(padded, list(hx.unbind(0)), step, alive)
         h_n = stack(finals)
-        return self._finish(output, unbatched), h_n.squeeze(1) if unbatched else h_n
+        return self._finish(output, unbatched, input), h_n.squeeze(1) if unbatched else h_n
 
 
 class RNN(RNNBase):
@@ -276,14 +299,14 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
-        input, hx, unbatched = self._prepare(input, hx)
+        padded, hx, unbatched, alive = self._prepare(input, hx)
         if hx is None:
-            hx = (self._zeros(input), self._zeros(input))
-        self._check_hidden(hx[0], input.shape[1], "Expected hidden[0] size {}, got {}")
-        self._check_hidden(hx[1], input.shape[1], "Expected hidden[1] size {}, got {}")
+            hx = (self._zeros(padded), self._zeros(padded))
+        self._check_hidden(hx[0], padded.shape[1], "Expected hidden[0] size {}, got {}")
+        self._check_hidden(hx[1], padded.shape[1], "Expected hidden[1] size {}, got {}")
         states = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
-        output, finals = self._layers(input, states, lstm_step)
+        output, finals = self._layers(padded, states, lstm_step, alive)
         h_n, c_n = stack([h for h, _ in finals]), stack([c for _, c in finals])
         if unbatched:
             h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
-        return self._finish(output, unbatched), (h_n, c_n)
+        return self._finish(output, unbatched, input), (h_n, c_n)

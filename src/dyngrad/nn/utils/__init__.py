@@ -1,8 +1,8 @@
-"""`torch.nn.utils`: gradient clipping and flat parameter vectors."""
+"""`torch.nn.utils`: gradient clipping, flat parameter vectors, sequence padding (`rnn`)."""
 
 from __future__ import annotations
 
-from . import stateless  # noqa: F401 - torch.nn.utils.stateless
+from . import rnn, stateless  # noqa: F401 - torch.nn.utils.rnn, torch.nn.utils.stateless
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
@@ -13,4 +13,5 @@ __all__ = [
     "get_total_norm",
     "parameters_to_vector",
     "vector_to_parameters",
+    "rnn",
 ]
