@@ -6,6 +6,7 @@ enabled = True
 benchmark = False
 deterministic = False
 allow_tf32 = True
+fp32_precision = "none"
 
 
 def is_available() -> bool:

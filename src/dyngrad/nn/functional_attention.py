@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -17,6 +18,37 @@ def _float_mask(mask, dtype, allowed_when_true: bool):
         return mask
     blocked = ~mask._data if allowed_when_true else mask._data
     return Tensor._wrap(np.where(blocked, -np.inf, 0.0).astype(dtype.np))
+
+
+def _causal_mask(length: int, source: int, dtype):
+    """The additive mask letting query i see keys 0..i (top-left aligned)."""
+    causal = np.tril(np.ones((length, source), dtype=bool))
+    return _float_mask(Tensor._wrap(causal), dtype, True)
+
+
+def none_or_dtype(input):
+    """The dtype of a mask, or None (PyTorch's `F._none_or_dtype`)."""
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+def canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """A bool or float mask as a float one (-inf where True), as PyTorch's `F._canonical_mask`."""
+    if mask is None:
+        return None
+    is_float = mask.is_floating_point()
+    if mask.dtype.name != "bool" and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(
+            f"Support for mismatched {mask_name} and {other_name} "
+            "is deprecated. Use same type for both instead.",
+            stacklevel=3,
+        )
+    return mask if is_float else _float_mask(mask, target_type, False)
 
 
 def safe_softmax(scores):
@@ -57,8 +89,7 @@ def scaled_dot_product_attention(
                 "_scaled_dot_product_attention: Explicit attn_mask should not be "
                 "set when is_causal=True"
             )
-        causal = np.tril(np.ones((length, source), dtype=bool))
-        scores = scores + _float_mask(Tensor._wrap(causal), query.dtype, True)
+        scores = scores + _causal_mask(length, source, query.dtype)
     if attn_mask is not None:
         scores = scores + _float_mask(attn_mask, query.dtype, True)
     weights = safe_softmax(scores)
@@ -148,6 +179,10 @@ def multi_head_attention_forward(
             "Transformer module method `generate_square_subsequent_mask` to "
             "create this mask."
         )
+    # PyTorch trusts the hint here: SDPA's causal mask replaces attn_mask
+    causal_hint = is_causal and key_padding_mask is None and not need_weights
+    if causal_hint:
+        attn_mask = None
     head_dim = embed_dim // num_heads
     separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
     q, k, v = _project(query, key, value, in_proj_weight, in_proj_bias, separate)
@@ -164,6 +199,8 @@ def multi_head_attention_forward(
         if key_padding_mask is not None:
             key_padding_mask = pad(key_padding_mask, (0, 1))
     source = k.shape[1]
+    if causal_hint:
+        attn_mask = _causal_mask(length, source, query.dtype)
     mask = _merged_mask(attn_mask, key_padding_mask, query.dtype, batch, num_heads, length, source)
     scores = (q * math.sqrt(1.0 / head_dim)).bmm(k.transpose(1, 2))
     if mask is not None:

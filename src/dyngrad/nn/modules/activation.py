@@ -6,6 +6,7 @@ from ...ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from .attention import MultiheadAttention  # noqa: F401 - PyTorch keeps it in this module
 from .module import Module
 
 __all__ = [
