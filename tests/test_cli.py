@@ -96,7 +96,7 @@ def test_missing_api_names_the_torch_api(tmp_path):
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "import: dyngrad does not implement torch.definitely_missing",
-        "module: dyngrad does not implement torch.distributed",
+        "module: dyngrad does not implement torch.distributed.rpc",
         "method: dyngrad does not implement torch.Tensor.definitely_missing_method",
     ]
     last = result.stderr.strip().splitlines()

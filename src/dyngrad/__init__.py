@@ -75,6 +75,12 @@ from .amp import autocast
 from .amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
 from .serialization import load, save
 
+# isort: split
+# Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
+from . import _tensor_kinds, accelerator, distributed, onnx
+
+_tensor_kinds.install(Tensor)
+
 # -- end of library layers
 bool = bool_  # noqa: A001 - torch.bool
 

@@ -1,10 +1,14 @@
-"""`torch.nn`: Module and its registration model, layers, losses, functional, init, utils."""
+"""`torch.nn`: Module and its registration, layers, losses, functional, init, utils, parallel."""
 
 from __future__ import annotations
 
-from . import functional, init, utils  # noqa: F401
+from . import functional, init, parallel, utils  # noqa: F401
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
+from .parallel import DataParallel  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
 
-__all__ = sorted(set(_modules_all) | {"Parameter", "Buffer", "functional", "init", "utils"})
+__all__ = sorted(
+    set(_modules_all)
+    | {"Parameter", "Buffer", "DataParallel", "functional", "init", "parallel", "utils"}
+)
