@@ -8,6 +8,7 @@ import pytest
 
 import dyngrad as torch
 from dyngrad.autograd import scope
+from dyngrad.graph import passes
 
 from .scoped import ScopedModule
 
@@ -107,7 +108,7 @@ def test_second_backward_names_the_node_and_the_pass():
     x = torch.ones(2, requires_grad=True)
     y = (x * x).sum()
     y.backward()
-    first_pass = torch.autograd.engine.current_pass[0]
+    first_pass = passes.current[0]
     message = backward_error(y)
     assert message.startswith(SECOND_FIRST)
     detail = message.split("\n", 1)[1]

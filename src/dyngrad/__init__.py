@@ -10,14 +10,6 @@ from . import autograd
 from ._tensor import Tensor
 from ._tensor_str import set_printoptions
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
-from .autograd.grad_mode import (
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
-)
 from .backend import device
 from .backend.dtypes import (
     bfloat16,
@@ -48,6 +40,14 @@ from .backend.dtypes import float_ as float  # noqa: A001
 from .backend.dtypes import int_ as int  # noqa: A001
 from .backend.random import Generator, default_generator, initial_seed, manual_seed, seed
 from .backend.threads import get_num_threads, set_num_threads
+from .graph.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .ops import FUNCTIONS as _FUNCTIONS
 from .ops import result_type
 from .size import Size

@@ -11,15 +11,34 @@ import warnings
 
 import numpy as np
 
-from .autograd import engine as _engine
-from .autograd.anomaly import state as _anomaly
-from .autograd.grad_mode import state as _grad_state
-from .autograd.graph import AccumulateGrad
+from ._handles import RemovableHandle
+from ._tensor_errors import assigned_grad_error
+from ._tensor_str import tensor_repr
 from .backend import device_of, dtypes
 from .backend.dtypes import from_numpy_dtype
 from .size import Size
 
-__all__ = ["Tensor", "VersionCounter"]
+__all__ = ["Tensor", "VersionCounter", "above"]
+
+
+class _Above:
+    """# Note [Calls up the layers]
+
+    The tensor is the lowest layer above the arrays (DESIGN.md), yet a few of its methods
+    belong to higher ones: `backward()` runs the engine, `grad_fn` refreshes a stale view's
+    history (ops), `Tensor(2, 3)` is a factory (ops), and a version bump records its line
+    only while grad or anomaly mode is on (graph). Each of those layers hands its function
+    (or state) to `above` when it loads; the tensor never imports upward.
+    """
+
+    grad_mode = None  # dyngrad.graph.grad_mode.state
+    anomaly_mode = None  # dyngrad.graph.anomaly_mode.state
+    backward = None  # dyngrad.autograd.engine.backward
+    refresh_view = None  # dyngrad.ops views: refresh_view
+    legacy_tensor = None  # dyngrad.ops creation: legacy_tensor
+
+
+above = _Above()
 
 _PACKAGE_DIR = __file__.rsplit("/", 1)[0]
 
@@ -46,7 +65,9 @@ class VersionCounter:
         # The line costs a frame walk, so it is kept where the classic bug lives (an in-place
         # op in the forward, grad mode on) and in anomaly mode; not for optimizer updates and
         # gradient accumulation, which run with grad mode off.
-        self.last_site = user_site() if _grad_state.enabled or _anomaly.enabled else None
+        self.last_site = (
+            user_site() if above.grad_mode.enabled or above.anomaly_mode.enabled else None
+        )
 
 
 def user_site(depth: int = 2) -> tuple[str, int] | None:
@@ -89,9 +110,7 @@ class Tensor:
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
-            from .ops.creation import legacy_tensor  # torch.Tensor(2, 3) / torch.Tensor([..])
-
-            self._data = legacy_tensor(*args, **kwargs)
+            self._data = above.legacy_tensor(*args, **kwargs)  # torch.Tensor(2, 3)
 
     def _init(self, data, requires_grad: bool, grad_fn, output_nr: int = 0) -> None:
         self._data = data
@@ -272,8 +291,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self, *, tensor_contents=None) -> str:
-        from ._tensor_str import tensor_repr
-
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
@@ -327,9 +344,7 @@ class Tensor:
     @property
     def grad_fn(self):
         if self._base is not None and self._view_ver != self._vc.value:
-            from .autograd.views import refresh_view
-
-            refresh_view(self)
+            above.refresh_view(self)
         return self._fn
 
     @property
@@ -350,8 +365,6 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}")
             if value._data.dtype != self._data.dtype or value._data.shape != self._data.shape:
-                from .autograd.errors import assigned_grad_error
-
                 raise assigned_grad_error(self, value)
         self._grad = value
 
@@ -416,8 +429,6 @@ class Tensor:
                                "gradient")
         if self._fn is not None:
             return self.grad_fn._register_tensor_hook(self._out_nr, hook)
-        from .autograd.graph import RemovableHandle
-
         if self._hooks is None:
             self._hooks = {}
         handle = RemovableHandle(self._hooks)
@@ -429,8 +440,6 @@ class Tensor:
         if self._fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
-        from .autograd.graph import RemovableHandle
-
         if self._post_hooks is None:
             self._post_hooks = {}
         handle = RemovableHandle(self._post_hooks)
@@ -439,15 +448,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Matches `torch.Tensor.backward`."""
-        _engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
-
-def grad_accumulator(tensor: Tensor) -> AccumulateGrad:
-    """The one AccumulateGrad node of a leaf, shared by every graph that uses the leaf."""
-    node = tensor._accum
-    if node is None:
-        node = tensor._accum = AccumulateGrad(tensor)
-    return node
+        above.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from ..graph.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from . import graph
 from .anomaly import detect_anomaly, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
-from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable
 

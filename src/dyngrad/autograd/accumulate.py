@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..backend import dtypes
-from .graph import AccumulateGrad
+from ..graph.node import AccumulateGrad
 from .observers import observers
 
 __all__ = ["accumulate_into", "accumulate_leaf", "tensor_pre_hooks"]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import traceback
+import functools
 import warnings
 
+from ..graph.anomaly_mode import record, state
 from .observers import EngineObserver, observers
 
 __all__ = [
@@ -13,19 +13,9 @@ __all__ = [
     "detect_anomaly",
     "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled",
+    "record",
+    "state",
 ]
-
-
-class _State:
-    # Process-wide, unlike grad mode: PyTorch's anomaly flag is global to all threads.
-    # Ops read `enabled` as a plain attribute (hot path); it changes only through `_set`,
-    # which also attaches the engine observer below while anomaly mode is on.
-    def __init__(self):
-        self.enabled = False
-        self.check_nan = True
-
-
-state = _State()
 
 
 class _AnomalyObserver(EngineObserver):
@@ -58,15 +48,6 @@ def is_anomaly_enabled() -> bool:
 def is_anomaly_check_nan_enabled() -> bool:
     """Matches `torch.is_anomaly_check_nan_enabled`."""
     return state.check_nan
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def record(node) -> None:
-    """Keep the forward stack of a node (only in anomaly mode: capturing it is costly)."""
-    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE_DIR)]
-    node._trace = traceback.format_list(frames)
 
 
 class set_detect_anomaly:
@@ -105,8 +86,6 @@ class detect_anomaly:
         _set(*self.prev)
 
     def __call__(self, func):
-        import functools
-
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             with self:

@@ -13,12 +13,13 @@ import heapq
 import threading
 import warnings
 
-from .._tensor import Tensor
+from .._tensor import Tensor, above
 from ..backend import namespace, quiet_floating_point
+from ..graph import passes
+from ..graph.grad_mode import state as grad_state
+from ..graph.node import AccumulateGrad
 from ..ops.registry import edge as gradient_edge
 from . import accumulate
-from .grad_mode import state as grad_state
-from .graph import AccumulateGrad, _sequence
 from .graph_task import GraphTask
 from .observers import observers
 
@@ -227,15 +228,6 @@ def _targets(inputs, caller: str) -> list:
 # of 10,000 reentrant passes thus needs 10,000 / MAX_DEPTH waiting threads, never a deep stack.
 MAX_DEPTH = 24
 _local = threading.local()
-_passes = iter(range(1, 1 << 62))
-
-# Note [Backward passes]
-# Each backward (or grad) call is numbered. A node that frees its buffers keeps the pass that
-# freed them, so a later backward through it can say which pass used the graph, and (when the
-# tensor it starts from was made after that pass) that the graph mixes in an earlier iteration.
-_INF = float("inf")
-current_pass = (0, 0, 0)  # (number, sequence number at its start, its newest root's number)
-_running = 0  # passes running now, on any thread
 
 
 def execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None, accumulate=True):
@@ -243,10 +235,8 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None, ac
     depth = getattr(_local, "depth", 0)
     if depth >= MAX_DEPTH:
         return _execute_on_new_thread(roots, grads, keep_graph, create_graph, targets, accumulate)
-    global current_pass, _running
-    outer_pass = current_pass
-    task = GraphTask(roots, grads, keep_graph, create_graph, next(_passes))
-    current_pass = (task.number, next(_sequence), _newest(roots))
+    outer_pass = passes.start(roots)  # See Note [Backward passes]
+    task = GraphTask(roots, grads, keep_graph, create_graph, passes.current[0])
     if targets is not None:
         task.set_targets(targets, accumulate)
     watchers = observers.passes
@@ -255,7 +245,6 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None, ac
     prev_mode, prev_backward = grad_state.enabled, grad_state.backward
     grad_state.enabled, grad_state.backward = create_graph, True
     _local.depth = depth + 1
-    _running += 1
     try:
         with quiet_floating_point():  # See Note [Floating-point warnings]
             _run(task)
@@ -266,20 +255,10 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None, ac
     finally:
         _local.depth = depth
         grad_state.enabled, grad_state.backward = prev_mode, prev_backward
-        _running -= 1
-        if _running:  # back in an enclosing pass; else the last pass stays for messages
-            current_pass = outer_pass
+        passes.finish(outer_pass)
     for watcher in watchers:
         watcher.pass_finished(task)
     return task.captured
-
-
-def _newest(roots) -> int:
-    newest = -1
-    for node, _ in roots:
-        if node is not None and newest < node._seq != _INF:
-            newest = node._seq
-    return newest
 
 
 def _run(task: GraphTask) -> None:
@@ -390,3 +369,5 @@ def _execute_on_new_thread(*args):
         raise value.with_traceback(value.__traceback__)
     return value
 
+
+above.backward = backward  # Tensor.backward: See Note [Calls up the layers]

@@ -2,51 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["modified_inplace_error", "type_string", "assigned_grad_error", "explain_no_grad"]
+from ..graph import errors as graph_errors
 
-ANOMALY_HINT = (
-    "Hint: enable anomaly detection to find the operation that failed to compute its "
-    "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
-)
-
-
-def type_string(tensor) -> str:
-    """PyTorch's legacy type name, `torch.FloatTensor`, and shape: `[torch.FloatTensor [3]]`."""
-    prefix = "torch.cuda." if tensor.device.type == "cuda" else "torch."
-    shape = ", ".join(str(d) for d in tensor._data.shape)
-    return f"[{prefix}{tensor.dtype._legacy}Tensor [{shape}]]"
-
-
-def modified_inplace_error(node, name, tensor, version, fn, out_nr) -> RuntimeError:
-    from ..ops.registry import op_name_of
-
-    where = f", which is output {out_nr} of {op_name_of(fn)}," if fn is not None else ""
-    msg = (
-        f"one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: {type_string(tensor)}{where} is at version "
-        f"{tensor._vc.value}; expected version {version} instead. {ANOMALY_HINT}"
-    )
-    from .inspect_graph import TORCH_SAVED_NAMES
-
-    vc = tensor._vc
-    name = TORCH_SAVED_NAMES.get(name, name)  # `_saved_result`'s name, as PyTorch users know it
-    detail = [f"\n[dyngrad] {node.name()} saved this tensor (as '{name}') at version {version}."]
-    if vc.last_op is not None:
-        site = (f" at {vc.last_site[0]}:{vc.last_site[1]}" if vc.last_site else
-                " under no_grad (run with torch.autograd.set_detect_anomaly(True) to record "
-                "the line)")
-        detail.append(f" It was last modified by {vc.last_op}{site}.")
-    detail.append(
-        " Fix: use the out-of-place op (x = x.op(...) instead of x.op_(...)), or "
-        "clone() the tensor before modifying it."
-    )
-    return RuntimeError(msg + "".join(detail))
-
-
-# The latest (file, line) where an op ran with grad mode off on a tensor that requires grad;
-# set by the op table, read by `explain_no_grad` for a tensor that carries no mark itself.
-last_no_grad_site = None
-
+__all__ = ["explain_no_grad"]
 
 def explain_no_grad(t) -> str:
     """Why a tensor has no history: dyngrad's line after PyTorch's "does not require grad"."""
@@ -66,6 +24,7 @@ def explain_no_grad(t) -> str:
             "computed from the trainable parameters."
         )
     hint = ""
+    last_no_grad_site = graph_errors.last_no_grad_site
     if last_no_grad_site is not None:
         hint = (
             " The latest op run under torch.no_grad() on tensors that require grad was at "
@@ -78,39 +37,4 @@ def explain_no_grad(t) -> str:
         "(.detach(), .data, .numpy() and back, or made under torch.no_grad()), or frozen "
         "with requires_grad_(False), or created without requires_grad=True." + hint
         + " Fix: compute it from tensors that require grad, with grad mode on."
-    )
-
-
-# The C++ element type names PyTorch prints when a `.grad` of the wrong dtype is assigned
-_CPP_TYPE_NAMES = {
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "float32": "float",
-    "float64": "double",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-    "complex64": "c10::complex<float>",
-    "complex128": "c10::complex<double>",
-}
-
-
-def assigned_grad_error(tensor, grad) -> RuntimeError:
-    """PyTorch's error for `t.grad = g` with `g` of another size or dtype."""
-    if grad._data.dtype == tensor._data.dtype:
-        return RuntimeError(
-            f"attempting to assign a gradient of size '{list(grad._data.shape)}' to a tensor of "
-            f"size '{list(tensor._data.shape)}'. Please ensure that the gradient and the tensor "
-            "are the same size"
-        )
-    return RuntimeError(
-        f"attempting to assign a gradient with dtype '{_CPP_TYPE_NAMES[grad.dtype.name]}' to a "
-        f"tensor with grad_dtype '{tensor.dtype._legacy}'. The gradient must match the tensor's "
-        "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
-        "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
-        "caution. Diverging the dtypes of a tensor and its gradient may break downstream "
-        "systems that assume they match."
     )

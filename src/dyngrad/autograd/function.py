@@ -9,10 +9,11 @@ from __future__ import annotations
 import functools
 
 from .._tensor import Tensor
-from . import anomaly
-from .grad_mode import no_grad
-from .grad_mode import state as grad_state
-from .graph import SECOND_BACKWARD, Node, SavedOutput
+from ..graph import anomaly_mode as anomaly
+from ..graph.grad_mode import no_grad
+from ..graph.grad_mode import state as grad_state
+from ..graph.node import SECOND_BACKWARD, Node
+from ..graph.saved import SavedOutput
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -47,7 +48,7 @@ class FunctionCtx:
             if type(t) is SavedOutput:  # rebuilt with this node as its history
                 t = _rebuild_output(self, t)
             if t is not None and t._vc.value != version:
-                from .errors import modified_inplace_error
+                from ..graph.errors import modified_inplace_error
 
                 raise modified_inplace_error(self, "saved_tensors", t, version, t._fn, t._out_nr)
             out.append(t)
@@ -221,7 +222,7 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
             out = out.detach()  # an input returned as is: a new tensor on the same array
         if tracking and out._data.dtype.kind in "fc" and id(out) not in non_diff:
             if id(out) in dirty and out._base is not None:
-                from .views import rebase_history
+                from ..ops.views import rebase_history
 
                 rebase_history(out, ctx)
             else:
@@ -261,7 +262,7 @@ def _rebuild_output(ctx, saved: SavedOutput):
 
 
 def _check_dirty_allowed(out) -> None:
-    from .views import check_inplace_allowed
+    from ..ops.views import check_inplace_allowed
 
     if out._rg and out._fn is None and out._base is None:  # PyTorch words this case apart
         raise RuntimeError(

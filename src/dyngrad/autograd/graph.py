@@ -1,223 +1,29 @@
-"""Graph nodes: the base `Node`, `AccumulateGrad` for leaves, hooks and saved-tensor checks.
+"""`torch.autograd.graph`: the graph's public names, and dyngrad's views of a graph.
 
-# Note [Graph ownership]
-# An output tensor points to its node (`grad_fn`); a node points to the nodes of its inputs
-# (`next_functions`) and to what it saved; nothing points back from a node to its outputs.
-# A graph is therefore freed by reference counting as soon as its last tensor goes. A node
-# that must save its own output keeps only the array and the version counter (see
-# `SavedOutput`), and rebuilds a tensor whose grad_fn is the node when a formula asks.
+Nodes live in `dyngrad.graph` (a lower layer, so ops can record them); this module is the
+namespace PyTorch users import them from, plus `describe`, `print_graph` and `saved_bytes`.
 """
 
 from __future__ import annotations
 
-import itertools
-import weakref
+import sys
+
+from .._handles import RemovableHandle
+from ..graph.node import AccumulateGrad, GraphRoot, Node
+from ..graph.saved import SavedOutput
+from .inspect_graph import render_compact, render_tree
+from .inspect_graph import saved_bytes as _count_saved_bytes
 
 __all__ = [
     "Node",
     "AccumulateGrad",
+    "GraphRoot",
     "RemovableHandle",
     "SavedOutput",
     "describe",
     "print_graph",
     "saved_bytes",
 ]
-
-_sequence = itertools.count()
-
-SECOND_BACKWARD = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward."
-)
-
-
-_CPP_NODES = frozenset(
-    {"AccumulateGrad", "CopySlices", "CopyBackwards", "GraphRoot", "Error", "DelayedError"}
-)
-
-
-class RemovableHandle:
-    """Matches `torch.utils.hooks.RemovableHandle`: `remove()` unregisters a hook."""
-
-    __slots__ = ("_store", "id")
-    _ids = itertools.count()
-
-    def __init__(self, store: dict):
-        self._store = store
-        self.id = next(RemovableHandle._ids)
-
-    def remove(self) -> None:
-        self._store.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-class Node:
-    """A step of the backward graph; matches `torch.autograd.graph.Node`.
-
-    Subclasses implement `apply(grads)`: the gradients of the forward outputs in, one
-    gradient per entry of `next_functions` out (None where an input needs none).
-    """
-
-    # Only what every node sets is a slot; hooks and traces are rare and fall back to the
-    # class defaults until set (they then live in __dict__).
-    __slots__ = ("next_functions", "_seq", "__dict__", "__weakref__")
-    _n_outputs = 1
-    # Whether the node is skipped when no gradient reached it (formulas can't take None);
-    # a custom Function runs anyway, on zeros, as PyTorch's does.
-    _needs_grads = True
-    # False once any hook is registered (or for nodes the engine runs its own way): the
-    # engine then takes its slower path through hooks; one flag, one check per node.
-    _plain = True
-    _hooks = None
-    _pre_hooks = None
-    _tensor_hooks = None
-    _retains = None
-    _trace = None
-
-    def __init__(self, next_functions=()):
-        self.next_functions = next_functions
-        self._seq = next(_sequence)
-
-    @property
-    def metadata(self) -> dict:
-        """Matches `Node.metadata`: a dict for the user's annotations."""
-        if "_metadata" not in self.__dict__:
-            self._metadata = {}
-        return self._metadata
-
-    def name(self) -> str:
-        name = type(self).__name__
-        # nodes that PyTorch writes in C++ outside its generated table carry their namespace
-        return "torch::autograd::" + name if name in _CPP_NODES else name
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} object at {id(self):#x}>"
-
-    def __call__(self, *grads):
-        """Run the node by hand, as PyTorch allows: `y.grad_fn(torch.ones(2))`."""
-        result = self.apply(grads)
-        return result[0] if len(result) == 1 else result  # one input: the tensor itself
-
-    def apply(self, grads: tuple) -> tuple:
-        raise NotImplementedError
-
-    def release(self) -> None:
-        """Drop saved buffers after a backward without retain_graph."""
-
-    # hooks -------------------------------------------------------------------------------
-    def register_hook(self, fn) -> RemovableHandle:
-        """Matches `Node.register_hook`: `fn(grad_inputs, grad_outputs)` after the node runs."""
-        if self._hooks is None:
-            self._hooks = {}
-        self._plain = False
-        handle = RemovableHandle(self._hooks)
-        self._hooks[handle.id] = fn
-        return handle
-
-    def register_prehook(self, fn) -> RemovableHandle:
-        """Matches `Node.register_prehook`: `fn(grad_outputs)` before the node runs."""
-        if self._pre_hooks is None:
-            self._pre_hooks = {}
-        self._plain = False
-        handle = RemovableHandle(self._pre_hooks)
-        self._pre_hooks[handle.id] = fn
-        return handle
-
-    def _register_tensor_hook(self, output_nr: int, fn) -> RemovableHandle:
-        if self._tensor_hooks is None:
-            self._tensor_hooks = {}
-        self._plain = False
-        store = self._tensor_hooks.setdefault(output_nr, {})
-        handle = RemovableHandle(store)
-        store[handle.id] = fn
-        return handle
-
-    def _retain_grad_of(self, tensor, output_nr: int) -> None:
-        # weak: the node must not keep its own output alive (see Note [Graph ownership])
-        if self._retains is None:
-            self._retains = {}
-        self._plain = False
-        self._retains[output_nr] = weakref.ref(tensor)
-
-    @property
-    def _saved_tensor_names(self) -> tuple:
-        return ()
-
-
-class AccumulateGrad(Node):
-    """The sink of a leaf that requires grad: adds incoming gradients into `variable.grad`."""
-
-    # The leaf holds its AccumulateGrad strongly and the node holds the leaf weakly: no cycle,
-    # and the node lives as long as the leaf, so building a graph never re-creates it.
-    __slots__ = ("_variable",)
-    _plain = False  # the engine accumulates into the leaf itself
-
-    def __init__(self, variable):
-        super().__init__(())
-        self._variable = weakref.ref(variable)
-        self._seq = float("inf")  # run as soon as ready, as PyTorch does
-
-    @property
-    def variable(self):
-        """The leaf tensor (None once it has been freed: its gradient then goes nowhere)."""
-        return self._variable()
-
-    def apply(self, grads):
-        raise RuntimeError("AccumulateGrad is run by the engine")
-
-
-class GraphRoot(Node):
-    """The node a backward from several tensors starts at: it hands each root its gradient."""
-
-    __slots__ = ("_grads",)
-    _needs_grads = False
-
-    def __init__(self, edges, grads):
-        super().__init__(edges)
-        self._grads = grads
-
-    def apply(self, grads):
-        return self._grads
-
-
-def _tensor_type():
-    """`Tensor`, bound on first use: the tensor module imports this one."""
-    global _tensor_type
-    from .._tensor import Tensor
-
-    _tensor_type = lambda: Tensor  # noqa: E731
-    return Tensor
-
-
-class SavedOutput:
-    """An op's own output, saved without a reference back to the op's node.
-
-    It keeps the output's array and version counter; the tensor standing for it (no history)
-    is made only if something asks for it, which most graphs never do before backward.
-    """
-
-    __slots__ = ("data", "vc", "output_nr", "_tensor")
-
-    def __init__(self, data, vc, output_nr: int):
-        self.data = data
-        self.vc = vc
-        self.output_nr = output_nr
-        self._tensor = None
-
-    @property
-    def tensor(self):
-        if self._tensor is None:
-            self._tensor = t = _tensor_type()._wrap(self.data)
-            t._vc = self.vc
-        return self._tensor
 
 
 def describe(tensor_or_node, file=None, *, params: dict | None = None, detail: bool = False) -> str:
@@ -229,8 +35,6 @@ def describe(tensor_or_node, file=None, *, params: dict | None = None, detail: b
     if given. Deep graphs print in linear space: past 16 levels a line stops indenting and
     says its level, `[depth 17] MulBackward0`. *dyngrad only*.
     """
-    from .inspect_graph import render_compact, render_tree
-
     text = (render_tree if detail else render_compact)(tensor_or_node, params)
     if file is not None:
         print(text, file=file)
@@ -239,8 +43,6 @@ def describe(tensor_or_node, file=None, *, params: dict | None = None, detail: b
 
 def print_graph(tensor_or_node, params: dict | None = None, *, file=None) -> None:
     """Print `describe(..., detail=True)`: the tree with shapes, dtypes and saved bytes."""
-    import sys
-
     describe(
         tensor_or_node, file=file if file is not None else sys.stdout, params=params, detail=True
     )
@@ -252,6 +54,4 @@ def saved_bytes(tensor_or_node, by: str | None = None):
     Each array counts once however many nodes saved it; a saved view counts its whole buffer
     once (see Note [Saved bytes] in inspect_graph.py). *dyngrad only*.
     """
-    from .inspect_graph import saved_bytes as count
-
-    return count(tensor_or_node, by)
+    return _count_saved_bytes(tensor_or_node, by)

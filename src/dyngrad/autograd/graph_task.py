@@ -8,7 +8,7 @@ import heapq
 import numpy as np
 
 from .._tensor import Tensor
-from .graph import GraphRoot
+from ..graph.node import GraphRoot
 
 __all__ = ["GraphTask"]
 

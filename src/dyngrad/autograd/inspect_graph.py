@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from ..backend.dtypes import dtype as _dtype
 from ..backend.dtypes import from_numpy_dtype
+from ..graph.node import AccumulateGrad
+from ..graph.saved import TORCH_SAVED_NAMES, SavedOutput
+from ..ops.views import CopySlices
 from . import scope
-from .graph import AccumulateGrad, SavedOutput
-from .views import CopySlices
 
 __all__ = [
     "roots_of",
@@ -24,11 +25,9 @@ __all__ = [
     "saved_bytes",
     "annotate_modules",
     "format_bytes",
-    "TORCH_SAVED_NAMES",
 ]
 
 # dyngrad's formula names -> the names PyTorch gives saved values (`_saved_self`, ...)
-TORCH_SAVED_NAMES = {"x": "self", "y": "other", "out": "result"}
 
 
 def roots_of(target) -> list:

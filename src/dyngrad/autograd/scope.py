@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from .graph import _sequence
+from ..graph.node import _sequence
 
 __all__ = [
     "enter",

@@ -12,8 +12,8 @@ import weakref
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.graph import SECOND_BACKWARD, AccumulateGrad
 from ..autograd.observers import EngineObserver, observers
+from ..graph.node import SECOND_BACKWARD, AccumulateGrad
 from .sites import _PACKAGE_DIR, statement_site, user_frame, user_site
 
 __all__ = ["install"]

@@ -17,8 +17,8 @@ from __future__ import annotations
 import weakref
 
 from .._tensor import Tensor
-from ..autograd import grad_mode
-from ..autograd.graph import AccumulateGrad
+from ..graph import grad_mode
+from ..graph.node import AccumulateGrad
 from .sites import called_from_user, frame_site, user_frame, user_site
 
 __all__ = ["install", "finish", "no_grad_op", "propagate_marks", "Cut"]

@@ -10,8 +10,8 @@ import weakref
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import state as grad_state
-from ..autograd.graph import AccumulateGrad, Node
+from ..graph.grad_mode import state as grad_state
+from ..graph.node import AccumulateGrad, Node
 from ..ops import registry
 from . import cuts
 from .sites import frame_site, user_frame, user_site

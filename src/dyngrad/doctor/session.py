@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import weakref
 
-from ..autograd.graph import _sequence
+from ..graph.node import _sequence
 from .findings import Report
 
 __all__ = ["Session", "current", "ParamState", "watch", "watching"]

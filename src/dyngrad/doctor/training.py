@@ -11,7 +11,7 @@ import weakref
 
 from .._tensor import Tensor
 from ..autograd import scope
-from ..autograd.grad_mode import state as grad_state
+from ..graph.grad_mode import state as grad_state
 from ..nn import utils as nn_utils
 from ..nn.modules.dropout import _DropoutNd
 from ..nn.modules.module import Module

@@ -21,8 +21,8 @@ import threading
 import weakref
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad, is_grad_enabled
-from ..autograd.graph import AccumulateGrad
+from ..graph.grad_mode import enable_grad, is_grad_enabled
+from ..graph.node import AccumulateGrad
 from .pytree import tree_map
 
 __all__ = ["Level", "reaches_outer"]

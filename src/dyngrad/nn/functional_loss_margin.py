@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..graph.grad_mode import no_grad
 from ..ops.activation import logsigmoid
 from ..ops.compare import minimum, where
 from ..ops.creation import zeros_like

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
+from ..graph.grad_mode import no_grad
 from ..ops.nn_norm import batch_norm, normalized_shape_arg
 
 __all__ = ["instance_norm", "rms_norm"]

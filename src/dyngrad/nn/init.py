@@ -11,8 +11,8 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
 from ..backend.random import rng_of
+from ..graph.grad_mode import no_grad
 
 __all__ = [
     "calculate_gain",

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, above
 from ..backend import dtypes
 from ..backend.dtypes import defaults, from_numpy_dtype
 from .arg_errors import method_offset, type_name
@@ -385,3 +385,6 @@ def legacy_tensor(*args, **kwargs):
     if len(args) == 1 and not isinstance(args[0], int):
         return np.array(_infer(args[0]), dtype=defaults.float.np)
     return np.zeros(shape_arg(args), defaults.float.np)
+
+
+above.legacy_tensor = legacy_tensor  # Tensor(2, 3): See Note [Calls up the layers]

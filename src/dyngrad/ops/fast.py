@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, VersionCounter
-from ..autograd import anomaly
-from ..autograd.grad_mode import state as grad_state
-from ..autograd.graph import SavedOutput
+from ..graph import anomaly_mode as anomaly
+from ..graph.grad_mode import state as grad_state
+from ..graph.saved import SavedOutput
 from . import registry
 from .registry import (
     _EMPTY,

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd import anomaly
-from ..autograd.grad_mode import state as grad_state
 from ..backend import dtypes, namespace
+from ..graph import anomaly_mode as anomaly
+from ..graph.grad_mode import state as grad_state
 from . import registry
 from .registry import _EMPTY, OpDef, _as_array, _save, edge
 
@@ -21,7 +21,7 @@ __all__ = ["apply_inplace"]
 
 def apply_inplace(op: OpDef, args: tuple, attrs: dict = _EMPTY, name: str | None = None):
     """Run `op` and write its result into `args[0]`, rewriting that tensor's history."""
-    from ..autograd.views import check_inplace_allowed, rebase_history
+    from .views import check_inplace_allowed, rebase_history
 
     self = args[0]
     grad_on = grad_state.enabled

@@ -29,7 +29,7 @@ import inspect
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.graph import SavedOutput
+from ..graph.saved import SavedOutput
 from .registry import check_unmodified
 
 __all__ = ["FORMULAS", "Kernel"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..graph.grad_mode import no_grad
 from .arg_errors import legacy_type
 from .indexing import add_rows
 from .kernels import Kernel

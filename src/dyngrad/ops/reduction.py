@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import state as grad_state
 from ..backend import dtypes
+from ..graph.grad_mode import state as grad_state
 from ..return_types import max as max_result
 from ..return_types import min as min_result
 from . import promotion

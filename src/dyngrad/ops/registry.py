@@ -17,19 +17,19 @@
 from __future__ import annotations
 
 import inspect
-import re
 from collections import defaultdict
 from operator import itemgetter
 
 import numpy as np
 
-from .._tensor import Tensor, VersionCounter, grad_accumulator, user_site
-from ..autograd import anomaly
-from ..autograd import engine as _engine
-from ..autograd import errors as _autograd_errors
-from ..autograd.grad_mode import state as grad_state
-from ..autograd.graph import SECOND_BACKWARD, Node, SavedOutput, _sequence
+from .._tensor import Tensor, VersionCounter, user_site
 from ..backend import dtypes, namespace
+from ..graph import anomaly_mode as anomaly
+from ..graph import errors as graph_errors
+from ..graph import passes
+from ..graph.grad_mode import state as grad_state
+from ..graph.node import SECOND_BACKWARD, Node, _sequence, grad_accumulator
+from ..graph.saved import SavedOutput
 
 __all__ = ["OpDef", "OpNode", "defop", "apply", "OPS", "edge"]
 
@@ -107,7 +107,7 @@ class OpNode(Node):
     def release(self) -> None:
         if self._saved:
             self._saved = None
-            self._freed_in = _engine.current_pass  # for the second-backward message
+            self._freed_in = passes.current  # for the second-backward message
 
     @property
     def _saved_tensor_names(self) -> tuple:
@@ -180,7 +180,7 @@ def check_unmodified(node: OpNode, name: str, value, version: int) -> None:
 
 
 def _raise_modified(node, name, tensor, version, fn, out_nr):
-    from ..autograd.errors import modified_inplace_error
+    from ..graph.errors import modified_inplace_error
 
     raise modified_inplace_error(node, name, tensor, version, fn, out_nr)
 
@@ -220,7 +220,7 @@ def _freed_detail(node) -> str:
                 "backward. Pass retain_graph=True to the first backward() if you need a second "
                 "one, or run the forward again to build a fresh graph.")
     number, first_seq, _ = freed
-    now = _engine.current_pass
+    now = passes.current
     head = (f"\n[dyngrad] {node.name()} released its saved tensors in backward pass #{number}; "
             f"this is pass #{now[0]}.")
     if now[2] > first_seq:
@@ -348,7 +348,7 @@ def _save_plans(op: OpDef) -> dict:
 def edge(t: Tensor):
     """The (node, output_nr) a gradient for `t` flows into."""
     if t._base is not None and t._view_ver != t._vc.value:
-        from ..autograd.views import refresh_view
+        from .views import refresh_view
 
         refresh_view(t)
     fn = t._fn
@@ -420,7 +420,7 @@ def _note_no_grad(result, args) -> None:
             site = user_site(3)
             for t in result if type(result) is tuple else (result,):
                 t._nograd_site = site
-            _autograd_errors.last_no_grad_site = site
+            graph_errors.last_no_grad_site = site
             return
 
 
@@ -483,8 +483,3 @@ def _make_view(view: Tensor, source: Tensor, op: OpDef, attrs) -> None:
     view._base = source._base if source._base is not None else source
     view._view_chain = (source._view_chain or ()) + ((op, attrs),)
     view._view_ver = source._vc.value
-
-
-def op_name_of(node: Node) -> str:
-    """PyTorch's short op name in messages: `SigmoidBackward0` -> `Sigmoid`."""
-    return re.sub(r"Backward\d*$", "", node.name())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..graph.grad_mode import no_grad
 from .line_search import strong_wolfe
 from .optimizer import Optimizer, check_nonnegative, closure_loss, real_view, scalar
 

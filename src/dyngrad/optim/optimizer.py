@@ -10,11 +10,11 @@ from itertools import chain
 
 import numpy as np
 
+from .._handles import RemovableHandle
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad
-from ..autograd.grad_mode import state as grad_state
-from ..autograd.graph import RemovableHandle
 from ..backend.dtypes import float64, get_default_dtype
+from ..graph.grad_mode import enable_grad
+from ..graph.grad_mode import state as grad_state
 
 __all__ = ["Optimizer", "required"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import warnings
 
-from ..autograd.graph import AccumulateGrad
 from ..autograd.inspect_graph import annotate_modules
+from ..graph.node import AccumulateGrad
 
 __all__ = ["Layout"]
 

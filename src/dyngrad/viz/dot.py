@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..autograd.graph import AccumulateGrad
 from ..autograd.inspect_graph import saved_values, walk
+from ..graph.node import AccumulateGrad
 from .collapse import Layout
 
 __all__ = ["make_dot"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ...graph.grad_mode import no_grad
 
 if TYPE_CHECKING:
     from .module import Module

@@ -14,10 +14,10 @@ from __future__ import annotations
 import warnings
 from collections import OrderedDict
 
+from ..._handles import RemovableHandle
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...autograd.grad_mode import state as grad_state
-from ...autograd.graph import RemovableHandle
+from ...graph.grad_mode import state as grad_state
 
 __all__ = [
     "register_module_forward_pre_hook",

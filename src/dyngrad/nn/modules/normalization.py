@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...autograd.grad_mode import no_grad
+from ...graph.grad_mode import no_grad
 from ...ops.creation import empty, ones, tensor, zeros
 from .. import functional as F
 from .. import init

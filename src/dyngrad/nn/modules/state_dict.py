@@ -7,7 +7,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ...graph.grad_mode import no_grad
 
 __all__ = ["StateDictMixin"]
 

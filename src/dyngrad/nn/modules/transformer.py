@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Callable
 
 from ... import backends
-from ...autograd.grad_mode import is_grad_enabled
+from ...graph.grad_mode import is_grad_enabled
 from ...ops.creation import full
 from ...ops.diagonal import triu
 from .. import functional as F

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ...graph.grad_mode import no_grad
 
 __all__ = [
     "get_total_norm",

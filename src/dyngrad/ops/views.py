@@ -11,7 +11,8 @@
 
 from __future__ import annotations
 
-from .graph import Node
+from .._tensor import above
+from ..graph.node import Node
 
 __all__ = ["CopySlices", "AsStridedBackward0", "rebase_history", "refresh_view",
            "check_inplace_allowed", "replay_view"]
@@ -45,7 +46,7 @@ def _of_multi_output(view) -> bool:
 
 
 def _multi_output_error(view, what: str) -> str:
-    from ..ops.registry import op_name_of
+    from ..graph.node import op_name_of
 
     return f"Output {view._out_nr} of {op_name_of(view._fn)} is a view and {what}. " + (
         MULTI_OUTPUT_VIEW)
@@ -149,3 +150,6 @@ class AsStridedBackward0(Node):
         base_grad = zeros(self._base_shape, dtype=self._base_dtype)
         replay_view(base_grad, self._chain).copy_(grads[0])
         return (base_grad,)
+
+
+above.refresh_view = refresh_view  # Tensor.grad_fn: See Note [Calls up the layers]

@@ -1,0 +1,34 @@
+"""What nodes save: a node's own output (`SavedOutput`) and the names PyTorch shows for saved
+values."""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+
+__all__ = ["SavedOutput", "TORCH_SAVED_NAMES"]
+
+# dyngrad's formula names -> PyTorch's `_saved_<name>` attributes
+TORCH_SAVED_NAMES = {"x": "self", "y": "other", "out": "result"}
+
+
+class SavedOutput:
+    """An op's own output, saved without a reference back to the op's node.
+
+    It keeps the output's array and version counter; the tensor standing for it (no history)
+    is made only if something asks for it, which most graphs never do before backward.
+    """
+
+    __slots__ = ("data", "vc", "output_nr", "_tensor")
+
+    def __init__(self, data, vc, output_nr: int):
+        self.data = data
+        self.vc = vc
+        self.output_nr = output_nr
+        self._tensor = None
+
+    @property
+    def tensor(self):
+        if self._tensor is None:
+            self._tensor = t = Tensor._wrap(self.data)
+            t._vc = self.vc
+        return self._tensor
