@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from .ops.decomposition import _LinAlgError as LinAlgError
-from .ops.decomposition import inv, svd, svdvals
-from .ops.linalg import matmul
-from .ops.linalg_cholesky import cholesky_ex, solve_triangular
-from .ops.linalg_cholesky import linalg_cholesky as cholesky
-from .ops.norms import matrix_norm, norm, vector_norm
-from .ops.utilities import linalg_cross as cross
+from .ops.linalg.cholesky import cholesky_ex, solve_triangular
+from .ops.linalg.cholesky import linalg_cholesky as cholesky
+from .ops.linalg.decomposition import _LinAlgError as LinAlgError
+from .ops.linalg.decomposition import inv, svd, svdvals
+from .ops.linalg.products import matmul
+from .ops.reduction.norms import matrix_norm, norm, vector_norm
+from .ops.shape.grids import linalg_cross as cross
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "inv", "matmul", "matrix_norm",
            "norm", "solve_triangular", "svd", "svdvals", "vector_norm"]

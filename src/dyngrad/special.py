@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from .ops.binary_math import logit, sinc, xlogy
-from .ops.reduction import logsumexp
-from .ops.registry import apply
-from .ops.rounding import ROUND_DECIMALS
-from .ops.softmax import log_softmax as _log_softmax
-from .ops.softmax import softmax as _softmax
-from .ops.special_functions import entr, ndtr, xlog1py
-from .ops.special_gamma import digamma, igamma, igammac, lgamma, mvlgamma, polygamma
-from .ops.unary import erf, erfc, erfinv, exp2, expm1, log1p
+from .ops.elementwise.binary_math import logit, sinc, xlogy
+from .ops.elementwise.gamma import digamma, igamma, igammac, lgamma, mvlgamma, polygamma
+from .ops.elementwise.rounding import ROUND_DECIMALS
+from .ops.elementwise.special import entr, ndtr, xlog1py
+from .ops.elementwise.unary import erf, erfc, erfinv, exp2, expm1, log1p
+from .ops.reduction.reduce_ops import logsumexp
+from .ops.reduction.softmax import log_softmax as _log_softmax
+from .ops.reduction.softmax import softmax as _softmax
+from .ops.table.registry import apply
 
 __all__ = [
     "digamma",

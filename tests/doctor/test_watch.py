@@ -15,7 +15,7 @@ from dyngrad import doctor
 from dyngrad._tensor import Tensor
 from dyngrad.autograd.observers import observers
 from dyngrad.nn.modules.module import Module
-from dyngrad.ops import registry
+from dyngrad.ops.table import registry
 from dyngrad.optim import optimizer as optimizer_module
 
 

@@ -220,7 +220,7 @@ def test_conv2d_infinite_weight_input_grad_has_torch_nan_pattern(torch):
 def test_float32_erf_within_two_ulp():
     import math
 
-    from dyngrad.ops.erf_float32 import erf_float32
+    from dyngrad.ops.arrays.erf_float32 import erf_float32
 
     x = np.linspace(-6, 6, 200001).astype(np.float32)
     x = np.concatenate([x, np.float32([1e-30, -1e-30, 1.0, -1.0, 3.9, 4.0, 30.0])])

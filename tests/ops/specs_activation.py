@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dyngrad
-from dyngrad.ops import activation
+from dyngrad.ops.elementwise import activation
 
 from .spec import OpSpec, T
 

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import dyngrad  # noqa: F401 - loads every op family into the table
-from dyngrad.ops.derivatives import render
+from dyngrad.ops.table.derivatives import render
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "derivatives.md"
 

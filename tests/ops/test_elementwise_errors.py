@@ -11,7 +11,7 @@ from .oracle import same
 
 
 def _f(t):
-    from dyngrad.ops import activation
+    from dyngrad.ops.elementwise import activation
 
     return activation if t is dyngrad else t.nn.functional
 

@@ -16,7 +16,7 @@ INF, NAN = float("inf"), float("nan")
 
 def _f(t):
     """`torch.nn.functional` on torch; dyngrad's activation module on dyngrad."""
-    from dyngrad.ops import activation
+    from dyngrad.ops.elementwise import activation
 
     return activation if t is dyngrad else t.nn.functional
 

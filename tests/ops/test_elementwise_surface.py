@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import dyngrad
-from dyngrad.ops import activation
+from dyngrad.ops.elementwise import activation
 
 NAMES = """
 add sub subtract rsub mul multiply div divide true_divide floor_divide remainder fmod pow neg

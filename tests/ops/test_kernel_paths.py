@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 import dyngrad
-from dyngrad.ops import axis_sums, gemm, indexing, nn_loss
+from dyngrad.ops.arrays import axis_sums, gemm
+from dyngrad.ops.nn import loss as nn_loss
+from dyngrad.ops.shape import indexing
 
 from .oracle import same, same_grads
 
@@ -313,8 +315,8 @@ def test_row_maxima_by_halving_are_numpys(shape):
 
 
 def test_a_kernel_may_read_only_what_the_formulas_read():
-    from dyngrad.ops.kernels import Kernel
-    from dyngrad.ops.registry import OPS, defop
+    from dyngrad.ops.table.array_backward import Kernel
+    from dyngrad.ops.table.registry import OPS, defop
 
     # `x` is never saved (no formula reads it), so a kernel reading it would get nothing
     with pytest.raises(TypeError, match=r"kernel reads names no formula reads \['x'\]"):
@@ -354,7 +356,7 @@ def test_rnn_step_gradients_through_turned_products_match_torch(torch):
 
 # ---- stashed intermediates: GELU's cdf ----------------------------------------------------------
 def test_gelu_backward_from_the_stashed_cdf_is_the_recomputed_one_bitwise():
-    from dyngrad.ops import gelu
+    from dyngrad.ops.elementwise import gelu
 
     rng = np.random.default_rng(13)
     x0 = (rng.standard_normal((300, 257)) * 3).astype(np.float32)  # large: split on threads
@@ -377,7 +379,7 @@ def test_gelu_stash_is_not_kept_without_a_graph_and_in_place_gelu_matches_torch(
     # (not far below -3: there 1 + erf cancels, and an ulp of erf is a large part of the
     # result in torch's float32 formula as in ours)
     x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
-    from dyngrad.ops.gelu import gelu_
+    from dyngrad.ops.elementwise.gelu import gelu_
 
     ours = dyngrad.from_numpy(x).requires_grad_(True)
     theirs = torch.from_numpy(x).requires_grad_(True)
@@ -394,8 +396,8 @@ def test_gelu_stash_is_not_kept_without_a_graph_and_in_place_gelu_matches_torch(
 
 
 def test_a_kernel_reads_stash_only_on_a_stash_row():
-    from dyngrad.ops.kernels import Kernel
-    from dyngrad.ops.registry import defop
+    from dyngrad.ops.table.array_backward import Kernel
+    from dyngrad.ops.table.registry import defop
 
     with pytest.raises(TypeError, match="reads names no formula reads"):
         defop("bad_stash_probe", lambda xp, x: x, {"x": lambda g: g},

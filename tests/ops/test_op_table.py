@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dyngrad
-from dyngrad.ops.registry import OPS
+from dyngrad.ops.table.registry import OPS
 
 from .spec import OpSpec
 from .specs import SPECS

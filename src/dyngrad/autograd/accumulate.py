@@ -70,7 +70,7 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
     current = var._grad
     if current is None:
         if create_graph:  # a copy with history, as PyTorch's (CopyBackwards), never `g` itself
-            from ..ops.creation import empty_like
+            from ..ops.creation.factories import empty_like
 
             var._grad = empty_like(g).copy_(g)
         else:

@@ -18,7 +18,7 @@ from ..backend import namespace, quiet_floating_point
 from ..graph import passes
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import AccumulateGrad
-from ..ops.registry import edge as gradient_edge
+from ..ops.table.registry import edge as gradient_edge
 from . import accumulate
 from .graph_task import GraphTask
 from .observers import observers
@@ -111,7 +111,7 @@ def _grad_result(i, t, g, create_graph, allow_unused, materialize_grads):
     if g is not None:
         return g if create_graph else g.detach()
     if materialize_grads:
-        from ..ops.creation import zeros_like
+        from ..ops.creation.factories import zeros_like
 
         return zeros_like(t, requires_grad=create_graph)  # as PyTorch, a leaf
     if not allow_unused:

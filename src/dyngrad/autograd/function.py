@@ -81,7 +81,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def apply(self, grads):
         if self._materialize:
-            from ..ops.creation import zeros
+            from ..ops.creation.factories import zeros
 
             grads = tuple(
                 zeros(shape, dtype=dtype) if g is None else g
@@ -198,7 +198,7 @@ class Function(metaclass=_FunctionMeta):
 
 
 def _wrap_outputs(ctx, args, output, tracking: bool):
-    from ..ops.registry import edge
+    from ..ops.table.registry import edge
 
     single = not isinstance(output, tuple)
     outputs = (output,) if single else output
@@ -222,7 +222,7 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
             out = out.detach()  # an input returned as is: a new tensor on the same array
         if tracking and out._data.dtype.kind in "fc" and id(out) not in non_diff:
             if id(out) in dirty and out._base is not None:
-                from ..ops.views import rebase_history
+                from ..ops.table.views import rebase_history
 
                 rebase_history(out, ctx)
             else:
@@ -262,7 +262,7 @@ def _rebuild_output(ctx, saved: SavedOutput):
 
 
 def _check_dirty_allowed(out) -> None:
-    from ..ops.views import check_inplace_allowed
+    from ..ops.table.views import check_inplace_allowed
 
     if out._rg and out._fn is None and out._base is None:  # PyTorch words this case apart
         raise RuntimeError(
@@ -301,7 +301,7 @@ def once_differentiable(fn):
         needing = [a for a in args if isinstance(a, Tensor) and a._rg]
         if not (grad_state.enabled and needing):
             return outputs
-        from ..ops.registry import edge
+        from ..ops.table.registry import edge
 
         edges = tuple(edge(a) for a in needing)
         if isinstance(outputs, tuple):

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..graph.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
-from ..ops.creation import zeros_like
-from ..ops.joining import stack
+from ..ops.creation.factories import zeros_like
+from ..ops.shape.joining import stack
 from .engine import grad as autograd_grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]

@@ -18,7 +18,7 @@ class Variable(metaclass=_VariableMeta):
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
         if data is None:
-            from ..ops.creation import tensor
+            from ..ops.creation.factories import tensor
 
             return tensor([])
         if not isinstance(data, Tensor):

@@ -12,7 +12,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import AccumulateGrad, Node
-from ..ops import registry
+from ..ops.table import registry
 from . import cuts
 from .sites import frame_site, user_frame, user_site
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 
 from .._tensor import Tensor
-from ..ops.creation import zeros, zeros_like
-from ..ops.joining import stack
-from ..ops.ranges import eye
+from ..ops.creation.factories import zeros, zeros_like
+from ..ops.creation.ranges import eye
+from ..ops.shape.joining import stack
 from .pytree import tree_flatten, tree_unflatten
 from .transforms import slice_argnums, vjp_with_argnums
 

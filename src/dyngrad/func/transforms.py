@@ -7,7 +7,7 @@ import functools
 from .._tensor import Tensor
 from ..autograd.engine import grad as autograd_grad
 from ..graph.grad_mode import is_grad_enabled
-from ..ops.creation import zeros_like
+from ..ops.creation.factories import zeros_like
 from .levels import Level, reaches_outer
 from .pytree import tree_flatten, tree_unflatten
 

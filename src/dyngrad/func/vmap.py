@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 from .._tensor import Tensor
-from ..ops.joining import stack
+from ..ops.shape.joining import stack
 from .jacobians import RANDOMNESS
 from .pytree import broadcast_prefix, tree_flatten, tree_unflatten
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..backend.random import rng_of
-from ..ops.activation import (  # noqa: F401
+from ..ops.elementwise.activation import (  # noqa: F401
     celu,
     celu_,
     elu,
@@ -36,15 +36,14 @@ from ..ops.activation import (  # noqa: F401
     threshold,
     threshold_,
 )
-from ..ops.arg_errors import named_type_error
-from ..ops.arguments import is_int
-from ..ops.nn_conv import convolution, convolution_transpose
-from ..ops.nn_fold import fold, unfold  # noqa: F401
-from ..ops.nn_linear import linear  # noqa: F401
-from ..ops.nn_norm import batch_norm, group_norm, layer_norm  # noqa: F401
-from ..ops.nn_pixel import pixel_shuffle, pixel_unshuffle  # noqa: F401
-from ..ops.nn_pool_adaptive import adaptive_max_pool1d, adaptive_max_pool2d  # noqa: F401
-from ..ops.nn_pool_functional import (  # noqa: F401
+from ..ops.nn.conv import convolution, convolution_transpose
+from ..ops.nn.embedding import embedding  # noqa: F401
+from ..ops.nn.fold import fold, unfold  # noqa: F401
+from ..ops.nn.linear import linear  # noqa: F401
+from ..ops.nn.norm import batch_norm, group_norm, layer_norm  # noqa: F401
+from ..ops.nn.pixel import pixel_shuffle, pixel_unshuffle  # noqa: F401
+from ..ops.nn.pool_adaptive import adaptive_max_pool1d, adaptive_max_pool2d  # noqa: F401
+from ..ops.nn.pool_functional import (  # noqa: F401
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
     avg_pool1d,
@@ -52,10 +51,11 @@ from ..ops.nn_pool_functional import (  # noqa: F401
     max_pool1d,
     max_pool2d,
 )
-from ..ops.nn_sparse import embedding  # noqa: F401
-from ..ops.nn_upsample import interpolate  # noqa: F401
-from ..ops.softmax import log_softmax as _log_softmax
-from ..ops.softmax import softmax as _softmax
+from ..ops.nn.upsample import interpolate  # noqa: F401
+from ..ops.reduction.softmax import log_softmax as _log_softmax
+from ..ops.reduction.softmax import softmax as _softmax
+from ..ops.table.argument_errors import named_type_error
+from ..ops.table.arguments import is_int
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .functional_loss import (  # noqa: F401
     binary_cross_entropy,
@@ -316,7 +316,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 def prelu(input, weight):
     """Matches `torch.nn.functional.prelu`: x where x > 0, else weight * x (per channel)."""
-    from ..ops.elementwise import where
+    from ..ops.elementwise.arithmetic import where
 
     if weight.numel() != 1:
         weight = weight.reshape(-1, *([1] * (input.dim() - 2)))
@@ -329,14 +329,14 @@ def _float_only(kernel: str, input) -> None:
 
 
 def hardshrink(input, lambd=0.5):
-    from ..ops.elementwise import where
+    from ..ops.elementwise.arithmetic import where
 
     _float_only("hardshrink_cpu", input)
     return where(input.abs() > lambd, input, 0.0)
 
 
 def softshrink(input, lambd=0.5):
-    from ..ops.elementwise import where
+    from ..ops.elementwise.arithmetic import where
 
     _float_only("softshrink_check", input)
     if lambd < 0:

@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops.nn_linear import linear
-from ..ops.softmax import softmax
+from ..ops.nn.linear import linear
+from ..ops.reduction.softmax import softmax
 
 
 def _float_mask(mask, dtype, allowed_when_true: bool):
@@ -108,7 +108,7 @@ def _project(query, key, value, in_proj_weight, in_proj_bias, separate):
 
 
 def _append_bias_kv(k, v, bias_k, bias_v, attn_mask, key_padding_mask, batch):
-    from ..ops.joining import cat
+    from ..ops.shape.joining import cat
     from .functional import pad
 
     k = cat([k, bias_k.expand(1, batch, bias_k.shape[-1])])

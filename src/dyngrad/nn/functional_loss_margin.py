@@ -9,11 +9,11 @@ import math
 
 from .._tensor import Tensor
 from ..graph.grad_mode import no_grad
-from ..ops.activation import logsigmoid
-from ..ops.compare import minimum, where
-from ..ops.creation import zeros_like
-from ..ops.elementwise import _check_not_bool
-from ..ops.registry import apply, defop
+from ..ops.creation.factories import zeros_like
+from ..ops.elementwise.activation import logsigmoid
+from ..ops.elementwise.arithmetic import _check_not_bool
+from ..ops.elementwise.compare import minimum, where
+from ..ops.table.registry import apply, defop
 from .functional_loss import _check_reduction, _reduce, legacy_reduction
 
 __all__ = ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",

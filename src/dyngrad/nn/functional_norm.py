@@ -7,7 +7,7 @@ import ml_dtypes
 import numpy as np
 
 from ..graph.grad_mode import no_grad
-from ..ops.nn_norm import batch_norm, normalized_shape_arg
+from ..ops.nn.norm import batch_norm, normalized_shape_arg
 
 __all__ = ["instance_norm", "rms_norm"]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops.arguments import int_list
-from ..ops.nn_conv import constant_pad
+from ..ops.nn.conv import constant_pad
+from ..ops.table.arguments import int_list
 
 # (pad length, input dims) that the non-constant modes take: 1-d padding of a 2-d or 3-d input,
 # 2-d padding of 3-d or 4-d, 3-d padding of 4-d or 5-d

@@ -19,8 +19,8 @@ from ..backend.dtypes import (
     int64,
     promote_types,
 )
-from ..ops.compare import isclose
-from ..ops.creation import as_tensor, tensor
+from ..ops.creation.factories import as_tensor, tensor
+from ..ops.elementwise.compare import isclose
 
 __all__ = ["assert_close", "assert_allclose", "default_tolerances"]
 

@@ -20,8 +20,8 @@ from ..backend.dtypes import (
     int64,
     uint8,
 )
-from ..ops.creation import empty
-from ..ops.random_creation import randint
+from ..ops.creation.factories import empty
+from ..ops.creation.random import randint
 
 __all__ = ["make_tensor"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ...ops.creation import empty
-from ...ops.nn_conv import _tuple
+from ...ops.creation.factories import empty
+from ...ops.nn.conv import _tuple
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

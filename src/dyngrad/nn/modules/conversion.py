@@ -70,7 +70,7 @@ class ConversionMixin:
 
     def to(self, *args, **kwargs) -> Module:
         """Matches `torch.nn.Module.to`: floating parameters and buffers change dtype in place."""
-        from ...ops.conversion import _parse_to
+        from ...ops.creation.conversion import _parse_to
 
         dtype, device, _ = _parse_to(args, dict(kwargs))
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):

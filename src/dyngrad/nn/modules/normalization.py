@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...graph.grad_mode import no_grad
-from ...ops.creation import empty, ones, tensor, zeros
+from ...ops.creation.factories import empty, ones, tensor, zeros
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

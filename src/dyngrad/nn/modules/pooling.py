@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...ops.nn_conv import _tuple
+from ...ops.nn.conv import _tuple
 from .. import functional as F
 from .module import Module
 

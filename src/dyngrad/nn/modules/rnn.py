@@ -11,9 +11,9 @@ from __future__ import annotations
 import numbers
 import warnings
 
-from ...ops.compare import where
-from ...ops.creation import empty, tensor, zeros
-from ...ops.joining import cat, stack
+from ...ops.creation.factories import empty, tensor, zeros
+from ...ops.elementwise.compare import where
+from ...ops.shape.joining import cat, stack
 from .. import functional as F
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, packed_like, pad_packed_sequence

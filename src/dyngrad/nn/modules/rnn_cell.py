@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ...ops.creation import empty, zeros
+from ...ops.creation.factories import empty, zeros
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from ... import backends
 from ...graph.grad_mode import is_grad_enabled
-from ...ops.creation import full
-from ...ops.diagonal import triu
+from ...ops.creation.factories import full
+from ...ops.shape.diagonal import triu
 from .. import functional as F
 from .. import init
 from ..functional_attention import canonical_mask, none_or_dtype

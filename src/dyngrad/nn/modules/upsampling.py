@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from ...ops.nn_fold import fold, unfold
-from ...ops.nn_pixel import pixel_shuffle, pixel_unshuffle
-from ...ops.nn_upsample import interpolate
+from ...ops.nn.fold import fold, unfold
+from ...ops.nn.pixel import pixel_shuffle, pixel_unshuffle
+from ...ops.nn.upsample import interpolate
 from .module import Module
 
 __all__ = ["Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample",

@@ -10,7 +10,7 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 def parameters_to_vector(parameters) -> Tensor:
     """Matches `torch.nn.utils.parameters_to_vector`: one differentiable flat tensor."""
-    from ...ops.joining import cat
+    from ...ops.shape.joining import cat
 
     return cat([p.view(-1) for p in parameters])
 

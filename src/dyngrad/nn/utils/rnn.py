@@ -8,8 +8,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..._tensor import Tensor
-from ...ops.creation import full, tensor
-from ...ops.joining import cat
+from ...ops.creation.factories import full, tensor
+from ...ops.shape.joining import cat
 
 __all__ = [
     "PackedSequence",

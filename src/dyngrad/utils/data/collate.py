@@ -12,7 +12,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...backend.dtypes import from_numpy_dtype, promote_types
 from ...graph.grad_mode import state as grad_state
-from ...ops.creation import as_tensor, tensor
+from ...ops.creation.factories import as_tensor, tensor
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map"]
 

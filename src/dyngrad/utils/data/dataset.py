@@ -8,7 +8,7 @@ import math
 import warnings
 
 from ...backend.random import default_generator
-from ...ops.random_creation import randperm
+from ...ops.creation.random import randperm
 
 __all__ = [
     "Dataset",

@@ -8,8 +8,8 @@ import numpy as np
 
 from ...backend.dtypes import float64
 from ...backend.random import Generator, rng_of
-from ...ops.creation import as_tensor
-from ...ops.random_creation import randint, randperm
+from ...ops.creation.factories import as_tensor
+from ...ops.creation.random import randint, randperm
 
 __all__ = [
     "Sampler",

@@ -1,0 +1,151 @@
+"""dtype and device conversion (`to`, `float`, `type`, ...) and the in-place fills and copies."""
+
+from __future__ import annotations
+
+from ..._tensor import Tensor
+from ...backend import device as Device
+from ...backend import dtypes
+from ..table.arguments import fill_value
+from ..table.inplace import apply_inplace
+from ..table.registry import apply, defop
+from ..table.surface import public
+
+
+def _zeros_of(g):
+    from .factories import zeros_like
+
+    return zeros_like(g)
+
+
+TO_COPY = defop("to_copy", lambda xp, x, *, dtype: x.astype(dtype), {"x": lambda g: g},
+                node="ToCopyBackward0")
+COPY = defop("copy", lambda xp, x, src: xp.broadcast_to(src, x.shape).astype(x.dtype),
+             {"x": lambda g: _zeros_of(g), "src": lambda g: g}, node="CopyBackwards")
+FILL = defop("fill", lambda xp, x, *, value: xp.full_like(x, value),
+             {"x": lambda g: _zeros_of(g)}, node="FillBackward2")
+# fill_ with a 0-d tensor value: PyTorch's FillBackward3 (the value's gradient is g summed)
+FILL_TENSOR = defop("fill_tensor", COPY.fwd, {"x": lambda g: _zeros_of(g), "src": lambda g: g},
+                    node="FillBackward3")
+ZERO = defop("zero", lambda xp, x: xp.zeros_like(x), {"x": lambda g: _zeros_of(g)})
+
+
+def _parse_to(args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, dtypes.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, (str, Device, int)):
+            device = Device(a)
+        elif isinstance(a, bool):
+            copy = a
+        elif a is not None:
+            raise TypeError(f"to() received an invalid combination of arguments - got "
+                            f"({type(a).__name__})")
+    return dtype, device, copy
+
+
+@public(function=False)
+def to(self, *args, **kwargs):
+    """Matches `torch.Tensor.to`: returns itself when nothing changes (unless copy=True)."""
+    dtype, device, copy = _parse_to(args, dict(kwargs))
+    out = self
+    if device is not None:
+        from ...backend.transfer import to_device
+
+        out = to_device(out, Device(device))
+    if dtype is not None and dtype.np != out._data.dtype:
+        return apply(TO_COPY, (out,), {"dtype": dtype.np})
+    if copy and out is self:
+        from ..shape.reshaping import clone
+
+        return clone(self)
+    return out
+
+
+def _caster(name, dtype):
+    def cast(self, memory_format=None):
+        return to(self, dtype)
+
+    cast.__name__ = name
+    cast.__doc__ = f"Matches `torch.Tensor.{name}`: `self.to({dtype!r})`."
+    public(cast, function=False)
+
+
+for _name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64),
+                      ("half", dtypes.float16), ("bfloat16", dtypes.bfloat16),
+                      ("long", dtypes.int64), ("int", dtypes.int32), ("short", dtypes.int16),
+                      ("char", dtypes.int8), ("byte", dtypes.uint8), ("bool", dtypes.bool_),
+                      ("cfloat", dtypes.complex64), ("cdouble", dtypes.complex128)):
+    _caster(_name, _dtype)
+
+_LEGACY = {f"torch.{d._legacy}Tensor": d for d in dtypes.DTYPES}
+
+
+@public(function=False)
+def type(self, dtype=None, non_blocking=False):
+    """Matches `torch.Tensor.type`: the legacy name, or a cast to a dtype or legacy name."""
+    if dtype is None:
+        return f"torch.{self.dtype._legacy}Tensor"
+    if isinstance(dtype, str):
+        if dtype not in _LEGACY:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = _LEGACY[dtype]
+    return to(self, dtype)
+
+
+@public(function=False)
+def type_as(self, other):
+    return to(self, other.dtype)
+
+
+@public(function=False)
+def cpu(self, memory_format=None):
+    return to(self, "cpu")
+
+
+@public(function=False)
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    return to(self, Device("cuda", device if isinstance(device, int) else None))
+
+
+@public(function=False)
+def copy_(self, src, non_blocking=False):
+    """Matches `torch.Tensor.copy_`: broadcast and cast `src` into `self`."""
+    if not isinstance(src, Tensor):
+        raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{src.__class__.__name__}")
+    return apply_inplace(COPY, (self, src), name="copy_")
+
+
+@public
+def fill_(self, value):
+    """Matches `torch.Tensor.fill_`."""
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions.")
+        return apply_inplace(FILL_TENSOR, (self, value), name="fill_")
+    value = fill_value(value, self.dtype)
+    return apply_inplace(FILL, (self,), {"value": value}, name="fill_")
+
+
+@public
+def zero_(self):
+    """Matches `torch.Tensor.zero_`."""
+    return apply_inplace(ZERO, (self,), name="zero_")
+
+
+def view_as_dtype(self, dtype):
+    """`Tensor.view(dtype)`: the same bytes read as another dtype (no gradient)."""
+    out = Tensor._wrap(self._data.view(dtype.np))
+    out._vc = self._vc
+    return out

@@ -1,0 +1,390 @@
+"""Creation ops: tensor, zeros/ones/full/empty, ranges, and the *_like forms.
+
+Created tensors are leaves; none records history, in any grad mode.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ..._tensor import Tensor, above
+from ...backend import dtypes
+from ...backend.dtypes import defaults, from_numpy_dtype
+from ..shape.reshaping import shape_arg
+from ..table.argument_errors import method_offset, type_name
+from ..table.arguments import allocation_error, fill_value, int_list, new_shape
+from ..table.surface import public
+
+REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+def _leaf(array, requires_grad: bool = False, device=None) -> Tensor:
+    if device is not None:
+        from ...backend import device as Device
+        from ...backend.transfer import to_device
+
+        to_device(Tensor._wrap(array), Device(device))
+    if requires_grad and array.dtype.kind not in "fc" and array.dtype != dtypes.bfloat16.np:
+        raise RuntimeError(REQUIRES_GRAD_DTYPE)
+    return Tensor._wrap(array, bool(requires_grad))
+
+
+def _np_dtype(dtype, fallback=None):
+    if dtype is None:
+        return (fallback or defaults.float).np
+    if isinstance(dtype, dtypes.dtype):
+        return dtype.np
+    if dtype in (float, "float"):
+        return defaults.float.np
+    if dtype is int:
+        return np.int64
+    if dtype is bool:
+        return np.bool_
+    return from_numpy_dtype(dtype).np
+
+
+def _infer(data, dtype=None) -> np.ndarray:
+    """A NumPy array for Python data, with PyTorch's dtype inference unless `dtype` is given.
+
+    Python numbers go to the requested dtype directly: `tensor([0.1], dtype=float64)` must not
+    pass through float32 on the way.
+    """
+    if isinstance(data, np.ndarray):
+        from_numpy_dtype(data.dtype)  # validate
+        return data
+    if isinstance(data, np.generic):
+        return np.asarray(data)
+    if isinstance(data, Tensor):
+        return data._data
+    element_types: set = set()
+    flat = _unwrap(data, element_types)
+    try:
+        array = np.array(flat)
+    except ValueError as exc:
+        raise ValueError(_ragged_message(flat) or str(exc)) from None
+    if array.dtype.kind in "US":
+        raise TypeError(f"new(): invalid data type '{array.dtype.kind == 'U' and 'str'}'")
+    if array.dtype == object:
+        ragged = _ragged_message(flat)
+        if ragged:
+            raise ValueError(ragged)
+    big = _BIG_INT in element_types
+    element_types.discard(_BIG_INT)
+    target = _np_dtype(dtype) if dtype is not None else _promoted(element_types).np
+    if big and np.dtype(target).kind in "iu":  # PyTorch reads each int element as int64
+        raise ValueError("Overflow when unpacking long long")
+    if array.dtype == object:
+        array = _from_objects(flat, np.dtype(target))
+    _check_elements(array, from_numpy_dtype(target))
+    return array.astype(target, copy=False)
+
+
+def _from_objects(flat, target: np.dtype) -> np.ndarray:
+    # NumPy keeps ints past 64 bits (and None) as objects; PyTorch reads each element alone
+    def walk(d):
+        if isinstance(d, list):
+            return [walk(x) for x in d]
+        if d is None:
+            raise RuntimeError("Could not infer dtype of NoneType")
+        return bool(d) if target.kind == "b" else d
+
+    return np.array(walk(flat), dtype=np.float64 if target.kind in "fb" else target)
+
+
+def _check_elements(array: np.ndarray, d) -> None:
+    """PyTorch's checks of each Python number stored into a new tensor of dtype `d`."""
+    kind = array.dtype.kind
+    if kind == "c" and d._category in (1, 2):
+        raise TypeError(
+            "'complex' object cannot be interpreted as an integer"
+            if d._category == 1
+            else "must be real number, not complex"
+        )
+    if d._category != 1 or kind not in "iuf" or not array.size:
+        return
+    info = np.iinfo(d.np)
+    # a negative int wraps into uint8 (down to -255), a negative float does not
+    lo = -int(info.max) if d is dtypes.uint8 and kind != "f" else int(info.min)
+    with np.errstate(invalid="ignore"):
+        bad = (array < lo) | (array > info.max)
+        if kind == "f":
+            bad |= np.isnan(array)
+    if bad.any():
+        raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
+
+
+def _unwrap(data, element_types: set):
+    # Python numbers, NumPy scalars and one-element tensors as plain numbers, noting each
+    # one's own dtype: PyTorch promotes them (`[1.5, np.float64(2)]` is float64).
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(d, element_types) for d in data]
+    if isinstance(data, Tensor):
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        element_types.add(data.dtype)
+        return data._data.reshape(()).item()
+    if isinstance(data, (np.ndarray, np.generic)):
+        element_types.add(from_numpy_dtype(data.dtype))
+        return data.tolist()
+    if type(data) is int and not -(2**63) <= data < 2**63:
+        element_types.add(_BIG_INT)
+    element_types.add(dtypes.scalar_dtype(data, defaults.float))
+    return data
+
+
+_BIG_INT = "int past int64"  # noted by _unwrap: an error only where the target is an integer
+
+
+def _promoted(element_types: set) -> dtypes.dtype:
+    if not element_types:
+        return defaults.float  # torch.tensor([]) is float32
+    result = element_types.pop()
+    for d in element_types:
+        result = dtypes.promote_types(result, d)
+    return result
+
+
+def _ragged_message(data) -> str | None:
+    def walk(d, dim):
+        if not isinstance(d, list) or not d:
+            return None
+        lengths = [len(x) if isinstance(x, list) else None for x in d]
+        first = lengths[0]
+        for n in lengths[1:]:
+            if n != first:
+                return f"expected sequence of length {first} at dim {dim} (got {n})"
+        for x in d:
+            msg = walk(x, dim + 1)
+            if msg:
+                return msg
+        return None
+
+    return walk(data, 1)
+
+
+@public
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """Matches `torch.tensor`: always copies `data`."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+            "requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    array = _infer(data, dtype)
+    array = np.array(array, dtype=_np_dtype(dtype, from_numpy_dtype(array.dtype)), copy=True)
+    return _leaf(array, requires_grad, device)
+
+
+@public
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Matches `torch.as_tensor`: shares memory with a NumPy array or tensor when it can."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or dtype.np == data._data.dtype else data.to(dtype)
+    array = _infer(data, dtype)
+    if dtype is not None:
+        array = array.astype(_np_dtype(dtype), copy=False)
+    return _leaf(array, False, device)
+
+
+asarray = public(as_tensor, name="asarray")
+
+
+@public
+def from_numpy(ndarray) -> Tensor:
+    """Matches `torch.from_numpy`: the tensor and the array share memory."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    from_numpy_dtype(ndarray.dtype)
+    return Tensor._wrap(ndarray)
+
+
+def allocate(shape: tuple, np_dtype, make, negative: str | None = None) -> np.ndarray:
+    """`make(shape, np_dtype)` after PyTorch's checks of a new shape, with its allocator's
+    error when the memory is not there. See Note [Argument checks]."""
+    itemsize = (np_dtype if isinstance(np_dtype, np.dtype) else np.dtype(np_dtype)).itemsize
+    new_shape(shape, itemsize, negative)
+    try:
+        return make(shape, np_dtype)
+    except MemoryError:
+        raise allocation_error(math.prod(shape) * itemsize) from None
+
+
+def _fill_array(shape, np_dtype, fill):
+    if fill is None or fill == 0:
+        return np.zeros(shape, np_dtype)
+    return np.full(shape, fill, np_dtype)
+
+
+def _filled(fn, fill, shape, dtype, requires_grad, device, fallback=None, negative=None):
+    np_dtype = _np_dtype(dtype, fallback)
+    if fill is not None and fill != 0:
+        d = dtype if isinstance(dtype, dtypes.dtype) else (
+            fallback or defaults.float if dtype is None else from_numpy_dtype(np_dtype))
+        fill = fill_value(fill, d)
+    array = allocate(shape, np_dtype, lambda s, d: _fill_array(s, d, fill), negative)
+    return _leaf(array, requires_grad, device)
+
+
+@public
+def zeros(
+    *size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False
+) -> Tensor:
+    """Matches `torch.zeros`."""
+    shape = int_list("zeros", size)
+    return _filled(
+        "zeros",
+        0,
+        shape,
+        dtype,
+        requires_grad,
+        device,
+        negative="zeros: Dimension size must be non-negative.",
+    )
+
+
+@public
+def ones(
+    *size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False
+) -> Tensor:
+    """Matches `torch.ones`."""
+    return _filled("ones", 1, int_list("ones", size), dtype, requires_grad, device)
+
+
+@public
+def empty(
+    *size,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+    pin_memory=False,
+    memory_format=None,
+) -> Tensor:
+    """Matches `torch.empty` (dyngrad fills with zeros: uninitialised memory helps no one)."""
+    return _filled("empty", None, int_list("empty", size), dtype, requires_grad, device)
+
+
+def _fill_value(fn: str, value, position: int):
+    if not isinstance(value, (int, float, complex, np.number, Tensor)):
+        position -= method_offset()
+        raise TypeError(
+            f"{fn}(): argument 'fill_value' (position {position}) must be Number, "
+            f"not {type_name(value)}"
+        )
+    return value.item() if isinstance(value, Tensor) else value
+
+
+@public
+def full(
+    size,
+    fill_value,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+    pin_memory=False,
+) -> Tensor:
+    """Matches `torch.full`: the dtype follows `fill_value` when not given."""
+    shape = int_list("full", (size,), varargs=False)
+    fill_value = _fill_value("full", fill_value, 2)
+    fallback = dtypes.scalar_dtype(fill_value, defaults.float)
+    return _filled("full", fill_value, shape, dtype, requires_grad, device, fallback)
+
+
+@public(method=False)
+def scalar_tensor(
+    s, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=None
+) -> Tensor:
+    """Matches `torch.scalar_tensor`: a 0-d tensor, of the default dtype unless told."""
+    return _filled(
+        "scalar_tensor", _fill_value("scalar_tensor", s, 1), (), dtype, requires_grad, device
+    )
+
+
+def _like(fill):
+    def like(
+        input,
+        *,
+        dtype=None,
+        device=None,
+        requires_grad=False,
+        layout=None,
+        memory_format=None,
+        pin_memory=False,
+    ):
+        return _filled("like", fill, input._data.shape, dtype or input.dtype, requires_grad, device)
+
+    return like
+
+
+zeros_like = public(_like(0), name="zeros_like")
+ones_like = public(_like(1), name="ones_like")
+empty_like = public(_like(0), name="empty_like")
+
+
+@public
+def full_like(
+    input,
+    fill_value,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    layout=None,
+    memory_format=None,
+    pin_memory=False,
+) -> Tensor:
+    fill_value = _fill_value("full_like", fill_value, 2)
+    return _filled(
+        "full_like", fill_value, input._data.shape, dtype or input.dtype, requires_grad, device
+    )
+
+
+# ---- Tensor.new_* ----------------------------------------------------------------------------
+
+
+def _new(fill, kind: str):
+    def new(
+        self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+    ):
+        shape = int_list(name, size, position=2)
+        return _filled(name, fill, shape, dtype or self.dtype, requires_grad, device)
+
+    name = f"new_{kind}"
+    return public(new, name=name, function=False)
+
+
+_new(0, "zeros")
+_new(1, "ones")
+_new(None, "empty")
+
+
+@public(function=False)
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    shape = int_list("new_full", (size,), position=2, varargs=False)
+    fill_value = _fill_value("new_full", fill_value, 3)
+    return _filled("new_full", fill_value, shape, dtype or self.dtype, requires_grad, device)
+
+
+@public(function=False)
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def legacy_tensor(*args, **kwargs):
+    """`torch.Tensor(2, 3)` (uninitialised sizes) or `torch.Tensor([1, 2])` (float data)."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        return np.array(_infer(args[0]), dtype=defaults.float.np)
+    return np.zeros(shape_arg(args), defaults.float.np)
+
+
+above.legacy_tensor = legacy_tensor  # Tensor(2, 3): See Note [Calls up the layers]

@@ -1,0 +1,147 @@
+"""Samplers behind `torch.distributions`: `poisson`, `_standard_gamma` (reparameterized, with
+`_standard_gamma_grad`), `_sample_dirichlet` and `_dirichlet_grad`.
+
+Streams come from `backend.random` (same seeds give the same numbers here, not PyTorch's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...backend import dtypes
+from ...backend.random import rng_of
+from ..arrays import incomplete_gamma
+from ..table.registry import apply, defop
+from ..table.surface import public
+
+
+def _require_float(x, kernel: str) -> None:
+    if x.dtype.kind != "f" and x.dtype != dtypes.bfloat16.np:
+        legacy = dtypes.from_numpy_dtype(x.dtype)._legacy
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{legacy}'")
+
+
+def _tiny(dtype) -> float:
+    return float(np.finfo(np.float32 if dtype == dtypes.bfloat16.np else dtype).tiny)
+
+
+def _gammas(rng, alpha):
+    # standard gamma draws in float64; PyTorch returns the smallest normal number where the
+    # draw underflows, and for concentrations that are not positive or are nan
+    a = alpha.astype(np.float64)
+    valid = a > 0
+    draws = rng.standard_gamma(np.where(valid, a, 1.0))
+    return np.where(valid, draws, 0.0)
+
+
+# ---- forwards on arrays ---------------------------------------------------------------------
+
+
+def _poisson_fwd(xp, rates, *, rng):
+    _require_float(rates, "poisson_cpu")
+    if not (rates >= 0).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return rng.poisson(rates.astype(np.float64)).astype(rates.dtype)
+
+
+def _standard_gamma_fwd(xp, alpha, *, rng):
+    _require_float(alpha, "gamma_cpu")
+    out = _gammas(rng, alpha).astype(alpha.dtype)
+    return np.fmax(out, alpha.dtype.type(_tiny(alpha.dtype)))
+
+
+def _sample_dirichlet_fwd(xp, alpha, *, rng):
+    _require_float(alpha, "dirichlet")
+    gammas = np.fmax(_gammas(rng, alpha), np.finfo(np.float64).tiny)
+    out = (gammas / gammas.sum(-1, keepdims=True)).astype(alpha.dtype)
+    return np.fmax(out, alpha.dtype.type(_tiny(alpha.dtype)))
+
+
+def _standard_gamma_grad_fwd(xp, alpha, x):
+    return incomplete_gamma.standard_gamma_grad(xp, alpha, x).astype(alpha.dtype)
+
+
+def _dirichlet_grad_fwd(xp, x, alpha, total):
+    return incomplete_gamma.dirichlet_grad(xp, x, alpha, total).astype(x.dtype)
+
+
+# ---- the table ------------------------------------------------------------------------------
+
+
+def _zeros(g):
+    return g.new_zeros(g.shape)
+
+
+def _not_implemented(name, error=RuntimeError, text="derivative for aten::{} is not implemented"):
+    def formula(g):
+        raise error(text.format(name))
+
+    return formula
+
+
+POISSON = defop("poisson", _poisson_fwd, {"rates": _zeros}, node="PoissonBackward0")
+# x = F^-1(u; alpha) moves with alpha as dx/dalpha = -(dF/dalpha) / f: the implicit
+# reparameterization gradient, see Note [Implicit reparameterization] in incomplete_gamma.py
+STANDARD_GAMMA = defop(
+    "_standard_gamma",
+    _standard_gamma_fwd,
+    {"alpha": lambda g, alpha, out: g * apply(STANDARD_GAMMA_GRAD, (alpha, out))},
+    node="StandardGammaBackward0",
+)
+STANDARD_GAMMA_GRAD = defop(
+    "_standard_gamma_grad",
+    _standard_gamma_grad_fwd,
+    {
+        "alpha": _not_implemented(
+            "_standard_gamma_grad",
+            NotImplementedError,
+            "the derivative for '{}' is not implemented.",
+        )
+    },
+    node="StandardGammaGradBackward0",
+)
+SAMPLE_DIRICHLET = defop(
+    "_sample_dirichlet",
+    _sample_dirichlet_fwd,
+    {"alpha": _not_implemented("_sample_dirichlet")},
+    node="torch::autograd::NotImplemented",
+)
+_DIRICHLET_GRAD_NOT_IMPLEMENTED = _not_implemented("_dirichlet_grad")
+DIRICHLET_GRAD = defop(
+    "_dirichlet_grad",
+    _dirichlet_grad_fwd,
+    dict.fromkeys(("x", "alpha", "total"), _DIRICHLET_GRAD_NOT_IMPLEMENTED),
+    node="torch::autograd::NotImplemented",
+)
+
+# ---- the public surface ----------------------------------------------------------------------
+
+
+@public(method=False)
+def poisson(input, generator=None):
+    """Matches `torch.poisson`: counts drawn with the rates in `input` (PoissonBackward0: 0)."""
+    return apply(POISSON, (input,), {"rng": rng_of(generator)})
+
+
+@public(method=False)
+def _standard_gamma(input, generator=None):
+    """Matches `torch._standard_gamma`: Gamma(input, 1) draws, reparameterized."""
+    return apply(STANDARD_GAMMA, (input,), {"rng": rng_of(generator)})
+
+
+@public(method=False)
+def _standard_gamma_grad(input, output):
+    """Matches `torch._standard_gamma_grad(alpha, x)`: d x / d alpha of the draws x."""
+    return apply(STANDARD_GAMMA_GRAD, (input, output))
+
+
+@public(method=False)
+def _sample_dirichlet(input, generator=None):
+    """Matches `torch._sample_dirichlet`: Dirichlet(input) draws along the last dim."""
+    return apply(SAMPLE_DIRICHLET, (input,), {"rng": rng_of(generator)})
+
+
+@public(method=False)
+def _dirichlet_grad(x, alpha, total):
+    """Matches `torch._dirichlet_grad`: the scaled beta-marginal reparameterization gradient."""
+    return apply(DIRICHLET_GRAD, (x, alpha, total))

@@ -1,0 +1,159 @@
+"""Fused pointwise arithmetic: `addcmul`, `addcdiv` and `lerp`."""
+
+from __future__ import annotations
+
+from ..._tensor import Tensor
+from ...backend import dtypes
+from ..table import promotion
+from ..table.argument_errors import REQUIRED, type_name
+from ..table.errors import c_type_name
+from ..table.inplace import apply_inplace
+from ..table.registry import apply, defop
+from ..table.surface import public
+
+_ADDCDIV_INTEGER = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+    "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes."
+)
+
+
+def _value(x, value):
+    # PyTorch casts `value` to the result dtype first: 0.5 is 0 for integer tensors
+    return value if x.dtype.kind in "fcV" else int(value)
+
+
+def _addcmul(xp, x, t1, t2, *, value):
+    if x.dtype == bool:
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
+    return x + _value(x, value) * t1 * t2
+
+
+def _lerp(xp, x, end, weight):
+    # PyTorch's two-sided form stays exact at both ends (weight 0 gives x, 1 gives end)
+    return xp.where(
+        xp.abs(weight) < 0.5, x + weight * (end - x), end - (end - x) * (1 - weight)
+    ).astype(x.dtype, copy=False)
+
+
+def _lerp_scalar(xp, x, end, *, weight):
+    if x.dtype.kind not in "fcV":
+        raise NotImplementedError(
+            f'"lerp_kernel_scalar" not implemented for '
+            f"'{dtypes.from_numpy_dtype(x.dtype)._legacy}'"
+        )
+    if abs(weight) < 0.5:
+        return x + weight * (end - x)
+    return end - (end - x) * (1 - weight)
+
+
+def _lerp_tensor(xp, x, end, weight):
+    if x.dtype.kind not in "fcV":
+        raise NotImplementedError(
+            f'"lerp_kernel_tensor" not implemented for '
+            f"'{dtypes.from_numpy_dtype(x.dtype)._legacy}'"
+        )
+    return _lerp(xp, x, end, weight.astype(x.dtype, copy=False))
+
+
+ADDCMUL = defop(
+    "addcmul",
+    _addcmul,
+    {
+        "x": lambda g: g,
+        "t1": lambda g, t2, value: g * (t2 * value),
+        "t2": lambda g, t1, value: g * (t1 * value),
+    },
+    promote=promotion.binary,
+)
+ADDCDIV = defop(
+    "addcdiv",
+    lambda xp, x, t1, t2, *, value: x + _value(x, value) * t1 / t2,
+    {
+        "x": lambda g: g,
+        "t1": lambda g, t2, value: g * (value / t2),
+        "t2": lambda g, t1, t2, value: -g * (value * t1 / (t2 * t2)),
+    },
+    promote=promotion.binary,
+)
+LERP = defop(
+    "lerp",
+    _lerp_scalar,
+    {"x": lambda g, weight: g * (1 - weight), "end": lambda g, weight: g * weight},
+)
+LERP_TENSOR = defop(
+    "lerp_tensor",
+    _lerp_tensor,
+    {
+        "x": lambda g, weight: g * (1 - weight),
+        "end": lambda g, weight: g * weight,
+        "weight": lambda g, x, end: g * (end - x),
+    },
+    node="LerpBackward1",
+)
+
+
+@public
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """Matches `torch.addcmul`: input + value * tensor1 * tensor2."""
+    return apply(ADDCMUL, (input, tensor1, tensor2), {"value": value})
+
+
+@public
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """Matches `torch.addcdiv`: input + value * tensor1 / tensor2."""
+    _check_addcdiv(tensor1, tensor2)
+    return apply(ADDCDIV, (input, tensor1, tensor2), {"value": value})
+
+
+@public(function=False)
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    return apply_inplace(ADDCMUL, (self, tensor1, tensor2), {"value": value}, name="addcmul_")
+
+
+@public(function=False)
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    _check_addcdiv(tensor1, tensor2)
+    return apply_inplace(ADDCDIV, (self, tensor1, tensor2), {"value": value}, name="addcdiv_")
+
+
+def _check_addcdiv(tensor1, tensor2):
+    if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
+        raise RuntimeError(_ADDCDIV_INTEGER)
+
+
+@public
+def lerp(input, end, weight=REQUIRED):
+    """Matches `torch.lerp`: input + weight * (end - input); input and end share a dtype."""
+    return apply(*_lerp_call(input, end, weight))
+
+
+@public(function=False)
+def lerp_(self, end, weight):
+    return apply_inplace(*_lerp_call(self, end, weight), name="lerp_")
+
+
+def _lerp_call(input, end, weight):
+    if not isinstance(end, Tensor) or weight is REQUIRED:
+        raise TypeError(
+            f"lerp() received an invalid combination of arguments - got (Tensor, "
+            f"{type_name(end)}" + (f", {type_name(weight)}" if weight is not REQUIRED else "")
+            + "), but expected one of:"
+        )
+    _check_same_dtype(input, end, "end")
+    if isinstance(weight, Tensor):
+        if weight._data.ndim:
+            _check_same_dtype(input, weight, "weight")
+        return LERP_TENSOR, (input, end, weight), {}
+    return LERP, (input, end), {"weight": weight}
+
+
+def _check_same_dtype(input, other, name):
+    if other._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            f"expected dtype {c_type_name(input.dtype)} for `{name}` but got "
+            f"dtype {c_type_name(other.dtype)}"
+        )

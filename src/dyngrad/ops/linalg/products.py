@@ -1,0 +1,319 @@
+"""Matrix products: matmul and its named cases (mm, bmm, mv, dot), outer, the add* fused
+forms (addmm, addmv, addr, baddbmm, addbmm)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..arrays import gemm
+from ..table.array_backward import Kernel
+from ..table.fast import binary
+from ..table.registry import apply, defop
+from ..table.surface import public
+
+MM = defop("mm", gemm.mm,  # See Note [GEMM orientation]
+           {"x": lambda g, y: _mm(g, y.t()), "y": lambda g, x: _mm(x.t(), g)},
+           kernel=Kernel(lambda xp, needs, g, x, y: (gemm.mm(xp, g, y.T) if needs[0] else None,
+                                                     x.T @ g if needs[1] else None)))
+BMM = defop("bmm", lambda xp, x, y: x @ y,
+            {"x": lambda g, y: g.bmm(y.transpose(1, 2)),
+             "y": lambda g, x: x.transpose(1, 2).bmm(g)})
+MV = defop("mv", lambda xp, x, y: xp.dot(x, y),  # BLAS gemv; matmul takes a slower path
+           {"x": lambda g, y: g.unsqueeze(1) * y, "y": lambda g, x: x.t().mv(g)})
+DOT = defop("dot", lambda xp, x, y: xp.dot(x, y),
+            {"x": lambda g, y: g * y, "y": lambda g, x: g * x})
+# Batched, broadcasting matmul; PyTorch folds it into bmm plus a view, so its node is
+# UnsafeViewBackward0. Broadcast batch dims are summed back by the node (see Note [One op]).
+def _matmul_grad_x(g, x, y):
+    if y.dim() == 1:  # (..., n, k) @ (k,)
+        return g.unsqueeze(-1) * y
+    if x.dim() == 1:  # (k,) @ (..., k, m): summed over the batch by the node
+        return g.unsqueeze(-2).matmul(y.mT).squeeze(-2)
+    return g.matmul(y.mT)
+
+
+def _matmul_grad_y(g, x, y):
+    if x.dim() == 1:
+        return x.unsqueeze(-1) * g.unsqueeze(-2)
+    if y.dim() == 1:
+        return x.mT.matmul(g.unsqueeze(-1)).squeeze(-1)
+    return x.mT.matmul(g)
+
+
+_MATMUL_GRADS = {"x": _matmul_grad_x, "y": _matmul_grad_y}
+def _matmul_kernel(xp, needs, g, x, y):
+    # (..., n, k) @ (..., k, m) on arrays, broadcast batch dims summed by the node; the 1-d
+    # operand cases are left to the formulas
+    if x.ndim < 2 or y.ndim < 2:
+        return None
+    if g.ndim == 2:
+        return (gemm.mm(xp, g, y.T) if needs[0] else None, x.T @ g if needs[1] else None)
+    return (xp.matmul(g, y.swapaxes(-1, -2)) if needs[0] else None,
+            xp.matmul(x.swapaxes(-1, -2), g) if needs[1] else None)
+
+
+MATMUL = defop("matmul", lambda xp, x, y: xp.matmul(x, y), _MATMUL_GRADS,
+               node="UnsafeViewBackward0", kernel=Kernel(_matmul_kernel))
+# a matrix times a batch: PyTorch computes the transposed product and copies it back
+MATMUL_FOLDED = defop("matmul_folded", lambda xp, x, y: xp.matmul(x, y), _MATMUL_GRADS,
+                      node="CloneBackward0", kernel=Kernel(_matmul_kernel))
+# 1-D @ 2-D is unsqueeze, mm, squeeze in PyTorch: the top node is SqueezeBackward4
+SQUEEZE_ROW = defop("squeeze_row", lambda xp, x: x[0], {"x": lambda g: g.unsqueeze(0)},
+                    node="SqueezeBackward4", view=True)
+
+
+_mm = binary(MM)  # shapes already checked: formulas and mm() call the row directly
+
+
+def _dtype_check(a, b) -> None:
+    if a._data.dtype != b._data.dtype:
+        from ..shape.masked import CPP_TYPE_NAMES
+
+        an, bn = (CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name) for t in (a, b))
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {an} != {bn}")
+
+
+def _mm_shapes(a, b) -> str:
+    return f"{a[0]}x{a[1]} and {b[0]}x{b[1]}"
+
+
+@public
+def mm(input, mat2):
+    """Matches `torch.mm`."""
+    a, b = input._data.shape, mat2._data.shape
+    if len(a) != 2:
+        raise RuntimeError("self must be a matrix")
+    if len(b) != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a[1] != b[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_mm_shapes(a, b)})")
+    _dtype_check(input, mat2)
+    return _mm(input, mat2)
+
+
+@public
+def bmm(input, mat2):
+    """Matches `torch.bmm`."""
+    a, b = input._data.shape, mat2._data.shape
+    if len(a) != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if len(b) != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b[:2] != (a[0], a[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}].")
+    _dtype_check(input, mat2)
+    return apply(BMM, (input, mat2))
+
+
+@public
+def mv(input, vec):
+    """Matches `torch.mv`."""
+    a, b = input._data.shape, vec._data.shape
+    if len(a) != 2 or len(b) != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {len(a)}, {len(b)}")
+    if a[1] != b[0]:
+        raise RuntimeError(f"size mismatch, got input ({a[0]}), mat ({a[0]}x{a[1]}), vec "
+                           f"({b[0]})")
+    _dtype_check(input, vec)
+    return apply(MV, (input, vec))
+
+
+@public
+def dot(input, tensor):
+    """Matches `torch.dot`."""
+    a, b = input._data.shape, tensor._data.shape
+    if len(a) != 1 or len(b) != 1:
+        raise RuntimeError(f"1D tensors expected, but got {len(a)}D and {len(b)}D tensors")
+    if a[0] != b[0]:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the "
+            f"same number of elements, but got {a[0]} and {b[0]} elements respectively")
+    if input._data.dtype != tensor._data.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{input.dtype._legacy} and {tensor.dtype._legacy}")
+    return apply(DOT, (input, tensor))
+
+
+@public
+def matmul(input, other):
+    """Matches `torch.matmul`, including its node names for each case."""
+    x, y = input._data, other._data
+    da, db = x.ndim, y.ndim
+    if da == 2 and db == 2 and x.shape[1] == y.shape[0] and x.dtype == y.dtype:
+        return _mm(input, other)  # the common case, checked here (mm() checks the others)
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{da}D and {db}D")
+    if da == 1 and db == 1:
+        return dot(input, other)
+    if da == 2 and db == 1:
+        return mv(input, other)
+    if da == 1 and db == 2:
+        return apply(SQUEEZE_ROW, (mm(input.unsqueeze(0), other),))
+    if da == 2 and db == 2:
+        return mm(input, other)
+    a, b = input._data.shape, other._data.shape
+    if db == 1:  # a batch of matrices times a vector: PyTorch folds it into one mv
+        rows = _prod(a[:-1])
+        if a[-1] != b[0]:
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{a[-1]}), vec "
+                               f"({b[0]})")
+        if input._data.dtype != other._data.dtype:
+            x, y = input.dtype._legacy, other.dtype._legacy
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {y}, "
+                               f"{x}, and {y}")
+        return apply(MATMUL, (input, other))
+    batch = _batch_shape(a[:-2] if da > 1 else (), b[:-2])
+    inner = a[-1]
+    if inner != b[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{_prod(batch)}, {inner}] but got: [{_prod(batch)}, {b[-2]}].")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype._legacy} but found "
+                           f"{other.dtype._legacy}")
+    return apply(MATMUL_FOLDED if da == 2 else MATMUL, (input, other))
+
+
+def _batch_shape(batch_a, batch_b) -> tuple:
+    from ..table.errors import broadcast_error
+
+    try:
+        return np.broadcast_shapes(batch_a, batch_b)
+    except ValueError:
+        raise broadcast_error([batch_a, batch_b]) from None
+
+
+def _prod(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+public(matmul, name="__matmul__", function=False)
+public(lambda self, other: matmul(other, self), name="__rmatmul__", function=False)
+
+
+# ---- outer products and the fused add* forms -----------------------------------------------
+
+ADDMM = defop("addmm", lambda xp, x, mat1, mat2, *, beta, alpha:
+              _scaled_sum(x, mat1 @ mat2, beta, alpha),
+              {"x": lambda g, beta: g * beta,
+               "mat1": lambda g, mat2, alpha: _mm(g, mat2.t()) * alpha,
+               "mat2": lambda g, mat1, alpha: _mm(mat1.t(), g) * alpha})
+ADDMV = defop("addmv", lambda xp, x, mat, vec, *, beta, alpha:
+              _scaled_sum(x, mat @ vec, beta, alpha),
+              {"x": lambda g, beta: g * beta,
+               "mat": lambda g, vec, alpha: g.unsqueeze(1) * vec * alpha,
+               "vec": lambda g, mat, alpha: mat.t().mv(g) * alpha})
+ADDR = defop("addr", lambda xp, x, vec1, vec2, *, beta, alpha:
+             _scaled_sum(x, xp.multiply.outer(vec1, vec2), beta, alpha),
+             {"x": lambda g, beta: g * beta,
+              "vec1": lambda g, vec2, alpha: g.mv(vec2) * alpha,
+              "vec2": lambda g, vec1, alpha: g.t().mv(vec1) * alpha})
+BADDBMM = defop("baddbmm", lambda xp, x, batch1, batch2, *, beta, alpha:
+                _scaled_sum(x, batch1 @ batch2, beta, alpha),
+                {"x": lambda g, beta: g * beta,
+                 "batch1": lambda g, batch2, alpha: g.bmm(batch2.transpose(1, 2)) * alpha,
+                 "batch2": lambda g, batch1, alpha: batch1.transpose(1, 2).bmm(g) * alpha})
+ADDBMM = defop("addbmm", lambda xp, x, batch1, batch2, *, beta, alpha:
+               _scaled_sum(x, (batch1 @ batch2).sum(0), beta, alpha),
+               {"x": lambda g, beta: g * beta,
+                "batch1": lambda g, batch2, alpha:
+                g.unsqueeze(0).matmul(batch2.transpose(1, 2)) * alpha,
+                "batch2": lambda g, batch1, alpha:
+                batch1.transpose(1, 2).matmul(g.unsqueeze(0)) * alpha})
+
+
+def _scaled_sum(x, product, beta, alpha):
+    # beta == 0 ignores x entirely (its NaN and inf do not propagate), as in PyTorch
+    product = product * alpha if alpha != 1 else product
+    if beta == 0:
+        return np.broadcast_to(np.zeros((), product.dtype), product.shape) + product
+    return (x * beta if beta != 1 else x) + product
+
+
+def _fused(op, name, input, a, b, shape, beta, alpha):
+    from ..shape.reshaping import expand
+
+    expand(input, shape)  # PyTorch's message when `input` does not broadcast to the product
+    return apply(op, (input, a, b), {"beta": beta, "alpha": alpha})
+
+
+def _need(t, ndim, what):
+    if t._data.ndim != ndim:
+        raise RuntimeError(f"{what} must be a {'matrix' if ndim == 2 else f'{ndim}D tensor'}, "
+                           f"got {t._data.ndim}-D tensor")
+
+
+@public
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """Matches `torch.addmm`: beta * input + alpha * (mat1 @ mat2)."""
+    _need(mat1, 2, "mat1")
+    _need(mat2, 2, "mat2")
+    a, b = mat1._data.shape, mat2._data.shape
+    if a[1] != b[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_mm_shapes(a, b)})")
+    return _fused(ADDMM, "addmm", input, mat1, mat2, (a[0], b[1]), beta, alpha)
+
+
+@public
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """Matches `torch.addmv`: beta * input + alpha * (mat @ vec)."""
+    a, b = mat._data.shape, vec._data.shape
+    if len(a) != 2 or len(b) != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, "
+                           f"{len(a)}, {len(b)}")
+    if a[1] != b[0]:
+        raise RuntimeError(f"size mismatch, got input ({a[0]}), mat ({a[0]}x{a[1]}), vec "
+                           f"({b[0]})")
+    return _fused(ADDMV, "addmv", input, mat, vec, (a[0],), beta, alpha)
+
+
+@public
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """Matches `torch.addr`: beta * input + alpha * outer(vec1, vec2)."""
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got "
+                               f"{v._data.ndim}-D")
+    shape = (vec1._data.shape[0], vec2._data.shape[0])
+    return _fused(ADDR, "addr", input, vec1, vec2, shape, beta, alpha)
+
+
+def _batches(batch1, batch2):
+    _need(batch1, 3, "batch1")
+    _need(batch2, 3, "batch2")
+    a, b = batch1._data.shape, batch2._data.shape
+    if b[:2] != (a[0], a[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}].")
+    return a, b
+
+
+@public
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """Matches `torch.baddbmm`: beta * input + alpha * (batch1 @ batch2)."""
+    a, b = _batches(batch1, batch2)
+    return _fused(BADDBMM, "baddbmm", input, batch1, batch2, (a[0], a[1], b[2]), beta, alpha)
+
+
+@public
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """Matches `torch.addbmm`: beta * input + alpha * sum_b(batch1[b] @ batch2[b])."""
+    a, b = _batches(batch1, batch2)
+    return _fused(ADDBMM, "addbmm", input, batch1, batch2, (a[1], b[2]), beta, alpha)
+
+
+@public
+def outer(input, vec2):
+    """Matches `torch.outer`: input[:, None] * vec2 (MulBackward0, as in PyTorch)."""
+    for name, v in (("self", input), ("vec2", vec2)):  # (addr says vec1: PyTorch's names)
+        if v._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got "
+                               f"{v._data.ndim}-D")
+    return input.unsqueeze(1) * vec2
+
+
+ger = public(outer, name="ger")

@@ -1,0 +1,254 @@
+"""Statistics: var, std, var_mean, std_mean (with `correction`), median."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ...backend import dtypes
+from ...return_types import _result_type
+from ...return_types import median as median_result
+from ..shape.reshaping import wrap_dim
+from ..table.argument_errors import ALL_DIMS
+from ..table.arguments import as_ints
+from ..table.registry import apply, defop
+from ..table.surface import public
+from .reduce_ops import expand_reduced, reduce_dims
+
+
+def _count(shape, dim) -> int:
+    n = 1
+    for d in dim:
+        n *= shape[d]
+    return n
+
+
+def _var_fwd(xp, x, *, dim, correction, keepdim):
+    n = _count(x.shape, dim)
+    with np.errstate(invalid="ignore", divide="ignore"):  # no elements, or correction >= n
+        mean = xp.sum(x, axis=dim, keepdims=True) / n
+        dev = x - mean
+        total = xp.sum(dev * dev, axis=dim, keepdims=keepdim)
+        # no elements at all is NaN whatever the correction, as PyTorch's
+        return (total / (max(n - correction, 0) if n else 0)).astype(x.dtype, copy=False)
+
+
+def _std_fwd(xp, x, *, dim, correction, keepdim):
+    return xp.sqrt(_var_fwd(xp, x, dim=dim, correction=correction, keepdim=keepdim))
+
+
+def _with_mean(fwd):
+    def both(xp, x, *, dim, correction, keepdim):
+        n = _count(x.shape, dim)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (xp.sum(x, axis=dim, keepdims=keepdim) / n).astype(x.dtype, copy=False)
+        return fwd(xp, x, dim=dim, correction=correction, keepdim=keepdim), mean
+
+    return both
+
+
+def _var_grad(g, x, dim, correction, keepdim):
+    # d var / dx_i = 2 (x_i - mean) / (n - correction)
+    n = _count(x.shape, dim)
+    return (
+        expand_reduced(g, x.shape, dim, keepdim)
+        * 2
+        * (x - x.mean(dim, keepdim=True))
+        / (n - correction)
+    )
+
+
+def _std_grad(g, x, out, dim, correction, keepdim):
+    # d std / dx_i = (x_i - mean) / ((n - correction) std); PyTorch gives 0 where std is 0
+    n = _count(x.shape, dim)
+    std = expand_reduced(out, x.shape, dim, keepdim)
+    scaled = (expand_reduced(g, x.shape, dim, keepdim) / std).masked_fill(std == 0, 0)
+    return scaled * (x - x.mean(dim, keepdim=True)) / (n - correction)
+
+
+def _mean_grad(g, x, dim, keepdim):
+    return expand_reduced(g, x.shape, dim, keepdim) / _count(x.shape, dim)
+
+
+def _pair_grad(first, g, x, dim, keepdim):
+    grad = first() if g[0] is not None else None
+    if g[1] is not None:
+        grad = (
+            _mean_grad(g[1], x, dim, keepdim)
+            if grad is None
+            else (grad + _mean_grad(g[1], x, dim, keepdim))
+        )
+    return grad
+
+
+VAR = defop("var", _var_fwd, {"x": _var_grad})
+STD = defop("std", _std_fwd, {"x": _std_grad})
+VAR_MEAN = defop(
+    "var_mean",
+    _with_mean(_var_fwd),
+    {
+        "x": lambda g, x, dim, correction, keepdim: _pair_grad(
+            lambda: _var_grad(g[0], x, dim, correction, keepdim), g, x, dim, keepdim
+        )
+    },
+    outputs=2,
+)
+STD_MEAN = defop(
+    "std_mean",
+    _with_mean(_std_fwd),
+    {
+        "x": lambda g, x, out, dim, correction, keepdim: _pair_grad(
+            lambda: _std_grad(g[0], x, out[0], dim, correction, keepdim), g, x, dim, keepdim
+        )
+    },
+    outputs=2,
+)
+
+
+def _var_args(name, input, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):  # var(True): the legacy `unbiased` overload
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got both "
+            "unbiased and correction"
+        )
+    if dim is not None:
+        as_ints(dim)  # a dim of the wrong type is a TypeError before the dtype is looked at
+    if not (input.is_floating_point() or input.is_complex()):
+        kind = name if name.endswith("_mean") else "std and var"
+        raise RuntimeError(f"{kind} only support floating point and complex dtypes")
+    dims = reduce_dims(input, dim)
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    if _count(input._data.shape, dims) - correction <= 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+            "less than the reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=3,
+        )
+    return {"dim": dims, "correction": correction, "keepdim": keepdim}
+
+
+@public
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Matches `torch.var`: `correction=1` (Bessel's) unless `unbiased=False`/`correction=`."""
+    return apply(VAR, (input,), _var_args("var", input, dim, unbiased, keepdim, correction))
+
+
+@public
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Matches `torch.std`: the gradient is 0 where the std is 0, as in PyTorch."""
+    return apply(STD, (input,), _var_args("std", input, dim, unbiased, keepdim, correction))
+
+
+@public(method=False)
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Matches `torch.var_mean`: a plain `(var, mean)` tuple from one node."""
+    attrs = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
+    return apply(VAR_MEAN, (input,), attrs)
+
+
+@public(method=False)
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Matches `torch.std_mean`."""
+    attrs = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
+    return apply(STD_MEAN, (input,), attrs)
+
+
+# ---- median ---------------------------------------------------------------------------------
+
+
+def _median_index(xp, x, dim):
+    # the lower median of a stable sort; a slice with NaN reports its first NaN, as PyTorch
+    k = (x.shape[dim] - 1) // 2
+    order = xp.argsort(x, axis=dim, kind="stable")
+    index = xp.take(order, [k], axis=dim)
+    nan = xp.isnan(x) if x.dtype.kind == "f" else None
+    if nan is not None and nan.any():
+        first_nan = xp.argmax(nan, axis=dim, keepdims=True)
+        index = xp.where(nan.any(axis=dim, keepdims=True), first_nan, index)
+    return index
+
+
+def _median_fwd(xp, x):
+    flat = x.reshape(-1)
+    if flat.size == 0:
+        return xp.asarray(np.nan, dtype=x.dtype)
+    return flat[_median_index(xp, flat, 0)[0]]
+
+
+def _median_dim_fwd(xp, x, *, dim, keepdim):
+    index = _median_index(xp, x, dim)
+    values = xp.take_along_axis(x, index, axis=dim)
+    if not keepdim:
+        values, index = values.squeeze(dim), index.squeeze(dim)
+    return values, index.astype(xp.int64)
+
+
+def _median_dim_grad(g, x_shape, dim, keepdim, out):
+    from ..shape.scatter import scatter_into_zeros
+
+    grad, index = g[0], out[1]
+    if not keepdim:
+        grad, index = grad.unsqueeze(dim), index.unsqueeze(dim)
+    return scatter_into_zeros(grad, x_shape, dim, index)
+
+
+def _ties_share(g, x, out):
+    mask = x == out
+    return g * mask / mask.sum()
+
+
+MEDIAN = defop("median", _median_fwd, {"x": _ties_share})
+MEDIAN_DIM = defop(
+    "median_dim",
+    _median_dim_fwd,
+    {"x": _median_dim_grad},
+    node="MedianBackward1",
+    outputs=2,
+    differentiable=(0,),
+)
+
+
+@public
+def median(input, dim=ALL_DIMS, keepdim=False):
+    """Matches `torch.median`: the lower of the two middle values; NaN if there is a NaN.
+
+    Along a dim, ties report the index a stable sort puts in the middle, which may differ
+    from PyTorch's (its choice among equal values is unspecified).
+    """
+    if dim is ALL_DIMS:
+        if input.dtype is dtypes.bool_:
+            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+        return apply(MEDIAN, (input,))
+    ndim = input._data.ndim
+    d = wrap_dim(dim, ndim)
+    if input.dtype is dtypes.bool_:
+        raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
+    if ndim == 0:
+        return median_result(*apply(MEDIAN_DIM, (input.reshape(1),), {"dim": 0, "keepdim": False}))
+    if input._data.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    return median_result(*apply(MEDIAN_DIM, (input,), {"dim": d, "keepdim": keepdim}))
+
+
+aminmax_result = _result_type("aminmax", ("min", "max"))
+
+
+@public
+def aminmax(input, *, dim=None, keepdim=False):
+    """Matches `torch.aminmax`: `(min, max)` over everything or along `dim`."""
+    from .reduce_ops import amax, amin
+
+    empty = input._data.size == 0 if dim is None else (
+        input._data.ndim and input._data.shape[wrap_dim(dim, input._data.ndim)] == 0)
+    if empty:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    dims = () if dim is None else dim
+    if dim is None and keepdim:
+        dims = tuple(range(input._data.ndim))
+    return aminmax_result(amin(input, dims, keepdim), amax(input, dims, keepdim))

@@ -1,0 +1,199 @@
+"""Array kernels: a node's backward computed on arrays when no graph of it is recorded.
+
+# Note [Array kernels]
+# A backward formula is written in Tensor ops so that `create_graph=True` differentiates it.
+# Without create_graph (grad mode is off while the engine runs), that generality costs a
+# Tensor and a dispatch for every step of every formula, which is most of a small model's
+# backward. A row of the op table may therefore say how to compute its input gradients on
+# arrays, in one of two ways:
+#   kernel=FORMULAS       its formulas use only arithmetic operators, which NumPy arrays share
+#                         with Tensors: the same formulas are evaluated on the saved arrays;
+#   kernel=Kernel(fn)     `fn(xp, needs, g, <names>)` returns every input's gradient at once
+#                         (`needs[i]` is truthy when input i wants one), reading names as
+#                         formulas do (a multi-output node's `g` is a tuple of arrays,
+#                         None for an output that got no gradient), or None to leave a
+#                         case to the formulas (matmul's 1-d operands).
+# A kernel never writes into `g` or a saved array: they may be shared (or read-only views).
+# The node runs the kernel when grad mode is off and the formulas when it is on, so gradcheck
+# (first order) checks the kernels and gradgradcheck (double backward) the formulas. Saved
+# tensors are checked for in-place changes exactly as the formulas' path checks them. A node
+# whose saved arrays differ in dtype from the incoming gradient (type promotion at work)
+# leaves it to the formulas, which promote as PyTorch does; so does a backward the doctor
+# watches, which looks at every op a formula runs (Note [Op observer]).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...graph.saved import SavedOutput
+from .registry import check_unmodified
+
+__all__ = ["FORMULAS", "Kernel"]
+
+_ndarray = np.ndarray
+_sum_to = None  # ops.shape.sum_to, bound on first use (shape imports the registry)
+
+
+class Kernel:
+    """An op's input gradients at once, on arrays; see Note [Array kernels]."""
+
+    def __init__(self, fn, *, mixed_dtypes: bool = False):
+        self.fn = fn
+        self.params = tuple(inspect.signature(fn).parameters)[3:]  # after xp, needs, g
+        # integer inputs (class targets, indices) are read as they are; floats must match g
+        self.mixed_dtypes = mixed_dtypes
+
+    def bind(self, op):
+        fn, params = self.fn, self.params
+        # a kernel reads only what the formulas read: nothing else is saved or recorded
+        read = {p for f in op.formulas if f for p in f[1]} - {"g"}
+        if op.stash:  # Note [Stashed intermediates] in registry.py
+            read.add("stash")
+        unknown = set(params) - read - set(op.attrs)
+        if unknown:
+            raise TypeError(f"{op.name}: kernel reads names no formula reads {sorted(unknown)}")
+        args = "".join(f", {_resolve(op, p)}" for p in params)
+        return _generated(f"fn(np, meta, gd{args})", self.mixed_dtypes, {"fn": fn})
+
+
+class _Formulas:
+    def bind(self, op):
+        names, calls = {}, []
+        for i, formula in enumerate(op.formulas):
+            if formula is None:
+                calls.append("None")
+                continue
+            fn, params = formula
+            names[f"f{i}"] = fn
+            args = ", ".join("gd" if p == "g" else _resolve(op, p) for p in params)
+            calls.append(f"(f{i}({args}) if meta[{i}] else None)")
+        return _generated(f"({', '.join(calls)},)", False, names)
+
+
+FORMULAS = _Formulas()
+
+# The callable a node runs in place of its formulas (None: run the formulas instead), made
+# per row from its kernel's (or formulas') parameter names: a node's backward builds no dict
+# of names and makes no call beyond the kernel's own (Note [Hot path]). An input's (shape,
+# dtype) is recorded exactly when it needs a gradient, so the meta doubles as `needs`.
+_RUN = """
+def run(node, g):
+    if type(g) is tuple:  # a multi-output node (split, unbind): one gradient per output
+        ref = next(t._data for t in g if t is not None)
+        gd = tuple(None if t is None else t._data for t in g)
+    else:
+        ref = gd = g._data
+    if type(ref) is not _ndarray or ref.dtype.kind != "f":
+        return None
+    if node._saved:
+        env = _saved_arrays(node, ref.dtype, mixed_dtypes)
+        if env is None:
+            return None
+    else:
+        env = _EMPTY
+    meta = node._meta
+    attrs = node._attrs or _EMPTY
+    grads = {grads}
+    return None if grads is None else _wrap(grads, meta, g)
+"""
+_EMPTY: dict = {}
+
+
+def _resolve(op, name: str) -> str:
+    # the expression that reads `name` in a generated runner: an input's shape, the stash,
+    # an attribute, else a saved value (None when not saved)
+    shape_names = op.shape_names if op.reads_shapes else ()
+    if name in shape_names:
+        i = shape_names.index(name)
+        return f"(meta[{i}][0] if meta[{i}] is not None else None)"
+    if name == "stash" and op.stash:
+        return "node._stash"
+    if name in op.attrs:
+        return f"(attrs[{name!r}] if {name!r} in attrs else env.get({name!r}))"
+    return f"env.get({name!r})"
+
+
+def _generated(grads: str, mixed_dtypes: bool, names: dict):
+    namespace = {"np": np, "_ndarray": _ndarray, "_EMPTY": _EMPTY, "_wrap": _wrap,
+                 "_saved_arrays": _saved_arrays, "mixed_dtypes": mixed_dtypes, **names}
+    exec(_RUN.format(grads=grads), namespace)  # noqa: S102 (names from signatures)
+    return namespace["run"]
+
+
+def _saved_arrays(node, dtype, mixed_dtypes: bool):
+    env = {}
+    versions = node._versions
+    for name, value in node._saved.items():
+        # (the version compared here, check_unmodified called only to raise its error)
+        if type(value) is SavedOutput:
+            if value.vc.value != versions[name]:
+                check_unmodified(node, name, value, versions[name])
+            value = value.data
+        elif isinstance(value, Tensor):
+            if value._vc.value != versions[name]:
+                check_unmodified(node, name, value, versions[name])
+            value = value._data
+            if type(value) is not _ndarray:
+                return None
+        else:  # a Python number or None
+            env[name] = value
+            continue
+        if value.dtype != dtype and not (mixed_dtypes and value.dtype.kind in "iub"):
+            return None
+        env[name] = value
+    return env
+
+
+def _wrap(grads, meta, g):
+    # One Tensor per distinct array: a gradient handed on as is stays the very tensor that
+    # came in (the engine tells shared gradients by identity, see `dispatched` in engine.py)
+    if len(grads) != len(meta):  # a kernel's own bug, never the user's
+        raise RuntimeError(f"array kernel returned {len(grads)} gradients for {len(meta)} inputs")
+    if type(g) is not tuple:
+        if len(meta) == 1:  # most rows: no bookkeeping of shared arrays needed
+            grad, m = grads[0], meta[0]
+            if not m or grad is None:
+                return (None,)
+            t = g if grad is g._data else _tensor(grad)
+            data = t._data
+            return (t if data.shape == m[0] and data.dtype == m[1] else _conform(t, m),)
+        made = {id(g._data): g}
+    else:
+        made = {id(t._data): t for t in g if t is not None}
+    out = []
+    for grad, m in zip(grads, meta):
+        if not m or grad is None:
+            out.append(None)
+            continue
+        t = made.get(id(grad))
+        if t is None:
+            t = made[id(grad)] = _tensor(grad)
+        data = t._data
+        out.append(t if data.shape == m[0] and data.dtype == m[1] else _conform(t, m))
+    return tuple(out)
+
+
+def _tensor(grad):
+    if type(grad) is not _ndarray:
+        grad = np.asarray(grad)  # a NumPy scalar from 0-d arithmetic
+    return Tensor._wrap(grad)
+
+
+def _conform(t, m):
+    """`t` summed back to its input's shape and cast to its dtype (as OpNode's `conform`)."""
+    global _sum_to
+    shape, dtype = m
+    data = t._data
+    if data.shape == shape and data.dtype == dtype:
+        return t
+    if _sum_to is None:
+        from ..shape.reshaping import sum_to as _bound
+
+        _sum_to = _bound
+    if data.shape != shape:
+        data = np.asarray(_sum_to(np, data, shape))  # a full sum gives a scalar
+    return Tensor._wrap(data.astype(dtype, copy=False))
