@@ -10,6 +10,8 @@ import numpy as np
 from ._tensor import Tensor
 from .backend import namespace
 from .backend.device import device as Device
+from .backend.transfer import cuda_available, to_device
+from .nn.parameter import Parameter
 
 __all__ = [
     "host_array",
@@ -70,11 +72,6 @@ def as_leaf(tensor: Tensor, requires_grad: bool, parameter: bool) -> Tensor:
     if requires_grad and not (tensor.dtype.is_floating_point or tensor.dtype.is_complex):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     if parameter:
-        try:
-            from .nn import Parameter
-        except ImportError:  # before the nn layer: a plain leaf that requires grad
-            tensor._rg = bool(requires_grad)
-            return tensor
         return Parameter(tensor, requires_grad=bool(requires_grad))
     tensor._rg = bool(requires_grad)
     return tensor
@@ -94,7 +91,6 @@ def place(tensor: Tensor, location: str, map_location) -> Tensor:
         target = location if map_location is None else map_location
     target = Device(target)
     if target.type == "cuda":
-        from .backend.transfer import cuda_available
 
         if not cuda_available():
             raise RuntimeError(
@@ -105,7 +101,6 @@ def place(tensor: Tensor, location: str, map_location) -> Tensor:
             )
     if target.type == "cpu":
         return tensor
-    from .backend.transfer import to_device
 
     return to_device(tensor, target)
 

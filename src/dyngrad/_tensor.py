@@ -15,6 +15,7 @@ from ._handles import RemovableHandle
 from ._tensor_errors import assigned_grad_error
 from ._tensor_str import tensor_repr
 from .backend import device_of, dtypes
+from .backend import random as _random
 from .backend.dtypes import from_numpy_dtype
 from .size import Size
 
@@ -477,3 +478,6 @@ class _Storage:
 
 def _rebuild(data, requires_grad):
     return Tensor._wrap(data, requires_grad)
+
+
+_random.as_tensor = Tensor._wrap  # Generator.get_state: See Note [Calls up the layers]

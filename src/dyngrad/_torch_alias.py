@@ -6,7 +6,11 @@ import dis
 import importlib
 import importlib.abc
 import importlib.util
+import os
+import runpy
 import sys
+
+from ._tensor import Tensor
 
 __all__ = ["install", "uninstall", "MissingTorchAPIError", "MissingTorchImportError"]
 
@@ -106,7 +110,6 @@ def install() -> None:
     """Make `import torch` (and `torch.*`) import dyngrad, with clear missing-API errors."""
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
-    from ._tensor import Tensor
 
     if "__getattr__" not in Tensor.__dict__:
         Tensor.__getattr__ = _tensor_getattr
@@ -117,10 +120,20 @@ def uninstall() -> None:
     """Undo `install` (for tests): torch imports reach the real torch again."""
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
-    from ._tensor import Tensor
 
     if Tensor.__dict__.get("__getattr__") is _tensor_getattr:
         del Tensor.__getattr__
     for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
         if getattr(sys.modules[name], "__name__", "").startswith("dyngrad"):
             del sys.modules[name]
+
+
+def run_script(path: str, args: list[str]) -> None:
+    """Run `path` as `__main__` with `import torch` meaning dyngrad, and `sys.argv` its own."""
+
+    if not os.path.exists(path):
+        raise SystemExit(f"dyngrad run: can't open file {path!r}: no such file")
+    install()
+    sys.argv = [path, *args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    runpy.run_path(path, run_name="__main__")

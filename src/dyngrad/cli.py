@@ -4,23 +4,12 @@ runs it under the doctor."""
 from __future__ import annotations
 
 import argparse
-import os
-import runpy
 import sys
 
+from ._torch_alias import run_script
+from .doctor.command import run
+
 __all__ = ["main", "run_script"]
-
-
-def run_script(path: str, args: list[str]) -> None:
-    """Run `path` as `__main__` with `import torch` meaning dyngrad, and `sys.argv` its own."""
-    from ._torch_alias import install
-
-    if not os.path.exists(path):
-        raise SystemExit(f"dyngrad run: can't open file {path!r}: no such file")
-    install()
-    sys.argv = [path, *args]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    runpy.run_path(path, run_name="__main__")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,7 +48,6 @@ def main(argv: list[str] | None = None) -> int:
         run_script(options.script, options.args)
         return 0
     if options.command == "doctor":
-        from .doctor.command import run
 
         return run(options.script, options.args, options.json)
     parser.print_help()

@@ -13,6 +13,8 @@ import zipfile
 import zlib
 
 from ._checkpoint_manifest import MANIFEST, read_manifest, write_manifest
+from ._safetensors import is_safetensors, load_safetensors, safetensors_bytes
+from ._torch_checkpoint import load_torch_checkpoint
 
 __all__ = ["save", "load"]
 
@@ -49,7 +51,6 @@ def save(
     >>> dyngrad.save(model.state_dict(), "model.pt")
     """
     if _is_path(f) and os.fspath(f).endswith(".safetensors"):
-        from ._safetensors import safetensors_bytes
 
         _write_atomic(f, safetensors_bytes(obj))
         return
@@ -81,7 +82,6 @@ def load(
     """
     name = os.fspath(f) if _is_path(f) else getattr(f, "name", "<file object>")
     data = _read_all(f)
-    from ._safetensors import is_safetensors, load_safetensors
 
     if is_safetensors(data, name):
         return load_safetensors(data, name, map_location)
@@ -94,8 +94,6 @@ def load(
             _check_members(archive, name)
             if MANIFEST in archive.namelist():
                 return read_manifest(archive, name, map_location)
-            from ._torch_checkpoint import load_torch_checkpoint
-
             return load_torch_checkpoint(archive, name, map_location)
         except _CORRUPT as exc:
             raise RuntimeError(f"{name} is corrupt: {exc}") from None

@@ -10,7 +10,7 @@ from .ops.elementwise.unary import erf, erfc, erfinv, exp2, expm1, log1p
 from .ops.reduction.reduce_ops import logsumexp
 from .ops.reduction.softmax import log_softmax as _log_softmax
 from .ops.reduction.softmax import softmax as _softmax
-from .ops.table.registry import apply
+from .ops.table.record import apply
 
 __all__ = [
     "digamma",

@@ -4,6 +4,7 @@ the sampling primitives PyTorch draws with (so draws match once the streams do).
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -137,7 +138,16 @@ def _recording(monkeypatch, owner, name, calls):
         calls.append(name)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(owner, name, record)
+    if owner is dyngrad.Tensor:
+        monkeypatch.setattr(owner, name, record)
+        return
+    # a function: wherever dyngrad's modules bound it, under any name (the distributions
+    # import it directly)
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("dyngrad"):
+            for key, value in list(vars(module).items()):
+                if value is original:
+                    monkeypatch.setattr(module, key, record)
 
 
 @pytest.mark.parametrize(

@@ -15,13 +15,13 @@ from dyngrad import doctor
 from dyngrad._tensor import Tensor
 from dyngrad.autograd.observers import observers
 from dyngrad.nn.modules.module import Module
-from dyngrad.ops.table import registry
+from dyngrad.ops.table import record
 from dyngrad.optim import optimizer as optimizer_module
 
 
 def _hooks():
     return (
-        registry.observer,
+        record.observer,
         optimizer_module.step_observer,
         tuple(observers.passes),
         tuple(observers.leaves),
@@ -54,7 +54,7 @@ def test_hooks_exist_only_while_watching():
     before = _hooks()
     assert before[0] is None and before[1] is None and before[-1] is False
     with doctor.watch():
-        assert registry.observer is not None
+        assert record.observer is not None
         assert optimizer_module.step_observer is not None
         assert observers.passes and observers.leaves  # the engine's declared events
         assert Module.__call__ is not before[7]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..backend import dtypes
 from ..graph.node import AccumulateGrad
+from ..ops.creation.factories import empty_like
 from .observers import observers
 
 __all__ = ["accumulate_into", "accumulate_leaf", "tensor_pre_hooks"]
@@ -70,7 +71,6 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
     current = var._grad
     if current is None:
         if create_graph:  # a copy with history, as PyTorch's (CopyBackwards), never `g` itself
-            from ..ops.creation.factories import empty_like
 
             var._grad = empty_like(g).copy_(g)
         else:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import warnings
 
+import numpy as np
+
 from ..graph.anomaly_mode import record, state
 from .observers import EngineObserver, observers
 
@@ -114,6 +116,5 @@ def check_nan(node, grads) -> None:
 
 
 def _has_nan(array) -> bool:
-    import numpy as np
 
     return bool(np.isnan(array).any())

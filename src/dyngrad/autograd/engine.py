@@ -18,8 +18,11 @@ from ..backend import namespace, quiet_floating_point
 from ..graph import passes
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import AccumulateGrad
-from ..ops.table.registry import edge as gradient_edge
+from ..ops.creation.factories import zeros_like
+from ..ops.table.record import gradient_edge
+from ..size import Size
 from . import accumulate
+from .errors import explain_no_grad
 from .graph_task import GraphTask
 from .observers import observers
 
@@ -111,7 +114,6 @@ def _grad_result(i, t, g, create_graph, allow_unused, materialize_grads):
     if g is not None:
         return g if create_graph else g.detach()
     if materialize_grads:
-        from ..ops.creation.factories import zeros_like
 
         return zeros_like(t, requires_grad=create_graph)  # as PyTorch, a leaf
     if not allow_unused:
@@ -145,7 +147,6 @@ def _roots(outputs) -> list:
     roots = []
     for i, out in enumerate(outputs):
         if not out._rg:
-            from .errors import explain_no_grad
 
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
@@ -185,7 +186,6 @@ def _root_grads(outputs, grad_outputs) -> list:
 
 def _checked_root_grad(i: int, out: Tensor, g: Tensor) -> Tensor:
     if g._data.shape != out._data.shape:
-        from ..size import Size
 
         raise RuntimeError(
             f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "

@@ -7,13 +7,20 @@ on it lives exactly as long as the graph does.
 from __future__ import annotations
 
 import functools
+import warnings
+
+import numpy as np
 
 from .._tensor import Tensor
 from ..graph import anomaly_mode as anomaly
+from ..graph.errors import modified_inplace_error
 from ..graph.grad_mode import no_grad
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import SECOND_BACKWARD, Node
 from ..graph.saved import SavedOutput
+from ..ops.creation.factories import zeros
+from ..ops.table.record import gradient_edge
+from ..ops.table.views import check_inplace_allowed, rebase_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -48,7 +55,6 @@ class FunctionCtx:
             if type(t) is SavedOutput:  # rebuilt with this node as its history
                 t = _rebuild_output(self, t)
             if t is not None and t._vc.value != version:
-                from ..graph.errors import modified_inplace_error
 
                 raise modified_inplace_error(self, "saved_tensors", t, version, t._fn, t._out_nr)
             out.append(t)
@@ -81,7 +87,6 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def apply(self, grads):
         if self._materialize:
-            from ..ops.creation.factories import zeros
 
             grads = tuple(
                 zeros(shape, dtype=dtype) if g is None else g
@@ -108,7 +113,6 @@ class BackwardCFunction(Node, FunctionCtx):
             raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
         shape, dtype = self._input_meta[i]
         if g._data.shape != shape:
-            import numpy as np
 
             try:
                 np.broadcast_shapes(g._data.shape, shape)
@@ -157,7 +161,6 @@ class Function(metaclass=_FunctionMeta):
     vjp = backward
 
     def __init__(self, *args, **kwargs):
-        import warnings
 
         warnings.warn(
             f"{type(self)} should not be instantiated. Methods on autograd functions are all "
@@ -198,7 +201,6 @@ class Function(metaclass=_FunctionMeta):
 
 
 def _wrap_outputs(ctx, args, output, tracking: bool):
-    from ..ops.table.registry import edge
 
     single = not isinstance(output, tuple)
     outputs = (output,) if single else output
@@ -207,7 +209,7 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
     non_diff = {id(t) for t in ctx._non_differentiable}
     if tracking:
         ctx.next_functions = tuple(
-            edge(a) if a._rg else (None, 0) for a in args if isinstance(a, Tensor)
+            gradient_edge(a) if a._rg else (None, 0) for a in args if isinstance(a, Tensor)
         )
     results = []
     for i, out in enumerate(outputs):
@@ -222,7 +224,6 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
             out = out.detach()  # an input returned as is: a new tensor on the same array
         if tracking and out._data.dtype.kind in "fc" and id(out) not in non_diff:
             if id(out) in dirty and out._base is not None:
-                from ..ops.table.views import rebase_history
 
                 rebase_history(out, ctx)
             else:
@@ -262,7 +263,6 @@ def _rebuild_output(ctx, saved: SavedOutput):
 
 
 def _check_dirty_allowed(out) -> None:
-    from ..ops.table.views import check_inplace_allowed
 
     if out._rg and out._fn is None and out._base is None:  # PyTorch words this case apart
         raise RuntimeError(
@@ -301,9 +301,8 @@ def once_differentiable(fn):
         needing = [a for a in args if isinstance(a, Tensor) and a._rg]
         if not (grad_state.enabled and needing):
             return outputs
-        from ..ops.table.registry import edge
 
-        edges = tuple(edge(a) for a in needing)
+        edges = tuple(gradient_edge(a) for a in needing)
         if isinstance(outputs, tuple):
             return tuple(_delay_error(o, edges) for o in outputs)
         return _delay_error(outputs, edges)

@@ -13,6 +13,7 @@ from ..backend.dtypes import dtype as _dtype
 from ..backend.dtypes import from_numpy_dtype
 from ..graph.node import AccumulateGrad
 from ..graph.saved import TORCH_SAVED_NAMES, SavedOutput
+from ..ops.table.record import gradient_edge
 from ..ops.table.views import CopySlices
 from . import scope
 
@@ -38,9 +39,8 @@ def roots_of(target) -> list:
         if hasattr(item, "_data"):  # a Tensor
             fn = item.grad_fn
             if fn is None and item._rg:
-                from ..ops.table.registry import edge
 
-                fn = edge(item)[0]
+                fn = gradient_edge(item)[0]
             roots.append((fn, item._out_nr if item._fn is not None else 0, item))
         else:
             roots.append((item, 0, None))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..ops.creation.factories import tensor
 
 __all__ = ["Variable"]
 
@@ -18,7 +19,6 @@ class Variable(metaclass=_VariableMeta):
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
         if data is None:
-            from ..ops.creation.factories import tensor
 
             return tensor([])
         if not isinstance(data, Tensor):

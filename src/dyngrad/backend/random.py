@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed"]
+
+
+# A generator's state is a uint8 Tensor, a layer above this one: the tensor module hands its
+# wrapper here when it loads (See Note [Calls up the layers] in _tensor.py).
+as_tensor = None
 
 
 class Generator:
@@ -30,10 +37,8 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        from .. import _tensor  # a uint8 tensor, as PyTorch returns
-
         state = np.frombuffer(repr(self._rng.bit_generator.state).encode(), dtype=np.uint8)
-        return _tensor.Tensor._wrap(state.copy())
+        return as_tensor(state.copy())  # a uint8 tensor, as PyTorch returns
 
     def set_state(self, new_state) -> Generator:
         raw = bytes(new_state.numpy().tobytes()).decode()
@@ -42,7 +47,6 @@ class Generator:
 
 
 def _parse_state(text: str) -> dict:
-    import ast
 
     return ast.literal_eval(text)
 

@@ -5,8 +5,13 @@ from __future__ import annotations
 import math
 from numbers import Number
 
-import dyngrad
-
+from ..graph.grad_mode import no_grad
+from ..nn.functional_loss import binary_cross_entropy_with_logits
+from ..ops.creation.random_fill import bernoulli
+from ..ops.creation.ranges import arange
+from ..ops.elementwise.arithmetic import exp
+from ..ops.elementwise.binary_math import logit
+from ..ops.elementwise.unary import log1p
 from ..size import Size
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -75,24 +80,24 @@ class Bernoulli(ExponentialFamily):
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        with dyngrad.no_grad():
-            return dyngrad.bernoulli(self.probs.expand(shape))
+        with no_grad():
+            return bernoulli(self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        return -dyngrad.nn.functional.binary_cross_entropy_with_logits(
+        return -binary_cross_entropy_with_logits(
             logits, value, reduction="none"
         )
 
     def entropy(self):
-        return dyngrad.nn.functional.binary_cross_entropy_with_logits(
+        return binary_cross_entropy_with_logits(
             self.logits, self.probs, reduction="none"
         )
 
     def enumerate_support(self, expand=True):
-        values = dyngrad.arange(2, dtype=self._param.dtype)
+        values = arange(2, dtype=self._param.dtype)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
@@ -100,7 +105,7 @@ class Bernoulli(ExponentialFamily):
 
     @property
     def _natural_params(self):
-        return (dyngrad.logit(self.probs),)
+        return (logit(self.probs),)
 
     def _log_normalizer(self, x):
-        return dyngrad.log1p(dyngrad.exp(x))
+        return log1p(exp(x))

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from numbers import Number
 
-import dyngrad
-
+from ..ops.creation.factories import tensor
+from ..ops.elementwise.gamma import lgamma
+from ..ops.shape.joining import stack
 from ..size import Size
 from . import constraints
 from .dirichlet import Dirichlet
@@ -28,10 +29,10 @@ class Beta(ExponentialFamily):
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         if isinstance(concentration1, Number) and isinstance(concentration0, Number):
-            both = dyngrad.tensor([float(concentration1), float(concentration0)])
+            both = tensor([float(concentration1), float(concentration0)])
         else:
             concentration1, concentration0 = broadcast_all(concentration1, concentration0)
-            both = dyngrad.stack([concentration1, concentration0], -1)
+            both = stack([concentration1, concentration0], -1)
         self._dirichlet = Dirichlet(both, validate_args=validate_args)
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
@@ -62,7 +63,7 @@ class Beta(ExponentialFamily):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        heads_tails = dyngrad.stack([value, 1.0 - value], -1)
+        heads_tails = stack([value, 1.0 - value], -1)
         return self._dirichlet.log_prob(heads_tails)
 
     def entropy(self):
@@ -81,4 +82,4 @@ class Beta(ExponentialFamily):
         return (self.concentration1, self.concentration0)
 
     def _log_normalizer(self, x, y):
-        return dyngrad.lgamma(x) + dyngrad.lgamma(y) - dyngrad.lgamma(x + y)
+        return lgamma(x) + lgamma(y) - lgamma(x + y)

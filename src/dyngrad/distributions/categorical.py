@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import math
 
-import dyngrad
-
+from ..backend.dtypes import int64
+from ..ops.creation.factories import full
+from ..ops.creation.random_fill import multinomial
+from ..ops.creation.ranges import arange
+from ..ops.elementwise.compare import clamp
+from ..ops.shape.grids import broadcast_tensors
 from ..size import Size
 from . import constraints
 from .distribution import Distribution
@@ -72,7 +76,7 @@ class Categorical(Distribution):
 
     @property
     def mean(self):
-        return dyngrad.full(self._extended_shape(), math.nan, dtype=self.probs.dtype)
+        return full(self._extended_shape(), math.nan, dtype=self.probs.dtype)
 
     @property
     def mode(self):
@@ -80,28 +84,28 @@ class Categorical(Distribution):
 
     @property
     def variance(self):
-        return dyngrad.full(self._extended_shape(), math.nan, dtype=self.probs.dtype)
+        return full(self._extended_shape(), math.nan, dtype=self.probs.dtype)
 
     def sample(self, sample_shape=()):
         sample_shape = Size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)
-        samples_2d = dyngrad.multinomial(probs_2d, sample_shape.numel(), True).T
+        samples_2d = multinomial(probs_2d, sample_shape.numel(), True).T
         return samples_2d.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
-        value, log_pmf = dyngrad.broadcast_tensors(value, self.logits)
+        value, log_pmf = broadcast_tensors(value, self.logits)
         return log_pmf.gather(-1, value[..., :1]).squeeze(-1)
 
     def entropy(self):
         # -sum p log p, with log p clamped so that 0 * -inf gives 0
-        logits = dyngrad.clamp(self.logits, min=float(finfo(self.logits.dtype).min))
+        logits = clamp(self.logits, min=float(finfo(self.logits.dtype).min))
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
-        values = dyngrad.arange(self._num_events, dtype=dyngrad.long)
+        values = arange(self._num_events, dtype=int64)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from numbers import Number
 
-import dyngrad
-
+from ..ops.creation.factories import empty, full
+from ..ops.elementwise.unary import atan, tan
 from ..size import Size
 from . import constraints
 from .distribution import Distribution
@@ -38,7 +38,7 @@ class Cauchy(Distribution):
 
     @property
     def mean(self):
-        return dyngrad.full(self._extended_shape(), math.nan, dtype=self.loc.dtype)
+        return full(self._extended_shape(), math.nan, dtype=self.loc.dtype)
 
     @property
     def mode(self):
@@ -46,11 +46,11 @@ class Cauchy(Distribution):
 
     @property
     def variance(self):
-        return dyngrad.full(self._extended_shape(), math.inf, dtype=self.loc.dtype)
+        return full(self._extended_shape(), math.inf, dtype=self.loc.dtype)
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        eps = dyngrad.empty(shape, dtype=self.loc.dtype).cauchy_()
+        eps = empty(shape, dtype=self.loc.dtype).cauchy_()
         return self.loc + eps * self.scale
 
     def log_prob(self, value):
@@ -62,10 +62,10 @@ class Cauchy(Distribution):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return dyngrad.atan((value - self.loc) / self.scale) / math.pi + 0.5
+        return atan((value - self.loc) / self.scale) / math.pi + 0.5
 
     def icdf(self, value):
-        return dyngrad.tan(math.pi * (value - 0.5)) * self.scale + self.loc
+        return tan(math.pi * (value - 0.5)) * self.scale + self.loc
 
     def entropy(self):
         return math.log(4 * math.pi) + self.scale.log()

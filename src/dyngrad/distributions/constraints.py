@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-import dyngrad
-
+from ..backend.dtypes import bool_
+from ..ops.creation.factories import from_numpy, full
+from ..ops.linalg.cholesky import cholesky_ex
+from ..ops.shape.joining import cat as _cat
+from ..ops.shape.joining import stack as _stack
 from .utils import finfo
 
 __all__ = [
@@ -297,7 +300,7 @@ class _Square(Constraint):
 
     def check(self, value):
         square = value.shape[-2] == value.shape[-1]
-        return dyngrad.full(value.shape[:-2], square, dtype=dyngrad.bool)
+        return full(value.shape[:-2], square, dtype=bool_)
 
 
 class _Symmetric(_Square):
@@ -314,7 +317,7 @@ class _PositiveSemidefinite(_Symmetric):
         if not bool(symmetric.all()):
             return symmetric
         eigenvalues = np.linalg.eigvalsh(value.detach().numpy())
-        return dyngrad.from_numpy(np.asarray((eigenvalues >= 0).all(-1)))
+        return from_numpy(np.asarray((eigenvalues >= 0).all(-1)))
 
 
 class _PositiveDefinite(_Symmetric):
@@ -322,7 +325,7 @@ class _PositiveDefinite(_Symmetric):
         symmetric = super().check(value)
         if not bool(symmetric.all()):
             return symmetric
-        return dyngrad.linalg.cholesky_ex(value.detach()).info.eq(0)
+        return cholesky_ex(value.detach()).info.eq(0)
 
 
 class _Cat(Constraint):
@@ -346,7 +349,7 @@ class _Cat(Constraint):
         for constraint, length in zip(self.cseq, self.lengths):
             checks.append(constraint.check(value.narrow(self.dim, start, length)))
             start += length
-        return dyngrad.cat(checks, self.dim)
+        return _cat(checks, self.dim)
 
 
 class _Stack(Constraint):
@@ -367,7 +370,7 @@ class _Stack(Constraint):
 
     def check(self, value):
         pieces = [value.select(self.dim, i) for i in range(value.size(self.dim))]
-        return dyngrad.stack([c.check(v) for v, c in zip(pieces, self.cseq)], self.dim)
+        return _stack([c.check(v) for v, c in zip(pieces, self.cseq)], self.dim)
 
 
 dependent = _Dependent()

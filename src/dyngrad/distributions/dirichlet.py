@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import dyngrad
-
 from ..autograd.function import Function, once_differentiable
+from ..nn.functional import one_hot
+from ..ops.creation.random_sampling import _dirichlet_grad, _sample_dirichlet
+from ..ops.elementwise.binary_math import xlogy
+from ..ops.elementwise.gamma import digamma, lgamma
 from ..size import Size
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -16,14 +18,14 @@ def _Dirichlet_backward(x, concentration, grad_output):
     # x = G / sum(G): moving alpha_i moves x by d_i (e_i - x), d_i the implicit derivative of
     # the Beta(alpha_i, total - alpha_i) marginal (see Note [Implicit reparameterization])
     total = concentration.sum(-1, True).expand_as(concentration)
-    grad = dyngrad._dirichlet_grad(x, concentration, total)
+    grad = _dirichlet_grad(x, concentration, total)
     return grad * (grad_output - (x * grad_output).sum(-1, True))
 
 
 class _Dirichlet(Function):
     @staticmethod
     def forward(ctx, concentration):
-        x = dyngrad._sample_dirichlet(concentration)
+        x = _sample_dirichlet(concentration)
         ctx.save_for_backward(x, concentration)
         return x
 
@@ -64,9 +66,9 @@ class Dirichlet(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         return (
-            dyngrad.xlogy(self.concentration - 1.0, value).sum(-1)
-            + dyngrad.lgamma(self.concentration.sum(-1))
-            - dyngrad.lgamma(self.concentration).sum(-1)
+            xlogy(self.concentration - 1.0, value).sum(-1)
+            + lgamma(self.concentration.sum(-1))
+            - lgamma(self.concentration).sum(-1)
         )
 
     @property
@@ -79,7 +81,7 @@ class Dirichlet(ExponentialFamily):
         shifted = (self.concentration - 1).clamp(min=0.0)
         mode = shifted / shifted.sum(-1, True)
         mask = (self.concentration < 1).all(dim=-1)
-        mode[mask] = dyngrad.nn.functional.one_hot(mode[mask].argmax(dim=-1), shifted.shape[-1]).to(
+        mode[mask] = one_hot(mode[mask].argmax(dim=-1), shifted.shape[-1]).to(
             mode
         )
         return mode
@@ -93,10 +95,10 @@ class Dirichlet(ExponentialFamily):
         k = self.concentration.size(-1)
         a0 = self.concentration.sum(-1)
         return (
-            dyngrad.lgamma(self.concentration).sum(-1)
-            - dyngrad.lgamma(a0)
-            - (k - a0) * dyngrad.digamma(a0)
-            - ((self.concentration - 1.0) * dyngrad.digamma(self.concentration)).sum(-1)
+            lgamma(self.concentration).sum(-1)
+            - lgamma(a0)
+            - (k - a0) * digamma(a0)
+            - ((self.concentration - 1.0) * digamma(self.concentration)).sum(-1)
         )
 
     @property
@@ -104,4 +106,4 @@ class Dirichlet(ExponentialFamily):
         return (self.concentration,)
 
     def _log_normalizer(self, x):
-        return x.lgamma().sum(-1) - dyngrad.lgamma(x.sum(-1))
+        return x.lgamma().sum(-1) - lgamma(x.sum(-1))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import warnings
 
-import dyngrad
-
 from .._tensor import Tensor
+from ..graph.grad_mode import no_grad
+from ..ops.elementwise.arithmetic import exp
 from ..size import Size
 from . import constraints
 from .utils import lazy_property
@@ -106,7 +106,7 @@ class Distribution:
 
     def sample(self, sample_shape=()) -> Tensor:
         """A draw of shape `sample_shape + batch_shape + event_shape`, outside the graph."""
-        with dyngrad.no_grad():
+        with no_grad():
             return self.rsample(sample_shape)
 
     def rsample(self, sample_shape=()) -> Tensor:
@@ -137,7 +137,7 @@ class Distribution:
         raise NotImplementedError
 
     def perplexity(self) -> Tensor:
-        return dyngrad.exp(self.entropy())
+        return exp(self.entropy())
 
     def _extended_shape(self, sample_shape=()) -> Size:
         return Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))

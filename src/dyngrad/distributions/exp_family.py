@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import dyngrad
-
+from ..autograd.engine import grad as _grad
 from .distribution import Distribution
 
 __all__ = ["ExponentialFamily"]
@@ -32,7 +31,7 @@ class ExponentialFamily(Distribution):
         result = -self._mean_carrier_measure
         params = [p.detach().requires_grad_() for p in self._natural_params]
         log_normalizer = self._log_normalizer(*params)
-        grads = dyngrad.autograd.grad(log_normalizer.sum(), params, create_graph=True)
+        grads = _grad(log_normalizer.sum(), params, create_graph=True)
         result += log_normalizer
         for param, grad in zip(params, grads):
             result -= (param * grad).reshape(self._batch_shape + (-1,)).sum(-1)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from numbers import Number
 
-import dyngrad
-
+from ..ops.creation.factories import empty, zeros_like
+from ..ops.elementwise.arithmetic import exp, log
+from ..ops.elementwise.unary import log1p
 from ..size import Size
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -41,7 +42,7 @@ class Exponential(ExponentialFamily):
 
     @property
     def mode(self):
-        return dyngrad.zeros_like(self.rate)
+        return zeros_like(self.rate)
 
     @property
     def stddev(self):
@@ -54,7 +55,7 @@ class Exponential(ExponentialFamily):
     def rsample(self, sample_shape=()):
         # E / rate with E ~ Exp(1), drawn by exponential_ as PyTorch does
         shape = self._extended_shape(sample_shape)
-        return dyngrad.empty(shape, dtype=self.rate.dtype).exponential_() / self.rate
+        return empty(shape, dtype=self.rate.dtype).exponential_() / self.rate
 
     def log_prob(self, value):
         if self._validate_args:
@@ -64,17 +65,17 @@ class Exponential(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 1 - dyngrad.exp(-self.rate * value)
+        return 1 - exp(-self.rate * value)
 
     def icdf(self, value):
-        return -dyngrad.log1p(-value) / self.rate
+        return -log1p(-value) / self.rate
 
     def entropy(self):
-        return 1.0 - dyngrad.log(self.rate)
+        return 1.0 - log(self.rate)
 
     @property
     def _natural_params(self):
         return (-self.rate,)
 
     def _log_normalizer(self, x):
-        return -dyngrad.log(-x)
+        return -log(-x)

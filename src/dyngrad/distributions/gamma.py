@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from numbers import Number
 
-import dyngrad
-
+from ..ops.creation.factories import as_tensor
+from ..ops.creation.random_sampling import _standard_gamma as standard_gamma
+from ..ops.elementwise.arithmetic import log
+from ..ops.elementwise.binary_math import xlogy
+from ..ops.elementwise.gamma import digamma, igamma, lgamma
 from ..size import Size
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -15,7 +18,7 @@ __all__ = ["Gamma"]
 
 
 def _standard_gamma(concentration):
-    return dyngrad._standard_gamma(concentration)
+    return standard_gamma(concentration)
 
 
 class Gamma(ExponentialFamily):
@@ -61,22 +64,22 @@ class Gamma(ExponentialFamily):
         return value
 
     def log_prob(self, value):
-        value = dyngrad.as_tensor(value, dtype=self.rate.dtype)
+        value = as_tensor(value, dtype=self.rate.dtype)
         if self._validate_args:
             self._validate_sample(value)
         return (
-            dyngrad.xlogy(self.concentration, self.rate)
-            + dyngrad.xlogy(self.concentration - 1, value)
+            xlogy(self.concentration, self.rate)
+            + xlogy(self.concentration - 1, value)
             - self.rate * value
-            - dyngrad.lgamma(self.concentration)
+            - lgamma(self.concentration)
         )
 
     def entropy(self):
         return (
             self.concentration
-            - dyngrad.log(self.rate)
-            + dyngrad.lgamma(self.concentration)
-            + (1.0 - self.concentration) * dyngrad.digamma(self.concentration)
+            - log(self.rate)
+            + lgamma(self.concentration)
+            + (1.0 - self.concentration) * digamma(self.concentration)
         )
 
     @property
@@ -84,9 +87,9 @@ class Gamma(ExponentialFamily):
         return (self.concentration - 1, -self.rate)
 
     def _log_normalizer(self, x, y):
-        return dyngrad.lgamma(x + 1) + (x + 1) * dyngrad.log(-y.reciprocal())
+        return lgamma(x + 1) + (x + 1) * log(-y.reciprocal())
 
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return dyngrad.special.gammainc(self.concentration, self.rate * value)
+        return igamma(self.concentration, self.rate * value)

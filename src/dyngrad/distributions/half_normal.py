@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-import dyngrad
-
+from ..ops.creation.factories import zeros_like
+from ..ops.elementwise.compare import where
 from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
@@ -39,7 +39,7 @@ class HalfNormal(TransformedDistribution):
 
     @property
     def mode(self):
-        return dyngrad.zeros_like(self.scale)
+        return zeros_like(self.scale)
 
     @property
     def variance(self):
@@ -49,7 +49,7 @@ class HalfNormal(TransformedDistribution):
         if self._validate_args:
             self._validate_sample(value)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return dyngrad.where(value >= 0, log_prob, -math.inf)
+        return where(value >= 0, log_prob, -math.inf)
 
     def cdf(self, value):
         if self._validate_args:

@@ -6,8 +6,13 @@ import functools
 import math
 import warnings
 
-import dyngrad
-
+from ..autograd.engine import grad as _grad
+from ..ops.creation.factories import full_like
+from ..ops.elementwise.activation import softplus as _softplus
+from ..ops.elementwise.arithmetic import exp
+from ..ops.elementwise.gamma import digamma, lgamma
+from ..ops.linalg.cholesky import solve_triangular
+from ..ops.shape.grids import broadcast_shapes
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
@@ -104,7 +109,7 @@ def kl_divergence(p, q):
 
 
 def _infinite_like(tensor):
-    return dyngrad.full_like(tensor, math.inf)
+    return full_like(tensor, math.inf)
 
 
 def _batch_trace_XXT(bmat):
@@ -118,7 +123,7 @@ def _batch_trace_XXT(bmat):
 
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
-    softplus = dyngrad.nn.functional.softplus
+    softplus = _softplus
     t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
     t1[q.probs == 0] = math.inf
     t1[p.probs == 0] = 0
@@ -134,9 +139,9 @@ def _kl_beta_beta(p, q):
     sum_q = q.concentration1 + q.concentration0
     t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
     t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
-    t3 = (p.concentration1 - q.concentration1) * dyngrad.digamma(p.concentration1)
-    t4 = (p.concentration0 - q.concentration0) * dyngrad.digamma(p.concentration0)
-    t5 = (sum_q - sum_p) * dyngrad.digamma(sum_p)
+    t3 = (p.concentration1 - q.concentration1) * digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * digamma(p.concentration0)
+    t5 = (sum_q - sum_p) * digamma(sum_p)
     return t1 - t2 + t3 + t4 + t5
 
 
@@ -177,7 +182,7 @@ def _kl_expfamily_expfamily(p, q):
     p_params = [param.detach().requires_grad_() for param in p._natural_params]
     q_params = q._natural_params
     log_normalizer = p._log_normalizer(*p_params)
-    grads = dyngrad.autograd.grad(log_normalizer.sum(), p_params, create_graph=True)
+    grads = _grad(log_normalizer.sum(), p_params, create_graph=True)
     result = q._log_normalizer(*q_params) - log_normalizer
     for p_param, q_param, grad in zip(p_params, q_params, grads):
         result -= _sum_rightmost((q_param - p_param) * grad, len(q.event_shape))
@@ -187,8 +192,8 @@ def _kl_expfamily_expfamily(p, q):
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p, q):
     t1 = q.concentration * (p.rate / q.rate).log()
-    t2 = dyngrad.lgamma(q.concentration) - dyngrad.lgamma(p.concentration)
-    t3 = (p.concentration - q.concentration) * dyngrad.digamma(p.concentration)
+    t2 = lgamma(q.concentration) - lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * digamma(p.concentration)
     t4 = (q.rate - p.rate) * (p.concentration / p.rate)
     return t1 + t2 + t3 + t4
 
@@ -199,7 +204,7 @@ def _kl_laplace_laplace(p, q):
     loc_abs_diff = (p.loc - q.loc).abs()
     t1 = -scale_ratio.log()
     t2 = loc_abs_diff / q.scale
-    t3 = scale_ratio * dyngrad.exp(-loc_abs_diff / p.scale)
+    t3 = scale_ratio * exp(-loc_abs_diff / p.scale)
     return t1 + t2 + t3 - 1
 
 
@@ -215,9 +220,9 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_term1 = _half_log_det(q_tril) - _half_log_det(p_tril)
     n = p.event_shape[0]
-    batch = dyngrad.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])
+    batch = broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])
     term2 = _batch_trace_XXT(
-        dyngrad.linalg.solve_triangular(
+        solve_triangular(
             q_tril.expand(batch + (n, n)), p_tril.expand(batch + (n, n)), upper=False
         )
     )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from numbers import Number
 
-import dyngrad
-
+from ..ops.creation.factories import empty
+from ..ops.elementwise.arithmetic import log
+from ..ops.elementwise.unary import expm1, log1p
 from ..size import Size
 from . import constraints
 from .distribution import Distribution
@@ -55,23 +56,23 @@ class Laplace(Distribution):
         # the inverse CDF at u ~ U(eps - 1, 1), which keeps log1p(-|u|) finite
         shape = self._extended_shape(sample_shape)
         eps = float(finfo(self.loc.dtype).eps)
-        u = dyngrad.empty(shape, dtype=self.loc.dtype).uniform_(eps - 1, 1)
-        return self.loc - self.scale * u.sign() * dyngrad.log1p(-u.abs())
+        u = empty(shape, dtype=self.loc.dtype).uniform_(eps - 1, 1)
+        return self.loc - self.scale * u.sign() * log1p(-u.abs())
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return -dyngrad.log(2 * self.scale) - dyngrad.abs(value - self.loc) / self.scale
+        return -log(2 * self.scale) - (value - self.loc).abs() / self.scale
 
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
         diff = value - self.loc
-        return 0.5 - 0.5 * diff.sign() * dyngrad.expm1(-diff.abs() / self.scale)
+        return 0.5 - 0.5 * diff.sign() * expm1(-diff.abs() / self.scale)
 
     def icdf(self, value):
         term = value - 0.5
-        return self.loc - self.scale * term.sign() * dyngrad.log1p(-2 * term.abs())
+        return self.loc - self.scale * term.sign() * log1p(-2 * term.abs())
 
     def entropy(self):
-        return 1 + dyngrad.log(2 * self.scale)
+        return 1 + log(2 * self.scale)

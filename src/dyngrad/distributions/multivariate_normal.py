@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import math
 
-import dyngrad
-
+from ..ops.creation.ranges import eye
+from ..ops.linalg.cholesky import cholesky_inverse, linalg_cholesky, solve_triangular
+from ..ops.linalg.products import matmul
+from ..ops.shape.grids import broadcast_shapes
+from ..ops.shape.rearrange import flip
+from ..ops.shape.reshaping import transpose
 from ..size import Size
 from . import constraints
 from .distribution import Distribution
@@ -17,7 +21,7 @@ __all__ = ["MultivariateNormal"]
 
 def _batch_mv(bmat, bvec):
     """Matrix-vector products over broadcasting batches."""
-    return dyngrad.matmul(bmat, bvec.unsqueeze(-1)).squeeze(-1)
+    return matmul(bmat, bvec.unsqueeze(-1)).squeeze(-1)
 
 
 def _batch_mahalanobis(bL, bx):
@@ -25,18 +29,18 @@ def _batch_mahalanobis(bL, bx):
     n = bx.size(-1)
     if bL.dim() == 2:  # one factor: one solve for every x at once, as columns
         flat = bx.reshape(-1, n).T
-        solved = dyngrad.linalg.solve_triangular(bL, flat, upper=False)
+        solved = solve_triangular(bL, flat, upper=False)
         return solved.pow(2).sum(-2).reshape(bx.shape[:-1])
-    solved = dyngrad.linalg.solve_triangular(bL, bx.unsqueeze(-1), upper=False)
+    solved = solve_triangular(bL, bx.unsqueeze(-1), upper=False)
     return solved.squeeze(-1).pow(2).sum(-1)
 
 
 def _precision_to_scale_tril(P):
     # with J the flip matrix, chol(J P J) = J L^-T J for P^-1 = L L^T: L without inverting P
-    Lf = dyngrad.linalg.cholesky(dyngrad.flip(P, (-2, -1)))
-    L_inv = dyngrad.transpose(dyngrad.flip(Lf, (-2, -1)), -2, -1)
-    identity = dyngrad.eye(P.shape[-1], dtype=P.dtype)
-    return dyngrad.linalg.solve_triangular(L_inv, identity, upper=False)
+    Lf = linalg_cholesky(flip(P, (-2, -1)))
+    L_inv = transpose(flip(Lf, (-2, -1)), -2, -1)
+    identity = eye(P.shape[-1], dtype=P.dtype)
+    return solve_triangular(L_inv, identity, upper=False)
 
 
 def _half_log_det(scale_tril):
@@ -87,14 +91,14 @@ class MultivariateNormal(Distribution):
             raise ValueError(
                 f"{text} must be at least two-dimensional, with optional leading batch dimensions"
             )
-        batch_shape = dyngrad.broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
+        batch_shape = broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
         setattr(self, name, matrix.expand(batch_shape + (-1, -1)))
         self.loc = loc.expand(batch_shape + (-1,))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
         if name == "scale_tril":
             self._unbroadcasted_scale_tril = matrix
         elif name == "covariance_matrix":
-            self._unbroadcasted_scale_tril = dyngrad.linalg.cholesky(matrix)
+            self._unbroadcasted_scale_tril = linalg_cholesky(matrix)
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(matrix)
 
@@ -121,11 +125,11 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def covariance_matrix(self):
         low = self._unbroadcasted_scale_tril
-        return dyngrad.matmul(low, low.mT).expand(self._matrix_shape())
+        return matmul(low, low.mT).expand(self._matrix_shape())
 
     @lazy_property
     def precision_matrix(self):
-        inverse = dyngrad.cholesky_inverse(self._unbroadcasted_scale_tril)
+        inverse = cholesky_inverse(self._unbroadcasted_scale_tril)
         return inverse.expand(self._matrix_shape())
 
     @property

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import dyngrad
-
+from ..nn.functional import one_hot
+from ..ops.creation.ranges import eye
 from ..size import Size
 from . import constraints
 from .categorical import Categorical
@@ -51,7 +51,7 @@ class OneHotCategorical(Distribution):
     @property
     def mode(self):
         probs = self._categorical.probs
-        return dyngrad.nn.functional.one_hot(probs.argmax(dim=-1), probs.shape[-1]).to(probs)
+        return one_hot(probs.argmax(dim=-1), probs.shape[-1]).to(probs)
 
     @property
     def variance(self):
@@ -64,7 +64,7 @@ class OneHotCategorical(Distribution):
     def sample(self, sample_shape=()):
         probs = self._categorical.probs
         indices = self._categorical.sample(Size(sample_shape))
-        return dyngrad.nn.functional.one_hot(indices, self._categorical._num_events).to(probs)
+        return one_hot(indices, self._categorical._num_events).to(probs)
 
     def log_prob(self, value):
         if self._validate_args:
@@ -76,7 +76,7 @@ class OneHotCategorical(Distribution):
 
     def enumerate_support(self, expand=True):
         n = self.event_shape[0]
-        values = dyngrad.eye(n, dtype=self._param.dtype)
+        values = eye(n, dtype=self._param.dtype)
         values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from numbers import Number
 
-import dyngrad
-
+from ..graph.grad_mode import no_grad
+from ..ops.creation.random_sampling import poisson
+from ..ops.elementwise.arithmetic import exp, log
 from ..size import Size
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -47,8 +48,8 @@ class Poisson(ExponentialFamily):
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        with dyngrad.no_grad():
-            return dyngrad.poisson(self.rate.expand(shape))
+        with no_grad():
+            return poisson(self.rate.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
@@ -58,7 +59,7 @@ class Poisson(ExponentialFamily):
 
     @property
     def _natural_params(self):
-        return (dyngrad.log(self.rate),)
+        return (log(self.rate),)
 
     def _log_normalizer(self, x):
-        return dyngrad.exp(x)
+        return exp(x)

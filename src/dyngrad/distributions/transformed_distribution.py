@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import dyngrad
-
+from ..graph.grad_mode import no_grad
 from ..size import Size
 from . import constraints
 from .distribution import Distribution
@@ -81,7 +80,7 @@ class TransformedDistribution(Distribution):
         return self.base_dist.has_rsample
 
     def sample(self, sample_shape=()):
-        with dyngrad.no_grad():
+        with no_grad():
             x = self.base_dist.sample(sample_shape)
             for transform in self.transforms:
                 x = transform(x)

@@ -7,8 +7,11 @@ import functools
 import math
 import numbers
 
-import dyngrad
-
+from ..ops.creation.factories import full_like
+from ..ops.elementwise.activation import softplus as _softplus
+from ..ops.elementwise.arithmetic import sigmoid
+from ..ops.elementwise.compare import clamp
+from ..ops.shape.grids import broadcast_shapes
 from . import constraints
 from .transform_chain import ComposeTransform, Transform, identity_transform
 from .utils import broadcast_all, finfo
@@ -62,7 +65,7 @@ class SigmoidTransform(_Elementwise):
 
     def _call(self, x):
         info = finfo(x.dtype)
-        return dyngrad.clamp(dyngrad.sigmoid(x), min=float(info.tiny), max=1.0 - float(info.eps))
+        return clamp(sigmoid(x), min=float(info.tiny), max=1.0 - float(info.eps))
 
     def _inverse(self, y):
         info = finfo(y.dtype)
@@ -70,7 +73,7 @@ class SigmoidTransform(_Elementwise):
         return y.log() - (-y).log1p()
 
     def log_abs_det_jacobian(self, x, y):
-        softplus = dyngrad.nn.functional.softplus
+        softplus = _softplus
         return -softplus(-x) - softplus(x)
 
 
@@ -87,7 +90,7 @@ class TanhTransform(_Elementwise):
         return 0.5 * (y.log1p() - (-y).log1p())
 
     def log_abs_det_jacobian(self, x, y):
-        return 2.0 * (math.log(2.0) - x - dyngrad.nn.functional.softplus(-2.0 * x))
+        return 2.0 * (math.log(2.0) - x - _softplus(-2.0 * x))
 
 
 class AbsTransform(Transform):
@@ -143,7 +146,7 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
     def forward_shape(self, shape):
-        return dyngrad.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
+        return broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
 
     inverse_shape = forward_shape
 
@@ -198,16 +201,16 @@ class AffineTransform(Transform):
     def log_abs_det_jacobian(self, x, y):
         shape = x.shape
         if isinstance(self.scale, numbers.Real):
-            result = dyngrad.full_like(x, math.log(abs(self.scale)))
+            result = full_like(x, math.log(abs(self.scale)))
         else:
-            result = dyngrad.abs(self.scale).log()
+            result = self.scale.abs().log()
         if self.event_dim:
             result = result.view(result.size()[: -self.event_dim] + (-1,)).sum(-1)
             shape = shape[: -self.event_dim]
         return result.expand(shape)
 
     def forward_shape(self, shape):
-        return dyngrad.broadcast_shapes(
+        return broadcast_shapes(
             shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ())
         )
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from numbers import Number
 
-import dyngrad
-
+from ..ops.creation.random import rand as _rand
+from ..ops.elementwise.arithmetic import log
 from ..size import Size
 from . import constraints
 from .distribution import Distribution
@@ -60,14 +60,14 @@ class Uniform(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        rand = dyngrad.rand(shape, dtype=self.low.dtype)
+        rand = _rand(shape, dtype=self.low.dtype)
         return self.low + rand * (self.high - self.low)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         inside = self.low.le(value).type_as(self.low) * self.high.gt(value).type_as(self.low)
-        return dyngrad.log(inside) - dyngrad.log(self.high - self.low)
+        return log(inside) - log(self.high - self.low)
 
     def cdf(self, value):
         if self._validate_args:
@@ -78,4 +78,4 @@ class Uniform(Distribution):
         return value * (self.high - self.low) + self.low
 
     def entropy(self):
-        return dyngrad.log(self.high - self.low)
+        return log(self.high - self.low)

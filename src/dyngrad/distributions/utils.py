@@ -7,9 +7,15 @@ from numbers import Number
 
 import ml_dtypes
 
-import dyngrad
-
 from .._tensor import Tensor
+from ..backend.dtypes import get_default_dtype
+from ..graph.grad_mode import enable_grad
+from ..nn.functional import softmax
+from ..ops.creation.factories import empty, tensor
+from ..ops.creation.ranges import arange
+from ..ops.elementwise.arithmetic import log, sigmoid
+from ..ops.elementwise.unary import log1p
+from ..ops.shape.grids import broadcast_tensors
 
 __all__ = [
     "broadcast_all",
@@ -40,14 +46,14 @@ def broadcast_all(*values):
         )
     if not all(isinstance(v, Tensor) for v in values):
         like = next((v for v in values if isinstance(v, Tensor)), None)
-        dtype = like.dtype if like is not None else dyngrad.get_default_dtype()
-        values = [v if isinstance(v, Tensor) else dyngrad.tensor(v, dtype=dtype) for v in values]
-    return dyngrad.broadcast_tensors(*values)
+        dtype = like.dtype if like is not None else get_default_dtype()
+        values = [v if isinstance(v, Tensor) else tensor(v, dtype=dtype) for v in values]
+    return broadcast_tensors(*values)
 
 
 def _standard_normal(shape, dtype, device):
     # as PyTorch: normal_ on a new tensor (so the draws match once the streams do)
-    return dyngrad.empty(shape, dtype=dtype).normal_()
+    return empty(shape, dtype=dtype).normal_()
 
 
 def _sum_rightmost(value, dim: int):
@@ -60,8 +66,8 @@ def _sum_rightmost(value, dim: int):
 def logits_to_probs(logits, is_binary: bool = False):
     """Matches `logits_to_probs`: sigmoid for binary logits, softmax over the last dim else."""
     if is_binary:
-        return dyngrad.sigmoid(logits)
-    return dyngrad.nn.functional.softmax(logits, dim=-1)
+        return sigmoid(logits)
+    return softmax(logits, dim=-1)
 
 
 def clamp_probs(probs):
@@ -74,8 +80,8 @@ def probs_to_logits(probs, is_binary: bool = False):
     """Matches `probs_to_logits`: log odds for binary probabilities, log probabilities else."""
     clamped = clamp_probs(probs)
     if is_binary:
-        return dyngrad.log(clamped) - dyngrad.log1p(-clamped)
-    return dyngrad.log(clamped)
+        return log(clamped) - log1p(-clamped)
+    return log(clamped)
 
 
 class lazy_property:
@@ -88,7 +94,7 @@ class lazy_property:
     def __get__(self, instance, owner=None):
         if instance is None:
             return _lazy_property_and_property(self.wrapped)
-        with dyngrad.enable_grad():
+        with enable_grad():
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
@@ -102,7 +108,7 @@ class _lazy_property_and_property(lazy_property, property):
 
 
 def _tril_mask(n: int, diag: int):
-    rows = dyngrad.arange(n)
+    rows = arange(n)
     return rows < rows.view(-1, 1) + (diag + 1)
 
 

@@ -7,6 +7,7 @@ import runpy
 import sys
 import traceback
 
+from .._torch_alias import run_script
 from .session import watch
 from .sites import _PACKAGE_DIR
 
@@ -17,8 +18,6 @@ __all__ = ["run"]
 
 def run(script: str, args: list[str], json_path: str | None = None) -> int:
     """Run `script` under the doctor; print the findings to stderr; return its exit status."""
-    from ..cli import run_script
-
     status = 0
     with watch() as report:
         try:

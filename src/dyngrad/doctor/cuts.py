@@ -19,7 +19,7 @@ import weakref
 from .._tensor import Tensor
 from ..graph import grad_mode
 from ..graph.node import AccumulateGrad
-from .sites import called_from_user, frame_site, user_frame, user_site
+from .sites import called_from_user, definition_site, frame_site, user_frame, user_site
 
 __all__ = ["install", "finish", "no_grad_op", "propagate_marks", "Cut"]
 
@@ -216,7 +216,6 @@ def _listing(params, names: dict) -> str:
 
 
 def _definition(session, p):
-    from .sites import definition_site
 
     for state in session.models.values():
         owners = _owners(state.module, p)

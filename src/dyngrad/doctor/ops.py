@@ -1,5 +1,5 @@
 """The per-op check: non-finite results, graphs built while loading data, graphs carried
-across iterations, and cuts made under no_grad (see Note [Op observer] in ops/registry.py)."""
+across iterations, and cuts made under no_grad (see Note [Op observer] in ops/table/record.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import AccumulateGrad, Node
-from ..ops.table import registry
+from ..ops.table import record
 from . import cuts
 from .sites import frame_site, user_frame, user_site
 
@@ -21,7 +21,7 @@ __all__ = ["install", "observe"]
 
 def install(session, patcher) -> None:
     patcher.set(
-        registry,
+        record,
         "observer",
         lambda op, args, attrs, result: observe(session, op, args, attrs, result),
     )

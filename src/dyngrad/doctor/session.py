@@ -2,7 +2,7 @@
 
 # Note [Doctor hooks]
 # The doctor costs nothing while off: it adds no check to dyngrad's code paths beyond two
-# module-level switches that are None (`ops.registry.observer`, `optim.optimizer.
+# module-level switches that are None (`ops.table.record.observer`, `optim.optimizer.
 # step_observer`) and the engine's observer lists (See Note [Engine observers]). `start()`
 # adds its engine observer and installs the rest by replacing attributes (Tensor methods,
 # Module.__call__, clip functions, DataLoader fetchers, grad-mode context managers);
@@ -16,6 +16,7 @@ import tempfile
 import weakref
 
 from ..graph.node import _sequence
+from . import backward, cuts, ops, training
 from .findings import Report
 
 __all__ = ["Session", "current", "ParamState", "watch", "watching"]
@@ -140,7 +141,6 @@ class Session:
     def start(self) -> None:
         global _active
         assert _active is None  # `watch` joins a running session instead
-        from . import backward, cuts, ops, training
 
         self.report.open_spool(tempfile.mkdtemp(prefix="dyngrad-doctor-"))
         _active = self
@@ -154,7 +154,6 @@ class Session:
 
     def stop(self, failed: bool = False) -> Report:
         global _active
-        from . import cuts, training
 
         self.failed = failed
         self.busy = True

@@ -11,7 +11,6 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ..backend.random import rng_of
 from ..ops.elementwise.activation import (  # noqa: F401
     celu,
     celu_,
@@ -36,6 +35,7 @@ from ..ops.elementwise.activation import (  # noqa: F401
     threshold,
     threshold_,
 )
+from ..ops.elementwise.arithmetic import where
 from ..ops.nn.conv import convolution, convolution_transpose
 from ..ops.nn.embedding import embedding  # noqa: F401
 from ..ops.nn.fold import fold, unfold  # noqa: F401
@@ -57,6 +57,7 @@ from ..ops.reduction.softmax import softmax as _softmax
 from ..ops.table.argument_errors import named_type_error
 from ..ops.table.arguments import is_int
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
+from .functional_dropout import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401
 from .functional_loss import (  # noqa: F401
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -74,6 +75,7 @@ from .functional_loss_margin import (  # noqa: F401
     hinge_embedding_loss,
     margin_ranking_loss,
     multilabel_soft_margin_loss,
+    pairwise_distance,
     poisson_nll_loss,
     soft_margin_loss,
     triplet_margin_loss,
@@ -185,86 +187,6 @@ def glu(input, dim=-1):
     return a * b.sigmoid()
 
 
-# ---- dropout -----------------------------------------------------------------------------------
-
-
-def _check_p(p) -> None:
-    _check_p_range(p)
-    if p != p:  # NaN passes the Python check above; PyTorch's kernel refuses it
-        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
-
-
-def _check_p_range(p) -> None:
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-
-
-def _masked(input, mask_shape, p, inplace):
-    """input * mask / (1 - p) with a Bernoulli(1 - p) mask from dyngrad's generator."""
-    dtype = input._data.dtype
-    if p == 1.0:
-        scale = np.zeros(mask_shape, dtype=dtype)
-    else:
-        # PyTorch divides in the input's compute type (float32 below float64), then rounds
-        compute = np.float64 if dtype == np.float64 else np.float32
-        keep = rng_of(None).random(mask_shape) >= p
-        scale = np.multiply(keep, compute(1) / compute(1.0 - p), dtype=dtype)
-    mask = Tensor._wrap(scale)
-    return input.mul_(mask) if inplace else input * mask
-
-
-def dropout(input, p=0.5, training=True, inplace=False):
-    """Matches `torch.nn.functional.dropout`: zero each element with probability p, scale the rest.
-
-    The mask comes from dyngrad's generator: same statistics as PyTorch, other numbers.
-    """
-    _check_p(p)
-    if not training or p == 0.0:
-        return input
-    return _masked(input, input._data.shape, p, inplace)
-
-
-def _feature_dropout(input, p, training, inplace, batched_ndim: int):
-    _check_p(p)
-    if not training or p == 0.0:
-        return input
-    shape = input._data.shape
-    lead = 2 if input._data.ndim == batched_ndim else 1
-    return _masked(input, shape[:lead] + (1,) * (len(shape) - lead), p, inplace)
-
-
-def dropout1d(input, p=0.5, training=True, inplace=False):
-    _check_p_range(p)  # the range first, NaN after the dims (the kernel's check)
-    if input.dim() not in (2, 3):
-        raise RuntimeError(
-            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
-            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
-            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
-            "inputs)."
-        )
-    return _feature_dropout(input, p, training, inplace, 3)
-
-
-def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Matches `torch.nn.functional.dropout2d`: zero whole channels."""
-    if input.dim() == 3:
-        warnings.warn(
-            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
-            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
-            "the channel dim. This behavior will change in a future release to interpret the "
-            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
-            "channel-wise dropout behavior, please switch to using dropout1d instead.",
-            UserWarning,
-            stacklevel=2,
-        )
-        return _feature_dropout(input, p, training, inplace, 3)
-    return _feature_dropout(input, p, training, inplace, 4)
-
-
-def dropout3d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout(input, p, training, inplace, 5)
-
-
 # ---- shapes, padding, normalization ----------------------------------------------------------
 
 
@@ -309,14 +231,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return dot / (n1 * n2)
 
 
-def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    diff = (x1 - x2 + eps).abs()
-    return (diff**p).sum(-1, keepdim=keepdim) ** (1.0 / p)
-
-
 def prelu(input, weight):
     """Matches `torch.nn.functional.prelu`: x where x > 0, else weight * x (per channel)."""
-    from ..ops.elementwise.arithmetic import where
 
     if weight.numel() != 1:
         weight = weight.reshape(-1, *([1] * (input.dim() - 2)))
@@ -329,14 +245,12 @@ def _float_only(kernel: str, input) -> None:
 
 
 def hardshrink(input, lambd=0.5):
-    from ..ops.elementwise.arithmetic import where
 
     _float_only("hardshrink_cpu", input)
     return where(input.abs() > lambd, input, 0.0)
 
 
 def softshrink(input, lambd=0.5):
-    from ..ops.elementwise.arithmetic import where
 
     _float_only("softshrink_check", input)
     if lambd < 0:

@@ -10,6 +10,9 @@ import numpy as np
 from .._tensor import Tensor
 from ..ops.nn.linear import linear
 from ..ops.reduction.softmax import softmax
+from ..ops.shape.joining import cat
+from .functional_dropout import dropout
+from .functional_pad import pad
 
 
 def _float_mask(mask, dtype, allowed_when_true: bool):
@@ -75,8 +78,6 @@ def scaled_dot_product_attention(
 
     A boolean `attn_mask` marks the positions that may be attended (True = keep).
     """
-    from .functional import dropout
-
     length, source = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     if enable_gqa and key.dim() > 2 and key.shape[-3] != query.shape[-3]:
@@ -108,9 +109,6 @@ def _project(query, key, value, in_proj_weight, in_proj_bias, separate):
 
 
 def _append_bias_kv(k, v, bias_k, bias_v, attn_mask, key_padding_mask, batch):
-    from ..ops.shape.joining import cat
-    from .functional import pad
-
     k = cat([k, bias_k.expand(1, batch, bias_k.shape[-1])])
     v = cat([v, bias_v.expand(1, batch, bias_v.shape[-1])])
     if attn_mask is not None:
@@ -161,8 +159,6 @@ def multi_head_attention_forward(
     is_causal=False,
 ):
     """Matches `torch.nn.functional.multi_head_attention_forward` for (L, N, E) inputs."""
-    from .functional import dropout, pad
-
     unbatched = query.dim() == 2
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

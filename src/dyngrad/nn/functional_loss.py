@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from ..ops.elementwise.arithmetic import where
 from ..ops.nn.loss import (
     BCE,
     BCE_WITH_LOGITS,
@@ -17,7 +18,8 @@ from ..ops.nn.loss import (
     nll,
 )
 from ..ops.reduction.softmax import log_softmax
-from ..ops.table.registry import apply
+from ..ops.table.promotion import result_type
+from ..ops.table.record import apply
 
 __all__ = [
     "mse_loss",
@@ -89,7 +91,6 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def _float_kernel(kernel: str, input, target):
     """PyTorch's missing-kernel error when input and target promote to a non-float dtype;
     else both in their promoted dtype."""
-    from ..ops.table.promotion import result_type
 
     dtype = result_type(input, target)
     if not dtype.is_floating_point:
@@ -297,7 +298,6 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
-    from ..ops.table.promotion import result_type
 
     dtype = result_type(input, target)
     if not dtype.is_floating_point:
@@ -338,7 +338,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def _xlogx(t):
     # x log x with 0 log 0 = 0, as torch.xlogy(t, t): NaN for a negative t
-    from ..ops.elementwise.arithmetic import where
 
     zero = t == 0
     return where(zero, 0.0, t * where(zero, 1.0, t).log())

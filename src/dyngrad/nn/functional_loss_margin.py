@@ -13,7 +13,8 @@ from ..ops.creation.factories import zeros_like
 from ..ops.elementwise.activation import logsigmoid
 from ..ops.elementwise.arithmetic import _check_not_bool
 from ..ops.elementwise.compare import minimum, where
-from ..ops.table.registry import apply, defop
+from ..ops.table.record import apply
+from ..ops.table.registry import defop
 from .functional_loss import _check_reduction, _reduce, legacy_reduction
 
 __all__ = ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
@@ -75,8 +76,6 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """Matches `torch.nn.functional.triplet_margin_loss`."""
-    from .functional import pairwise_distance
-
     reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     dims = (anchor.dim(), positive.dim(), negative.dim())
@@ -179,3 +178,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
                            f"{input.dtype._legacy}")
     target = target.to(input.dtype)
     return apply(SOFT_MARGIN_LOSS, (input, target), {"reduction": reduction})
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """Matches `torch.nn.functional.pairwise_distance`: the p-norm of x1 - x2 + eps."""
+    diff = (x1 - x2 + eps).abs()
+    return (diff**p).sum(-1, keepdim=keepdim) ** (1.0 / p)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._tensor import Tensor
 from ..backend.dtypes import defaults
 
@@ -16,7 +18,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad: bool = True):
         if data is None:
-            import numpy as np
 
             data = Tensor._wrap(np.empty((0,), defaults.float.np))
         self = object.__new__(cls)
@@ -57,7 +58,6 @@ class Buffer(metaclass=_BufferMeta):
 
     def __new__(cls, data=None, *, persistent: bool = True):
         if data is None:
-            import numpy as np
 
             data = Tensor._wrap(np.empty((0,), defaults.float.np))
         out = data.detach()

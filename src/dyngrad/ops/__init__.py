@@ -4,7 +4,50 @@ family; importing it registers every row and attaches the Tensor methods."""
 from __future__ import annotations
 
 from .._tensor import Tensor
-from . import creation, elementwise, linalg, nn, reduction, shape  # noqa: F401 - registers rows
+
+# importing a family's module registers its rows and methods (the packages import nothing
+# themselves, so that a module can import another family's without loading all of it)
+from .creation import conversion, factories, random, random_fill, random_sampling, ranges  # noqa: F401
+from .elementwise import (  # noqa: F401
+    activation,
+    arithmetic,
+    binary_math,
+    bitwise,
+    compare,
+    fused,
+    gamma,
+    gelu,
+    rounding,
+    special,
+    unary,
+)
+from .linalg import cholesky, decomposition, distance, einsum, products  # noqa: F401
+from .nn import (  # noqa: F401
+    conv,
+    embedding,
+    fold,
+    linear,
+    loss,
+    norm,
+    pixel,
+    pool,
+    pool_adaptive,
+    pool_functional,
+    upsample,
+)
+from .reduction import cumulative, norms, reduce_ops, softmax, sorting, statistics  # noqa: F401
+from .shape import (  # noqa: F401
+    diagonal,
+    grids,
+    index_dim,
+    index_put,
+    indexing,
+    joining,
+    masked,
+    rearrange,
+    reshaping,
+    scatter,
+)
 from .table.promotion import result_type
 from .table.registry import OPS
 from .table.surface import FUNCTIONS, METHODS, install

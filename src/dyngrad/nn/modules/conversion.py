@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..._tensor import Tensor
+from ...backend import dtypes
 from ...graph.grad_mode import no_grad
+from ...ops.creation.conversion import _parse_to
 
 if TYPE_CHECKING:
     from .module import Module
@@ -70,7 +72,6 @@ class ConversionMixin:
 
     def to(self, *args, **kwargs) -> Module:
         """Matches `torch.nn.Module.to`: floating parameters and buffers change dtype in place."""
-        from ...ops.creation.conversion import _parse_to
 
         dtype, device, _ = _parse_to(args, dict(kwargs))
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
@@ -90,22 +91,18 @@ class ConversionMixin:
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self) -> Module:
-        from ...backend import dtypes
 
         return self._cast(dtypes.float32)
 
     def double(self) -> Module:
-        from ...backend import dtypes
 
         return self._cast(dtypes.float64)
 
     def half(self) -> Module:
-        from ...backend import dtypes
 
         return self._cast(dtypes.float16)
 
     def bfloat16(self) -> Module:
-        from ...backend import dtypes
 
         return self._cast(dtypes.bfloat16)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from ..._tensor import Tensor
+from ..._typename import typename
 from ...autograd import scope
 from ..parameter import Buffer, Parameter
 from . import hooks
@@ -17,18 +18,7 @@ from .hooks import (  # noqa: F401 - PyTorch exposes these in torch.nn.modules.m
 )
 from .state_dict import StateDictMixin
 
-__all__ = ["Module", "typename"]
-
-
-def typename(obj) -> str:
-    """Matches `torch.typename`, naming dyngrad's classes as PyTorch's."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    qualname = getattr(obj, "__qualname__", None) or type(obj).__qualname__
-    if module.startswith("dyngrad"):
-        module = "torch" + module[len("dyngrad") :]
-    return f"{module}.{qualname}" if module and module != "builtins" else qualname
+__all__ = ["Module", "typename"]  # typename: PyTorch has it here too
 
 
 def _addindent(text: str, spaces: int) -> str:

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 
 from ..._tensor import Tensor
 from ...graph.grad_mode import no_grad
+from ..parameter import Parameter
+from .hooks import _Handle
 
 __all__ = ["StateDictMixin"]
 
@@ -44,9 +46,7 @@ class StateDictMixin:
         )
 
     def _has_extra_state(self, method: str) -> bool:
-        from .module import Module
-
-        return getattr(type(self), method) is not getattr(Module, method)
+        return getattr(type(self), method) is not getattr(StateDictMixin, method)
 
     def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
         for name, param in self._parameters.items():
@@ -184,7 +184,6 @@ class StateDictMixin:
     # ---- hooks ---------------------------------------------------------------------------------
     def register_state_dict_pre_hook(self, hook):
         """`hook(module, prefix, keep_vars)` before `state_dict` collects this module."""
-        from .hooks import _Handle
 
         handle = _Handle(self._state_dict_pre_hooks)
         self._state_dict_pre_hooks[handle.id] = hook
@@ -192,7 +191,6 @@ class StateDictMixin:
 
     def register_state_dict_post_hook(self, hook):
         """`hook(module, state_dict, prefix, local_metadata)` after `state_dict`."""
-        from .hooks import _Handle
 
         handle = _Handle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
@@ -202,7 +200,6 @@ class StateDictMixin:
 
     def register_load_state_dict_pre_hook(self, hook):
         """`hook(module, state_dict, prefix, local_metadata, strict, missing, unexpected, errs)`."""
-        from .hooks import _Handle
 
         handle = _Handle(self._load_state_dict_pre_hooks)
         self._load_state_dict_pre_hooks[handle.id] = lambda *args: hook(self, *args)
@@ -210,7 +207,6 @@ class StateDictMixin:
 
     def register_load_state_dict_post_hook(self, hook):
         """`hook(module, incompatible_keys)` after loading; it may edit the key lists."""
-        from .hooks import _Handle
 
         handle = _Handle(self._load_state_dict_post_hooks)
         self._load_state_dict_post_hooks[handle.id] = hook
@@ -218,7 +214,6 @@ class StateDictMixin:
 
 
 def _load_one(module, name, param, key, value, assign, errors) -> None:
-    from ..parameter import Parameter
 
     if not isinstance(value, Tensor):
         errors.append(

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from ..._tensor import Tensor
-from ..modules.module import typename
+from ..._typename import typename
+from ...ops.shape.joining import cat
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def parameters_to_vector(parameters) -> Tensor:
     """Matches `torch.nn.utils.parameters_to_vector`: one differentiable flat tensor."""
-    from ...ops.shape.joining import cat
 
     return cat([p.view(-1) for p in parameters])
 

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-__all__ = ["by_blas", "last_max", "last_sum", "lead_sum"]
+__all__ = ["by_blas", "last_max", "last_sum", "lead_sum", "sum_to"]
 
 _MIN_SIZE = 4096  # below this NumPy's reduction costs less than the product's setup
 _HALVING_ROWS = 64  # longest rows on which halving beats NumPy's maximum.reduce
@@ -72,3 +72,14 @@ def last_max(xp, a):
             xp.maximum(top[..., :1], a[..., 2 * half :], out=top[..., :1])
         a, n = top, half
     return a
+
+
+def sum_to(xp, x, size):
+    """Sum `x` down to the broadcastable `size` (leading dims, then size-1 dims)."""
+    lead = x.ndim - len(size)
+    inner = tuple(lead + i for i, s in enumerate(size) if s == 1 and x.shape[lead + i] != 1)
+    if inner:
+        x = x.sum(axis=inner, keepdims=True)
+    if lead:  # the leading dims go away: no keepdims, no reshape
+        x = lead_sum(xp, x, lead)  # See Note [Sums by GEMV]
+    return x

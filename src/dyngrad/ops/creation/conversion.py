@@ -5,14 +5,17 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from ...backend import device as Device
 from ...backend import dtypes
+from ...backend.transfer import to_device
+from ..shape.reshaping import clone
 from ..table.arguments import fill_value
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
+from .factories import zeros_like
 
 
 def _zeros_of(g):
-    from .factories import zeros_like
 
     return zeros_like(g)
 
@@ -58,13 +61,11 @@ def to(self, *args, **kwargs):
     dtype, device, copy = _parse_to(args, dict(kwargs))
     out = self
     if device is not None:
-        from ...backend.transfer import to_device
 
         out = to_device(out, Device(device))
     if dtype is not None and dtype.np != out._data.dtype:
         return apply(TO_COPY, (out,), {"dtype": dtype.np})
     if copy and out is self:
-        from ..shape.reshaping import clone
 
         return clone(self)
     return out
@@ -142,10 +143,3 @@ def fill_(self, value):
 def zero_(self):
     """Matches `torch.Tensor.zero_`."""
     return apply_inplace(ZERO, (self,), name="zero_")
-
-
-def view_as_dtype(self, dtype):
-    """`Tensor.view(dtype)`: the same bytes read as another dtype (no gradient)."""
-    out = Tensor._wrap(self._data.view(dtype.np))
-    out._vc = self._vc
-    return out

@@ -11,8 +11,10 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor, above
+from ...backend import device as Device
 from ...backend import dtypes
 from ...backend.dtypes import defaults, from_numpy_dtype
+from ...backend.transfer import to_device
 from ..shape.reshaping import shape_arg
 from ..table.argument_errors import method_offset, type_name
 from ..table.arguments import allocation_error, fill_value, int_list, new_shape
@@ -23,8 +25,6 @@ REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can requ
 
 def _leaf(array, requires_grad: bool = False, device=None) -> Tensor:
     if device is not None:
-        from ...backend import device as Device
-        from ...backend.transfer import to_device
 
         to_device(Tensor._wrap(array), Device(device))
     if requires_grad and array.dtype.kind not in "fc" and array.dtype != dtypes.bfloat16.np:

@@ -13,7 +13,8 @@ from ..._tensor import Tensor
 from ...backend import dtypes
 from ...backend.random import rng_of
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 
 

@@ -11,7 +11,8 @@ import numpy as np
 from ...backend import dtypes
 from ...backend.random import rng_of
 from ..arrays import incomplete_gamma
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 
 

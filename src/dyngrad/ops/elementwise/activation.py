@@ -10,7 +10,8 @@ from ...backend import dtypes
 from ..table.argument_errors import type_name
 from ..table.errors import floating_only
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 from .arithmetic import _sigmoid, threshold_backward
 from .compare import where

@@ -8,13 +8,16 @@ Each op is one `defop` row: forward on arrays, one backward formula per input.
 
 from __future__ import annotations
 
+import math
+
 from ..._tensor import Tensor
 from ...backend import dtypes
 from ..table import promotion
-from ..table.array_backward import FORMULAS, Kernel
+from ..table.array_backward import FORMULAS, ArrayBackward
 from ..table.fast import binary, unary
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import METHODS, public, public_unary
 from .compare import (  # noqa: F401 - re-exported: other families import them from here
     clamp,
@@ -34,36 +37,37 @@ from .compare import (  # noqa: F401 - re-exported: other families import them f
     ne,
     where,
 )
+from .rounding import divide_rounded, divide_rounded_
 
 # ---- the table ------------------------------------------------------------------------------
 
 ADD = defop("add", lambda xp, x, y: x + y,
-            {"x": lambda g: g, "y": lambda g: g}, promote=promotion.binary, kernel=FORMULAS)
+            {"x": lambda g: g, "y": lambda g: g}, promote=promotion.binary, array_backward=FORMULAS)
 ADD_SCALED = defop("add_scaled", lambda xp, x, y, *, alpha: x + alpha * y,
                    {"x": lambda g: g, "y": lambda g, alpha: g * alpha},
-                   node="AddBackward0", promote=promotion.binary, kernel=FORMULAS)
+                   node="AddBackward0", promote=promotion.binary, array_backward=FORMULAS)
 SUB = defop("sub", lambda xp, x, y: x - y,
             {"x": lambda g: g, "y": lambda g: -g}, promote=promotion.subtraction,
-            kernel=FORMULAS)
+            array_backward=FORMULAS)
 SUB_SCALED = defop("sub_scaled", lambda xp, x, y, *, alpha: x - alpha * y,
                    {"x": lambda g: g, "y": lambda g, alpha: g * -alpha},
-                   node="SubBackward0", promote=promotion.subtraction, kernel=FORMULAS)
+                   node="SubBackward0", promote=promotion.subtraction, array_backward=FORMULAS)
 # y - x for a Python number y: PyTorch's `1 - x` is RsubBackward1, tensor-tensor RsubBackward0
 RSUB = defop("rsub", lambda xp, x, y: y - x,
              {"x": lambda g: -g, "y": lambda g: g}, node="RsubBackward0",
-             promote=promotion.subtraction, kernel=FORMULAS)
+             promote=promotion.subtraction, array_backward=FORMULAS)
 RSUB_SCALAR = defop("rsub_scalar", lambda xp, x, y: y - x, {"x": lambda g: -g},
-                    node="RsubBackward1", promote=promotion.subtraction, kernel=FORMULAS)
+                    node="RsubBackward1", promote=promotion.subtraction, array_backward=FORMULAS)
 MUL = defop("mul", lambda xp, x, y: x * y,
             {"x": lambda g, y: g * y, "y": lambda g, x: g * x}, promote=promotion.binary,
-            kernel=FORMULAS)
+            array_backward=FORMULAS)
 DIV = defop("div", lambda xp, x, y: x / y,
             {"x": lambda g, y: g / y, "y": lambda g, x, y: -g * x / (y * y)},
-            promote=promotion.binary_floating, kernel=FORMULAS)
-NEG = defop("neg", lambda xp, x: -x, {"x": lambda g: -g}, kernel=FORMULAS)
+            promote=promotion.binary_floating, array_backward=FORMULAS)
+NEG = defop("neg", lambda xp, x: -x, {"x": lambda g: -g}, array_backward=FORMULAS)
 RECIPROCAL = defop("reciprocal", lambda xp, x: 1 / x,
                    {"x": lambda g, out: -g * out * out}, promote=promotion.floating,
-                   kernel=FORMULAS)
+                   array_backward=FORMULAS)
 
 
 def _pow_scalar_grad(g, x, y):
@@ -83,7 +87,6 @@ def _pow_exponent_grad(g, x, out):
 
 
 def _log_scalar(x):
-    import math
 
     return math.log(x)
 
@@ -116,20 +119,20 @@ RPOW = defop("rpow", lambda xp, y, x: _power(xp, xp.asarray(x, xp.result_type(y,
              node="PowBackward2", promote=promotion.rpower)
 
 EXP = defop("exp", lambda xp, x: xp.exp(x), {"x": lambda g, out: g * out},
-            promote=promotion.floating, kernel=FORMULAS)
+            promote=promotion.floating, array_backward=FORMULAS)
 LOG = defop("log", lambda xp, x: xp.log(x), {"x": lambda g, x: g / x},
-            promote=promotion.floating, kernel=FORMULAS)
+            promote=promotion.floating, array_backward=FORMULAS)
 SQRT = defop("sqrt", lambda xp, x: xp.sqrt(x), {"x": lambda g, out: g / (2 * out)},
-             promote=promotion.floating, kernel=FORMULAS)
+             promote=promotion.floating, array_backward=FORMULAS)
 SIN = defop("sin", lambda xp, x: xp.sin(x), {"x": lambda g, x: g * x.cos()},
             promote=promotion.floating)
 COS = defop("cos", lambda xp, x: xp.cos(x), {"x": lambda g, x: g * -x.sin()},
             promote=promotion.floating)
 TANH = defop("tanh", lambda xp, x: xp.tanh(x), {"x": lambda g, out: g * (1 - out * out)},
-             promote=promotion.floating, kernel=FORMULAS)
+             promote=promotion.floating, array_backward=FORMULAS)
 SIGMOID = defop("sigmoid", lambda xp, x: _sigmoid(xp, x),
                 {"x": lambda g, out: g * (out * (1 - out))}, promote=promotion.floating,
-                kernel=FORMULAS)
+                array_backward=FORMULAS)
 def _relu(xp, x):
     try:
         zero = _ZEROS[x.dtype]
@@ -147,7 +150,7 @@ def _no_bool(arrays, args):
 
 RELU = defop("relu", _relu,
              {"x": lambda g, out: threshold_backward(g, out, 0)}, promote=_no_bool,
-             kernel=Kernel(lambda xp, needs, g, out: (g * (out > 0),)))
+             array_backward=ArrayBackward(lambda xp, needs, g, out: (g * (out > 0),)))
 # PyTorch's own backward of relu/threshold: the gradient where y > threshold, else 0
 THRESHOLD_BACKWARD = defop(
     "threshold_backward", lambda xp, grad, y, *, threshold: grad * (y > threshold),
@@ -265,7 +268,6 @@ def div(input, other, *, rounding_mode=None, out=None):
     """Matches `torch.div`; `rounding_mode` 'trunc' or 'floor' give integer-valued results."""
     if rounding_mode is None:
         return _div(input, other) if isinstance(input, Tensor) else apply(DIV, (input, other))
-    from .rounding import divide_rounded
 
     return divide_rounded(input, other, rounding_mode)
 
@@ -341,7 +343,6 @@ multiply_ = public(mul_, name="multiply_", function=False)
 def div_(self, other, *, rounding_mode=None):
     if rounding_mode is None:
         return apply_inplace(DIV, (self, other), name="div_")
-    from .rounding import divide_rounded_
 
     return divide_rounded_(self, other, rounding_mode)
 

@@ -13,7 +13,8 @@ from ..._tensor import Tensor
 from ..table import promotion
 from ..table.errors import expect_tensor
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 from .arithmetic import _sign
 from .compare import where

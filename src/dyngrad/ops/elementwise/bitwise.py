@@ -10,7 +10,8 @@ from __future__ import annotations
 from ...backend.dtypes import can_cast
 from ..table import promotion
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 from .arithmetic import BITWISE, BITWISE_NOT
 

@@ -8,7 +8,8 @@ from ..table import promotion
 from ..table.arguments import fill_value
 from ..table.errors import c_type_name, expect_tensor
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 
 # ---- the table ------------------------------------------------------------------------------

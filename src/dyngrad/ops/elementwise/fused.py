@@ -8,7 +8,8 @@ from ..table import promotion
 from ..table.argument_errors import REQUIRED, type_name
 from ..table.errors import c_type_name
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 
 _ADDCDIV_INTEGER = (

@@ -7,7 +7,8 @@ from ..arrays import gamma_functions, incomplete_gamma
 from ..table import promotion
 from ..table.errors import expect_tensor
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public, public_unary
 
 

@@ -9,10 +9,11 @@ import numpy as np
 from ...backend import threads
 from ..arrays.erf import erf
 from ..arrays.erf_float32 import erf_float32
-from ..table.array_backward import Kernel
+from ..table.array_backward import ArrayBackward
 from ..table.errors import floating_only
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _INV_SQRT_2 = 1 / math.sqrt(2)
@@ -113,7 +114,7 @@ GELU = defop(
     "gelu",
     _gelu,
     {"x": lambda g, x, approximate: gelu_backward(g, x, approximate)},
-    kernel=Kernel(lambda xp, needs, g, x, approximate, stash: (
+    array_backward=ArrayBackward(lambda xp, needs, g, x, approximate, stash: (
         _gelu_backward_of(xp, g, x, approximate, stash),)),
     stash=True,
 )

@@ -8,7 +8,8 @@ from ..._tensor import Tensor
 from ...backend import dtypes
 from ..table import promotion
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import METHODS, public, public_unary
 
 # ---- forwards on arrays ---------------------------------------------------------------------

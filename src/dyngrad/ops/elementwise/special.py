@@ -9,7 +9,8 @@ import numpy as np
 from ..._tensor import Tensor
 from ..arrays import erf as special
 from ..table import promotion
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 

@@ -10,7 +10,8 @@ from ..table import promotion
 from ..table.errors import expect_tensor
 from ..table.fast import unary
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public, public_unary
 from .compare import where
 

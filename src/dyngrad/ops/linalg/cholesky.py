@@ -10,7 +10,8 @@ import numpy as np
 from ...return_types import _result_type
 from ..table import promotion
 from ..table.errors import expect_tensor
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 from .decomposition import _LinAlgError
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..table.registry import apply, defop
+from ...return_types import linalg_svd
+from ..creation.ranges import eye
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 
 
@@ -17,7 +20,6 @@ def _svd_grad(g, out, full_matrices):
              + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)
     Written with tensor ops, so its own gradient (for gradgradcheck) comes from the table.
     """
-    from ..creation.ranges import eye
 
     gU, gS, gVh = g
     U, S, Vh = out
@@ -55,7 +57,6 @@ SVD = defop("linalg_svd",
 
 def svd(A, full_matrices=True, *, driver=None, out=None):  # noqa: N803
     """Matches `torch.linalg.svd`: `(U, S, Vh)` with `A = U diag(S) Vh`."""
-    from ...return_types import linalg_svd
 
     _check(A, "linalg.svd")
     return linalg_svd(*apply(SVD, (A,), {"full_matrices": bool(full_matrices)}))

@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 
 

@@ -6,14 +6,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..arrays import gemm
-from ..table.array_backward import Kernel
+from ..shape.masked import CPP_TYPE_NAMES
+from ..shape.reshaping import expand
+from ..table.array_backward import ArrayBackward
+from ..table.errors import broadcast_error
 from ..table.fast import binary
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 
 MM = defop("mm", gemm.mm,  # See Note [GEMM orientation]
            {"x": lambda g, y: _mm(g, y.t()), "y": lambda g, x: _mm(x.t(), g)},
-           kernel=Kernel(lambda xp, needs, g, x, y: (gemm.mm(xp, g, y.T) if needs[0] else None,
+           array_backward=ArrayBackward(lambda xp, needs, g, x, y: (gemm.mm(xp, g, y.T) if needs[0] else None,
                                                      x.T @ g if needs[1] else None)))
 BMM = defop("bmm", lambda xp, x, y: x @ y,
             {"x": lambda g, y: g.bmm(y.transpose(1, 2)),
@@ -53,10 +57,10 @@ def _matmul_kernel(xp, needs, g, x, y):
 
 
 MATMUL = defop("matmul", lambda xp, x, y: xp.matmul(x, y), _MATMUL_GRADS,
-               node="UnsafeViewBackward0", kernel=Kernel(_matmul_kernel))
+               node="UnsafeViewBackward0", array_backward=ArrayBackward(_matmul_kernel))
 # a matrix times a batch: PyTorch computes the transposed product and copies it back
 MATMUL_FOLDED = defop("matmul_folded", lambda xp, x, y: xp.matmul(x, y), _MATMUL_GRADS,
-                      node="CloneBackward0", kernel=Kernel(_matmul_kernel))
+                      node="CloneBackward0", array_backward=ArrayBackward(_matmul_kernel))
 # 1-D @ 2-D is unsqueeze, mm, squeeze in PyTorch: the top node is SqueezeBackward4
 SQUEEZE_ROW = defop("squeeze_row", lambda xp, x: x[0], {"x": lambda g: g.unsqueeze(0)},
                     node="SqueezeBackward4", view=True)
@@ -67,7 +71,6 @@ _mm = binary(MM)  # shapes already checked: formulas and mm() call the row direc
 
 def _dtype_check(a, b) -> None:
     if a._data.dtype != b._data.dtype:
-        from ..shape.masked import CPP_TYPE_NAMES
 
         an, bn = (CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name) for t in (a, b))
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {an} != {bn}")
@@ -176,7 +179,6 @@ def matmul(input, other):
 
 
 def _batch_shape(batch_a, batch_b) -> tuple:
-    from ..table.errors import broadcast_error
 
     try:
         return np.broadcast_shapes(batch_a, batch_b)
@@ -235,7 +237,6 @@ def _scaled_sum(x, product, beta, alpha):
 
 
 def _fused(op, name, input, a, b, shape, beta, alpha):
-    from ..shape.reshaping import expand
 
     expand(input, shape)  # PyTorch's message when `input` does not broadcast to the product
     return apply(op, (input, a, b), {"beta": beta, "alpha": alpha})

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..arrays.im2col import col2im_slots, col2im_strided, columns, windows
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 
 
 class Geometry(NamedTuple):

@@ -8,8 +8,9 @@ from ..._tensor import Tensor
 from ...graph.grad_mode import no_grad
 from ..shape.indexing import add_rows
 from ..table.argument_errors import legacy_type
-from ..table.array_backward import Kernel
-from ..table.registry import apply, defop
+from ..table.array_backward import ArrayBackward
+from ..table.record import apply
+from ..table.registry import defop
 
 
 def _embedding_backward_fwd(xp, grad, indices, *, num_weights, padding_idx, scale_grad_by_freq):
@@ -76,7 +77,7 @@ EMBEDDING = defop(
             },
         )
     },
-    kernel=Kernel(_embedding_kernel, mixed_dtypes=True),
+    array_backward=ArrayBackward(_embedding_kernel, mixed_dtypes=True),
 )
 
 

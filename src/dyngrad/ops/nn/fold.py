@@ -4,7 +4,8 @@ other's backward (Im2ColBackward0, Col2ImBackward0)."""
 from __future__ import annotations
 
 from ..arrays.im2col import windows
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 
 
 def _pair(v) -> tuple:

@@ -6,9 +6,13 @@ import math
 
 from ..._tensor import Tensor
 from ..arrays import gemm
-from ..linalg.products import _mm  # mm's fast form: the formulas' shapes are right by construction
-from ..table.array_backward import Kernel
-from ..table.registry import apply, defop
+from ..linalg.products import (
+    _dtype_check,
+    _mm,  # mm's fast form: the formulas' shapes are right by construction
+)
+from ..table.array_backward import ArrayBackward
+from ..table.record import apply
+from ..table.registry import defop
 
 
 # PyTorch computes a biased 2-d linear as addmm(bias, x, weight.t()): hence the node name.
@@ -26,7 +30,7 @@ def _linear_fwd(xp, x, weight, bias):
 
 
 def _linear_kernel(xp, needs, g, x, weight):
-    # the formulas on arrays (Note [Array kernels]); the bias's gradient is summed by the node
+    # the formulas on arrays (Note [Array backwards]); the bias's gradient is summed by the node
     return (g @ weight if needs[0] else None, g.T @ x if needs[1] else None, g)
 
 
@@ -36,7 +40,7 @@ LINEAR = defop(
     {"x": lambda g, weight: _mm(g, weight), "weight": lambda g, x: _mm(g.t(), x),
      "bias": lambda g: g},
     node="AddmmBackward0",
-    kernel=Kernel(_linear_kernel),
+    array_backward=ArrayBackward(_linear_kernel),
 )
 
 
@@ -58,7 +62,6 @@ def _raise_mismatch(input: Tensor, weight: Tensor, bias) -> None:
             f"mat1 and mat2 must have the same dtype, but got "
             f"{input.dtype._legacy} and {weight.dtype._legacy}"
         )
-    from ..linalg.products import _dtype_check
 
     _dtype_check(input, weight)
 

@@ -11,9 +11,11 @@ import math
 import numpy as np
 
 from ..._tensor import Tensor
+from ..elementwise.arithmetic import where
 from ..table import promotion
-from ..table.array_backward import Kernel
-from ..table.registry import apply, defop
+from ..table.array_backward import ArrayBackward
+from ..table.record import apply
+from ..table.registry import defop
 
 
 def _reduce(xp, loss, reduction):
@@ -66,7 +68,6 @@ def _huber_fwd(xp, x, y, *, reduction, delta):
 
 
 def _huber_grad(g, x, y, reduction, delta):
-    from ..elementwise.arithmetic import where
 
     d = x - y
     return _spread(g, reduction, _shape(x, y)) * where(d.abs() < delta, d, delta * d.sign())
@@ -77,7 +78,6 @@ def _smooth_l1_fwd(xp, x, y, *, reduction, beta):
 
 
 def _smooth_l1_grad(g, x, y, reduction, beta):
-    from ..elementwise.arithmetic import where
 
     d = x - y
     return _spread(g, reduction, _shape(x, y)) * where(d.abs() < beta, d / beta, d.sign())
@@ -96,7 +96,7 @@ MSE_LOSS = defop(
     _mse_fwd,
     {"x": _mse_grad, "y": lambda g, x, y, reduction: -_mse_grad(g, x, y, reduction)},
     promote=promotion.binary,
-    kernel=Kernel(_mse_kernel),
+    array_backward=ArrayBackward(_mse_kernel),
 )
 HUBER_LOSS = defop(
     "huber_loss",
@@ -227,10 +227,10 @@ def _nll_kernel(xp, needs, g, x_shape, target, weight, reduction, ignore_index):
 
 
 NLL_LOSS = defop("nll_loss", _nll_fwd, {"x": _nll_grad}, node="NllLossBackward0",
-                 kernel=Kernel(_nll_kernel, mixed_dtypes=True))
+                 array_backward=ArrayBackward(_nll_kernel, mixed_dtypes=True))
 # PyTorch runs inputs with spatial dims through nll_loss2d: same math, another node name
 NLL_LOSS_2D = defop("nll_loss2d", _nll_fwd, {"x": _nll_grad}, node="NllLoss2DBackward0",
-                    kernel=Kernel(_nll_kernel, mixed_dtypes=True))
+                    array_backward=ArrayBackward(_nll_kernel, mixed_dtypes=True))
 # loss / count inside PyTorch's C++ composites is div(Tensor, Scalar): DivBackward1
 DIV_BY_COUNT = defop(
     "loss_div_count",

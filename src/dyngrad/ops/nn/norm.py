@@ -6,18 +6,20 @@
 # The formulas recompute mean and rstd from x with Tensor ops (not from saved arrays), so
 # they are differentiable in x and double backward is right. A plain backward (grad mode off:
 # no graph of the backward is recorded) takes the same formulas fused on arrays instead, x̂
-# computed once for all three (layer norm's kernel, see Note [Array kernels]).
+# computed once for all three (layer norm's kernel, see Note [Array backwards]).
 """
 
 from __future__ import annotations
 
 import math
 
+from ...size import Size
 from ..arrays.axis_sums import by_blas, last_sum, lead_sum
 from ..table.argument_errors import type_name
 from ..table.arguments import int_list, is_int
-from ..table.array_backward import Kernel
-from ..table.registry import apply, defop
+from ..table.array_backward import ArrayBackward
+from ..table.record import apply
+from ..table.registry import defop
 
 
 def _stats(xp, x, dims, eps):
@@ -176,7 +178,7 @@ BATCH_NORM = defop(
         "bias": lambda g: g.sum(_batch_dims(g.ndim)),
     },
     node="NativeBatchNormBackward0",
-    kernel=Kernel(_batch_norm_kernel),
+    array_backward=ArrayBackward(_batch_norm_kernel),
 )
 BATCH_NORM_EVAL = defop(
     "native_batch_norm_eval",
@@ -189,7 +191,7 @@ BATCH_NORM_EVAL = defop(
         "bias": lambda g: g.sum(_batch_dims(g.ndim)),
     },
     node="NativeBatchNormBackward0",
-    kernel=Kernel(_batch_norm_eval_kernel),
+    array_backward=ArrayBackward(_batch_norm_eval_kernel),
 )
 
 
@@ -244,7 +246,7 @@ LAYER_NORM = defop(
         "bias": lambda g: g,
     },
     node="NativeLayerNormBackward0",
-    kernel=Kernel(_layer_norm_kernel),
+    array_backward=ArrayBackward(_layer_norm_kernel),
 )
 
 
@@ -291,7 +293,6 @@ def _verify_batch_size(size) -> None:
     for extent in size[2:]:
         n *= extent
     if n == 1:
-        from ...size import Size
 
         raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                          f"{Size(size) if isinstance(size, tuple) else size}")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 
 
 def _shuffle(xp, x, *, r):

@@ -12,7 +12,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..arrays.im2col import scratch, windows
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 
 
 def pool_out_size(size, k, s, p, d, ceil_mode) -> int:

@@ -3,7 +3,9 @@ with the flat index of where it came from (AdaptiveMaxPool2DBackward0)."""
 
 from __future__ import annotations
 
-from ..table.registry import apply, defop
+from ..creation.factories import zeros
+from ..table.record import apply
+from ..table.registry import defop
 from .conv import _tuple
 from .pool_functional import adaptive_output_size, check_nonempty
 
@@ -33,7 +35,6 @@ def _adaptive_max_fwd(xp, x, *, output_size):
 
 
 def _adaptive_max_grad(g, x, out):
-    from ..creation.factories import zeros
 
     # each output's gradient goes to its maximum's element
     flat = x.shape[:-2] + (x.shape[-2] * x.shape[-1],)

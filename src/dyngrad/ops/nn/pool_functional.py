@@ -6,7 +6,7 @@ Pooling runs over 2 spatial dims; 1-d pooling runs the 2-d op on an unsqueezed i
 from __future__ import annotations
 
 from ..table.arguments import int_list
-from ..table.registry import apply
+from ..table.record import apply
 from .pool import ADAPTIVE_AVG_POOL, MAX_POOL, AvgOptions, Window, avg_pool, pool_out_size
 
 

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..table.argument_errors import invalid_combination
 from ..table.arguments import is_int
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 
 
 def _source_scale(in_size: int, out_size: int, scale, dtype):

@@ -5,12 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from ... import return_types
+from ..creation.factories import tensor, zeros_like
 from ..shape.reshaping import wrap_dim
 from ..table.argument_errors import REQUIRED
 from ..table.arguments import as_int
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
+from .reduce_ops import check_grad_dtype
 
 
 def _scan_dtype(x, dtype):
@@ -48,7 +51,6 @@ def _cumprod_grad_with_zeros(g, x, dim):
     """The same gradient without dividing by x: row j of an (n, n) table is the cumprod of x
     with x_j replaced by 1, so entry (j, k) is prod_{i <= k, i != j} x_i. O(n^2) memory, used
     only when x has a zero."""
-    from ..creation.factories import tensor
 
     n = x.shape[dim]
     xm, gm = x.movedim(dim, -1), g.movedim(dim, -1)
@@ -66,7 +68,6 @@ CUMPROD = defop(
 
 
 def _scan(op, input, dim, dtype):
-    from .reduce_ops import check_grad_dtype
 
     check_grad_dtype(input, dtype)
     d = wrap_dim(dim, input._data.ndim)
@@ -128,7 +129,6 @@ def _cum_extreme(ufunc, better):
 
 
 def _cum_extreme_grad(g, x, dim, out):
-    from ..creation.factories import zeros_like
 
     # each position's gradient goes to the element its running extreme came from
     if x.dim() == 0:

@@ -7,9 +7,11 @@ import math
 import numpy as np
 
 from ...backend import dtypes
+from ..linalg.decomposition import _LinAlgError, svdvals
 from ..shape.reshaping import wrap_dim
 from ..table.argument_errors import type_name
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 from .reduce_ops import expand_reduced, reduce_dims
 
@@ -134,13 +136,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
 
 def _spectral_norm(A, ord, d0: int, d1: int, keepdim: bool):  # noqa: A002
     """The largest (2) or smallest (-2) singular value, or their sum ('nuc')."""
-    from ..linalg.decomposition import svdvals
 
     if A.dtype in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
                            f"{A.dtype._legacy}")
     if not np.isfinite(A._data).all():  # LAPACK's SVD fails on these: PyTorch's words for it
-        from ..linalg.decomposition import _LinAlgError
 
         raise _LinAlgError("linalg.svd: The algorithm failed to converge because the input "
                            "matrix contained non-finite values.")

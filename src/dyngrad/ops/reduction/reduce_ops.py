@@ -9,13 +9,18 @@ from ...backend import dtypes
 from ...graph.grad_mode import state as grad_state
 from ...return_types import max as max_result
 from ...return_types import min as min_result
+from ..creation.factories import ones_like
+from ..elementwise.arithmetic import maximum, minimum
+from ..shape.joining import cat
 from ..shape.reshaping import _expand_fwd, normalize_dims, wrap_dim
+from ..shape.scatter import scatter_into_zeros
 from ..table import promotion
 from ..table.argument_errors import ALL_DIMS, REQUIRED, type_error
 from ..table.arguments import as_int, as_ints
-from ..table.array_backward import Kernel
+from ..table.array_backward import ArrayBackward
 from ..table.fast import unary
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 
 
@@ -68,26 +73,26 @@ def _reduced_grad(xp, g, x_shape, dim, keepdim, count: bool):
 
 def _reduced_kernel(count: bool, along_dims: bool):
     if along_dims:
-        return Kernel(lambda xp, needs, g, x_shape, dim, keepdim:
+        return ArrayBackward(lambda xp, needs, g, x_shape, dim, keepdim:
                       _reduced_grad(xp, g, x_shape, dim, keepdim, count))
-    return Kernel(lambda xp, needs, g, x_shape: _reduced_grad(xp, g, x_shape, None, False, count))
+    return ArrayBackward(lambda xp, needs, g, x_shape: _reduced_grad(xp, g, x_shape, None, False, count))
 
 
 SUM = defop("sum", lambda xp, x, *, dtype=None: xp.add.reduce(x, None)
             if dtype is None and x.dtype.kind == "f"
             else x.sum(dtype=_accumulate_dtype(x, dtype)),
-            {"x": lambda g, x_shape: g.expand(x_shape)}, kernel=_reduced_kernel(False, False))
+            {"x": lambda g, x_shape: g.expand(x_shape)}, array_backward=_reduced_kernel(False, False))
 _sum_all = unary(SUM)  # x.sum(): the fast form (see Note [Hot path])
 SUM_DIM = defop("sum_dim", _sum_fwd,
                 {"x": lambda g, x_shape, dim, keepdim: expand_reduced(g, x_shape, dim, keepdim)},
-                node="SumBackward1", kernel=_reduced_kernel(False, True))
+                node="SumBackward1", array_backward=_reduced_kernel(False, True))
 MEAN = defop("mean", lambda xp, x: _mean_fwd(xp, x),
              {"x": lambda g, x_shape: g.expand(x_shape) / _count(x_shape, None)},
-             kernel=_reduced_kernel(True, False))
+             array_backward=_reduced_kernel(True, False))
 MEAN_DIM = defop("mean_dim", _mean_fwd,
                  {"x": lambda g, x_shape, dim, keepdim:
                   expand_reduced(g, x_shape, dim, keepdim) / _count(x_shape, dim)},
-                 node="MeanBackward1", kernel=_reduced_kernel(True, True))
+                 node="MeanBackward1", array_backward=_reduced_kernel(True, True))
 
 
 def _prod_grad(g, x, out, dim, keepdim):
@@ -111,8 +116,6 @@ def prod_of_others(x, dim):
 
     No division, so it is exact where x has zeros (and differentiable again).
     """
-    from ..creation.factories import ones_like
-    from ..shape.joining import cat
 
     n = x.shape[dim]
     ones = ones_like(x.narrow(dim, 0, 1))
@@ -146,7 +149,6 @@ def _spread_ties(g, x, out, dim, keepdim):
 
 def _select_along(g, x_shape, dim, keepdim, indices):
     # max/min along a dim: the gradient goes to the one index that was selected
-    from ..shape.scatter import scatter_into_zeros
 
     if not keepdim:
         g = g.unsqueeze(dim)
@@ -300,7 +302,6 @@ def _max_min(input, dim, keepdim, other, full_op, dim_op, result, pairwise, name
 @public
 def max(input, dim=ALL_DIMS, keepdim=False, *, other=None):
     """Matches `torch.max`: the maximum, `(values, indices)` along `dim`, or elementwise."""
-    from ..elementwise.arithmetic import maximum
 
     return _max_min(input, dim, keepdim, other, MAX, MAX_DIM, max_result, maximum, "max")
 
@@ -308,7 +309,6 @@ def max(input, dim=ALL_DIMS, keepdim=False, *, other=None):
 @public
 def min(input, dim=ALL_DIMS, keepdim=False, *, other=None):
     """Matches `torch.min`."""
-    from ..elementwise.arithmetic import minimum
 
     return _max_min(input, dim, keepdim, other, MIN, MIN_DIM, min_result, minimum, "min")
 

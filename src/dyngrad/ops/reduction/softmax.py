@@ -11,8 +11,9 @@ import numpy as np
 from ..arrays.axis_sums import last_max, last_sum
 from ..shape.reshaping import wrap_dim
 from ..table.argument_errors import REQUIRED
-from ..table.array_backward import Kernel
-from ..table.registry import apply, defop
+from ..table.array_backward import ArrayBackward
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 
 
@@ -107,13 +108,13 @@ SOFTMAX = defop(
     "softmax",
     _softmax_fwd,
     {"x": lambda g, out, dim: softmax_backward(g, out, dim)},
-    kernel=Kernel(lambda xp, needs, g, out, dim: (_softmax_backward_fwd(xp, g, out, dim=dim),)),
+    array_backward=ArrayBackward(lambda xp, needs, g, out, dim: (_softmax_backward_fwd(xp, g, out, dim=dim),)),
 )
 LOG_SOFTMAX = defop(
     "log_softmax",
     _log_softmax_fwd,
     {"x": lambda g, out, dim: apply(LOG_SOFTMAX_BACKWARD, (g, out), {"dim": dim})},
-    kernel=Kernel(
+    array_backward=ArrayBackward(
         lambda xp, needs, g, out, dim: (_log_softmax_backward_fwd(xp, g, out, dim=dim),)
     ),
 )

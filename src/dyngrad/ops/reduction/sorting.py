@@ -11,8 +11,10 @@ from ...return_types import kthvalue as kthvalue_result
 from ...return_types import sort as sort_result
 from ...return_types import topk as topk_result
 from ..shape.reshaping import wrap_dim
+from ..shape.scatter import scatter_into_zeros
 from ..table.arguments import as_int
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 
 
@@ -52,7 +54,6 @@ def _kthvalue_fwd(xp, x, *, k, dim, keepdim):
 
 def _to_positions(g, x_shape, dim, index, keepdim=True):
     # each value goes back to where it came from
-    from ..shape.scatter import scatter_into_zeros
 
     if len(x_shape) == 0:
         return g[0]

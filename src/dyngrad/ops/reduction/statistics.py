@@ -10,11 +10,13 @@ from ...backend import dtypes
 from ...return_types import _result_type
 from ...return_types import median as median_result
 from ..shape.reshaping import wrap_dim
+from ..shape.scatter import scatter_into_zeros
 from ..table.argument_errors import ALL_DIMS
 from ..table.arguments import as_ints
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
-from .reduce_ops import expand_reduced, reduce_dims
+from .reduce_ops import amax, amin, expand_reduced, reduce_dims
 
 
 def _count(shape, dim) -> int:
@@ -189,7 +191,6 @@ def _median_dim_fwd(xp, x, *, dim, keepdim):
 
 
 def _median_dim_grad(g, x_shape, dim, keepdim, out):
-    from ..shape.scatter import scatter_into_zeros
 
     grad, index = g[0], out[1]
     if not keepdim:
@@ -241,7 +242,6 @@ aminmax_result = _result_type("aminmax", ("min", "max"))
 @public
 def aminmax(input, *, dim=None, keepdim=False):
     """Matches `torch.aminmax`: `(min, max)` over everything or along `dim`."""
-    from .reduce_ops import amax, amin
 
     empty = input._data.size == 0 if dim is None else (
         input._data.ndim and input._data.shape[wrap_dim(dim, input._data.ndim)] == 0)

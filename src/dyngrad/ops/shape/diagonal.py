@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..creation.ranges import eye
 from ..table.arguments import as_int
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 from .reshaping import wrap_dim
 
@@ -90,7 +92,6 @@ TRIU = defop(
 
 
 def _eye(shape, like):
-    from ..creation.ranges import eye
 
     return eye(shape[0], shape[1], dtype=like.dtype)
 

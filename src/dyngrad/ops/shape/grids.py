@@ -18,7 +18,8 @@ from ..reduction.reduce_ops import expand_reduced, reduce_dims
 from ..table import promotion
 from ..table.argument_errors import type_name
 from ..table.arguments import as_ints
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 from .joining import cat
 from .reshaping import UNSAFE_VIEW, wrap_dim

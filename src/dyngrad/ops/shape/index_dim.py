@@ -8,9 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
+from ..creation.factories import zeros
 from ..table.arguments import as_int, fill_value
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 from .reshaping import wrap_dim
 from .scatter import check_bounds
@@ -43,7 +45,6 @@ def _index_write_fwd(xp, x, value, *, dim, index):
 
 
 def _index_add_into_zeros(g, x_shape, dim, index):
-    from ..creation.factories import zeros
 
     base = zeros(x_shape, dtype=g.dtype)
     return apply(INDEX_ADD, (base, g), {"dim": dim, "index": index, "alpha": 1})

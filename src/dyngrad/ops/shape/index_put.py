@@ -11,9 +11,11 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...backend import dtypes
+from ..creation.conversion import FILL
 from ..table.arguments import fill_value, type_name, unpack_int64
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 from .indexing import (
     INDEX,
@@ -23,6 +25,7 @@ from .indexing import (
     _sequence_as_tuple,
     getitem,
 )
+from .reshaping import expand
 
 
 def _index_put_fwd(xp, x, values, *, key, accumulate):
@@ -65,12 +68,10 @@ def setitem(self, key, value):
     view = getitem(self, key)
     if isinstance(value, Tensor):
         if value._data.shape != view._data.shape:  # PyTorch's message for a bad shape
-            from .reshaping import expand
 
             expand(value.detach(), view._data.shape)
         view.copy_(value)
     else:
-        from ..creation.conversion import FILL
 
         apply_inplace(FILL, (view,), {"value": value}, name="fill_")
 

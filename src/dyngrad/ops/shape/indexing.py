@@ -14,11 +14,13 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor
-from ..table import registry
+from ..table import record
 from ..table.arguments import as_int
-from ..table.array_backward import Kernel
-from ..table.registry import apply, defop
+from ..table.array_backward import ArrayBackward
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
+from .reshaping import ALIAS, UNSQUEEZE, wrap_dim
 
 _FULL = slice(None)
 _ROUND_MIN = 256  # elements a round must add to cost less than add.at's loop
@@ -93,13 +95,13 @@ SELECT = defop("select", lambda xp, x, *, dim, index: x[_dim_key(dim, index)],
                {"x": lambda g, x_shape, dim, index:
                 apply(EMBED, (g,), {"shape": x_shape, "key": _dim_key(dim, index)})},
                view=True,
-               kernel=Kernel(lambda xp, needs, g, x_shape, dim, index:
+               array_backward=ArrayBackward(lambda xp, needs, g, x_shape, dim, index:
                              (_embed_fwd(xp, g, shape=x_shape, key=_dim_key(dim, index)),)))
 SLICE = defop("slice", lambda xp, x, *, dim, item: x[_dim_key(dim, item)],
               {"x": lambda g, x_shape, dim, item:
                apply(EMBED, (g,), {"shape": x_shape, "key": _dim_key(dim, item)})},
               view=True,
-              kernel=Kernel(lambda xp, needs, g, x_shape, dim, item:
+              array_backward=ArrayBackward(lambda xp, needs, g, x_shape, dim, item:
                             (_embed_fwd(xp, g, shape=x_shape, key=_dim_key(dim, item)),)))
 def _index_fwd(xp, x, *, key):
     try:
@@ -150,7 +152,7 @@ def _index_bounds_error(exc: IndexError, shape: tuple, key: tuple) -> IndexError
 INDEX = defop("index", _index_fwd,
               {"x": lambda g, x_shape, key:
                apply(INDEX_ADD_ZEROS, (g,), {"shape": x_shape, "key": key})},
-              kernel=Kernel(lambda xp, needs, g, x_shape, key:
+              array_backward=ArrayBackward(lambda xp, needs, g, x_shape, key:
                             (_scatter_add_fwd(xp, g, shape=x_shape, key=key),)))
 
 
@@ -318,7 +320,6 @@ def getitem(self, key):
     if out is self:  # x[:] or x[...] is still a new view, as in PyTorch
         if whole_slice and self._data.ndim:
             return apply(SLICE, (self,), {"dim": 0, "item": _FULL})
-        from .reshaping import ALIAS
 
         return apply(ALIAS, (self,))
     return out
@@ -327,10 +328,10 @@ def getitem(self, key):
 def _view_step(op, x: Tensor, attrs: dict) -> Tensor:
     # `apply(op, (x,), attrs)` for a select/slice step, without the general bookkeeping when
     # no node is recorded and nobody observes ops (tokens[:, s] in a training loop)
-    if x._rg or registry.observer is not None or type(x._data) is not np.ndarray:
+    if x._rg or record.observer is not None or type(x._data) is not np.ndarray:
         return apply(op, (x,), attrs)
     t = Tensor._wrap(op.fwd(np, x._data, **attrs))
-    registry._make_view(t, x, op, attrs)
+    record.make_view(t, x, op, attrs)
     return t
 
 
@@ -351,7 +352,6 @@ def _normalize_slice(k: slice) -> slice:
 
 
 def _unsqueeze():
-    from .reshaping import UNSQUEEZE
 
     return UNSQUEEZE
 
@@ -359,7 +359,6 @@ def _unsqueeze():
 @public
 def narrow(input, dim, start, length):
     """Matches `torch.narrow`: a view of `length` elements along `dim` from `start`."""
-    from .reshaping import wrap_dim
 
     start, length = as_int(start), as_int(length)
     if input._data.ndim == 0:
@@ -381,7 +380,6 @@ def narrow(input, dim, start, length):
 @public
 def select(input, dim, index):
     """Matches `torch.select`: a view with `dim` removed, at `index`."""
-    from .reshaping import wrap_dim
 
     index = as_int(index)
     if input._data.ndim == 0:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
+from ..creation.factories import zeros
 from ..table import promotion
 from ..table.argument_errors import type_name
 from ..table.arguments import as_int, as_ints, is_int
-from ..table.array_backward import Kernel
-from ..table.registry import apply, defop
+from ..table.array_backward import ArrayBackward
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 from .reshaping import wrap_dim
 
@@ -43,7 +45,7 @@ def _cat_fwd(xp, *tensors, dim, sizes):
 
 
 def _cat_kernel(xp, needs, g, dim, sizes):
-    # each input's gradient is its slice of g (Note [Array kernels])
+    # each input's gradient is its slice of g (Note [Array backwards])
     if None in sizes:
         return None
     lead = (slice(None),) * dim
@@ -56,20 +58,19 @@ def _cat_kernel(xp, needs, g, dim, sizes):
 
 
 CAT = defop("cat", _cat_fwd, {"tensors": _cat_grad}, promote=_promote_all,
-            kernel=Kernel(_cat_kernel))
+            array_backward=ArrayBackward(_cat_kernel))
 STACK = defop(
     "stack",
     lambda xp, *tensors, dim: xp.stack(tensors, axis=dim),
     {"tensors": lambda g, i, dim: g.select(dim, i)},
     promote=_promote_all,
-    kernel=Kernel(lambda xp, needs, g, dim: [
+    array_backward=ArrayBackward(lambda xp, needs, g, dim: [
         xp.take(g, i, axis=dim) if need else None for i, need in enumerate(needs)]),
 )
 
 
 def _pieces_grad(g, x_shape, dim, sizes):
     # pieces that got no gradient count as zeros
-    from ..creation.factories import zeros
 
     parts = []
     for piece, size in zip(g, sizes):
@@ -92,7 +93,6 @@ def _split_fwd(xp, x, *, dim, sizes):
 
 
 def _unbind_grad(g, x_shape, dim):
-    from ..creation.factories import zeros
 
     like = next(p for p in g if p is not None)
     shape = x_shape[:dim] + x_shape[dim + 1 :]
@@ -107,7 +107,7 @@ def _pieces(xp, g, x_shape, dim, sizes):
             for p, size in zip(g, sizes)]
 
 
-_SPLIT_KERNEL = Kernel(lambda xp, needs, g, x_shape, dim, sizes: (
+_SPLIT_KERNEL = ArrayBackward(lambda xp, needs, g, x_shape, dim, sizes: (
     xp.concatenate(_pieces(xp, g, x_shape, dim, sizes), axis=dim),))
 SPLIT = defop(
     "split",
@@ -115,7 +115,7 @@ SPLIT = defop(
     {"x": lambda g, x_shape, dim, sizes: _pieces_grad(g, x_shape, dim, sizes)},
     outputs=None,
     view=True,
-    kernel=_SPLIT_KERNEL,
+    array_backward=_SPLIT_KERNEL,
 )
 SPLIT_WITH_SIZES = defop(
     "split_with_sizes",
@@ -123,7 +123,7 @@ SPLIT_WITH_SIZES = defop(
     {"x": lambda g, x_shape, dim, sizes: _pieces_grad(g, x_shape, dim, sizes)},
     outputs=None,
     view=True,
-    kernel=_SPLIT_KERNEL,
+    array_backward=_SPLIT_KERNEL,
 )
 def _unbind_kernel(xp, needs, g, x_shape, dim):
     shape = x_shape[:dim] + x_shape[dim + 1 :]
@@ -138,7 +138,7 @@ UNBIND = defop(
     {"x": lambda g, x_shape, dim: _unbind_grad(g, x_shape, dim)},
     outputs=None,
     view=True,
-    kernel=Kernel(_unbind_kernel),
+    array_backward=ArrayBackward(_unbind_kernel),
 )
 
 

@@ -5,19 +5,23 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
+from ..creation.factories import zeros
 from ..table.arguments import fill_value
-from ..table.array_backward import Kernel
+from ..table.array_backward import ArrayBackward
 from ..table.errors import broadcast_error
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
+from .index_dim import INDEX_ADD
+from .joining import cat
 
 # the result keeps x's dtype: the value, made a number of x's kind by fill_value, is weak
 MASKED_FILL = defop(
     "masked_fill",
     lambda xp, x, mask, *, value: xp.where(mask, value, x),
     {"x": lambda g, mask: g.masked_fill(mask, 0.0)},
-    kernel=Kernel(lambda xp, needs, g, mask: (xp.where(mask, 0.0, g), None), mixed_dtypes=True),
+    array_backward=ArrayBackward(lambda xp, needs, g, mask: (xp.where(mask, 0.0, g), None), mixed_dtypes=True),
 )
 MASKED_FILL_TENSOR = defop(
     "masked_fill_tensor",
@@ -97,7 +101,6 @@ def _masked_select_fwd(xp, x, *, mask):
 
 def _masked_source_grad(g, source_shape, mask):
     # the first count(mask) elements of the source were used, in order; the rest get zeros
-    from .joining import cat
 
     picked = apply(MASKED_SELECT, (g,), {"mask": mask})
     missing = int(np.prod(source_shape)) - picked._data.shape[0]
@@ -107,7 +110,6 @@ def _masked_source_grad(g, source_shape, mask):
 
 
 def _into_zeros_at(g, x_shape, mask):
-    from ..creation.factories import zeros
 
     shape = np.broadcast_shapes(tuple(x_shape), mask.shape)
     return apply(MASKED_SCATTER, (zeros(shape, dtype=g.dtype), g), {"mask": mask})
@@ -135,8 +137,6 @@ NONZERO = defop("nonzero", lambda xp, x: xp.argwhere(x).astype(xp.int64))
 
 
 def _take_grad(g, x_shape, index):
-    from ..creation.factories import zeros
-    from .index_dim import INDEX_ADD
 
     n = int(np.prod(x_shape))
     flat = np.where(index < 0, index + n, index).reshape(-1)

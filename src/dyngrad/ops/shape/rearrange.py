@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
+from ..creation.factories import from_numpy
 from ..table.arguments import as_int, as_ints, int_list, new_shape
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 from .reshaping import normalize_dims, permute, wrap_dim
 
@@ -199,7 +201,6 @@ def _check_repeats(counts) -> None:
 
 
 def _tensor(array):
-    from ..creation.factories import from_numpy
 
     return from_numpy(np.ascontiguousarray(array, dtype=np.int64))
 

@@ -6,15 +6,18 @@ shares the input's version counter (see Note [Version counters]).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..._tensor import Tensor
 from ...backend import dtypes
-from ..arrays.axis_sums import lead_sum
+from ..arrays.axis_sums import sum_to
 from ..table.argument_errors import invalid_combination, legacy_type
 from ..table.arguments import as_int, as_ints, int_list, is_int
-from ..table.array_backward import FORMULAS, Kernel
-from ..table.registry import apply, defop
+from ..table.array_backward import FORMULAS, ArrayBackward
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
 
 
@@ -94,21 +97,21 @@ def _view_fwd(xp, x, *, shape):
         ) from None
 
 
-# The view rows' backward kernels (Note [Array kernels]) are the same reshapes on arrays
+# The view rows' backward kernels (Note [Array backwards]) are the same reshapes on arrays
 VIEW = defop("view", _view_fwd, {"x": lambda g, x_shape: g.reshape(x_shape)}, view=True,
-             kernel=FORMULAS)
+             array_backward=FORMULAS)
 UNSAFE_VIEW = defop("unsafe_view", lambda xp, x, *, shape: xp.reshape(x, shape),
-                    {"x": lambda g, x_shape: g.reshape(x_shape)}, kernel=FORMULAS)
-ALIAS = defop("alias", lambda xp, x: x.view(), {"x": lambda g: g}, view=True, kernel=FORMULAS)
-CLONE = defop("clone", lambda xp, x: x.copy(order="K"), {"x": lambda g: g}, kernel=FORMULAS)
+                    {"x": lambda g, x_shape: g.reshape(x_shape)}, array_backward=FORMULAS)
+ALIAS = defop("alias", lambda xp, x: x.view(), {"x": lambda g: g}, view=True, array_backward=FORMULAS)
+CLONE = defop("clone", lambda xp, x: x.copy(order="K"), {"x": lambda g: g}, array_backward=FORMULAS)
 TRANSPOSE = defop("transpose", lambda xp, x, *, dim0, dim1: xp.swapaxes(x, dim0, dim1),
                   {"x": lambda g, dim0, dim1: g.transpose(dim0, dim1)}, view=True,
-                  kernel=Kernel(lambda xp, needs, g, dim0, dim1: (g.swapaxes(dim0, dim1),)))
+                  array_backward=ArrayBackward(lambda xp, needs, g, dim0, dim1: (g.swapaxes(dim0, dim1),)))
 T = defop("t", lambda xp, x: x.T, {"x": lambda g: g.t()}, view=True,
-          kernel=Kernel(lambda xp, needs, g: (g.T,)))
+          array_backward=ArrayBackward(lambda xp, needs, g: (g.T,)))
 PERMUTE = defop("permute", lambda xp, x, *, dims: xp.transpose(x, dims),
                 {"x": lambda g, dims: g.permute(tuple(np.argsort(dims).tolist()))}, view=True,
-                kernel=Kernel(lambda xp, needs, g, dims: (g.transpose(np.argsort(dims)),)))
+                array_backward=ArrayBackward(lambda xp, needs, g, dims: (g.transpose(np.argsort(dims)),)))
 def _expand_fwd(xp, x, *, size):
     # np.broadcast_to costs ~4 us; building the strided view directly costs a tenth of that
     if type(x) is np.ndarray and x.flags.c_contiguous:
@@ -127,37 +130,26 @@ def _expand_fwd(xp, x, *, size):
 # (expand's kernel hands g on whole: the node sums it back to the input's shape)
 EXPAND = defop("expand", _expand_fwd,
                {"x": lambda g, x_shape: g.sum_to_size(x_shape)}, view=True,
-               kernel=Kernel(lambda xp, needs, g: (g,)))
+               array_backward=ArrayBackward(lambda xp, needs, g: (g,)))
 SQUEEZE = defop("squeeze", lambda xp, x: x.reshape([s for s in x.shape if s != 1]),
-                {"x": lambda g, x_shape: g.reshape(x_shape)}, view=True, kernel=FORMULAS)
+                {"x": lambda g, x_shape: g.reshape(x_shape)}, view=True, array_backward=FORMULAS)
 SQUEEZE_DIM = defop("squeeze_dim", lambda xp, x, *, dim: _squeeze_dims(x, (dim,)),
                     {"x": lambda g, x_shape: g.reshape(x_shape)}, node="SqueezeBackward1",
-                    view=True, kernel=FORMULAS)
+                    view=True, array_backward=FORMULAS)
 SQUEEZE_DIMS = defop("squeeze_dims", lambda xp, x, *, dims: _squeeze_dims(x, dims),
                      {"x": lambda g, x_shape: g.reshape(x_shape)}, node="SqueezeBackward2",
-                     view=True, kernel=FORMULAS)
+                     view=True, array_backward=FORMULAS)
 UNSQUEEZE = defop("unsqueeze", lambda xp, x, *, dim: xp.expand_dims(x, dim),
-                  {"x": lambda g, dim: g.squeeze(dim)}, view=True, kernel=FORMULAS)
+                  {"x": lambda g, dim: g.squeeze(dim)}, view=True, array_backward=FORMULAS)
 SUM_TO_SIZE = defop("sum_to_size", lambda xp, x, *, size: sum_to(xp, x, size),
                     {"x": lambda g, x_shape: g.expand(x_shape)}, node="SumBackward1",
-                    kernel=Kernel(lambda xp, needs, g, x_shape:
+                    array_backward=ArrayBackward(lambda xp, needs, g, x_shape:
                                   (_expand_fwd(xp, g, size=x_shape),)))
 
 
 def _squeeze_dims(x, dims):
     keep = [s for i, s in enumerate(x.shape) if not (i in dims and s == 1)]
     return x.reshape(keep)
-
-
-def sum_to(xp, x, size):
-    """Sum `x` down to the broadcastable `size` (leading dims, then size-1 dims)."""
-    lead = x.ndim - len(size)
-    inner = tuple(lead + i for i, s in enumerate(size) if s == 1 and x.shape[lead + i] != 1)
-    if inner:
-        x = x.sum(axis=inner, keepdims=True)
-    if lead:  # the leading dims go away: no keepdims, no reshape
-        x = lead_sum(xp, x, lead)  # See Note [Sums by GEMV]
-    return x
 
 
 @public
@@ -175,8 +167,6 @@ def reshape(input, *shape):
 def view(self, *shape):
     """Matches `torch.Tensor.view`; `view(dtype)` reinterprets the bytes."""
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
-        from ..creation.conversion import view_as_dtype
-
         return view_as_dtype(self, shape[0])
     if shape and not (is_int(shape[0]) or len(shape) == 1 and isinstance(shape[0], (tuple, list))):
         raise invalid_combination("view", shape)  # neither view(dtype) nor view(*size)
@@ -376,7 +366,6 @@ def _T(self):
     # PyTorch's .T is a permute (PermuteBackward0), also for matrices
     ndim = self._data.ndim
     if ndim != 2:
-        import warnings
 
         warnings.warn(_T_ZERO_D if ndim == 0 else _T_DEPRECATED, UserWarning, stacklevel=2)
     return permute(self, tuple(range(ndim - 1, -1, -1)))
@@ -399,3 +388,10 @@ def _mT(self):
 
 public(_property(_T), name="T", function=False)
 public(_property(_mT), name="mT", function=False)
+
+
+def view_as_dtype(self, dtype):
+    """`Tensor.view(dtype)`: the same bytes read as another dtype (no gradient)."""
+    out = Tensor._wrap(self._data.view(dtype.np))
+    out._vc = self._vc
+    return out

@@ -11,8 +11,10 @@ from ..._tensor import Tensor
 from ..table.arguments import as_int, fill_value
 from ..table.errors import broadcast_error
 from ..table.inplace import apply_inplace
-from ..table.registry import apply, defop
+from ..table.record import apply
+from ..table.registry import defop
 from ..table.surface import public
+from .indexing import EMBED
 from .reshaping import wrap_dim
 
 
@@ -61,7 +63,6 @@ def _region(index):
 
 def _pad_to(t, shape):
     """`t` in the leading corner of zeros of `shape` (the src of scatter may be larger)."""
-    from .indexing import EMBED
 
     if t._data.shape == tuple(shape):
         return t

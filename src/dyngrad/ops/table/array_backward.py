@@ -1,19 +1,21 @@
-"""Array kernels: a node's backward computed on arrays when no graph of it is recorded.
+"""Array backwards: a node's backward computed on arrays when no graph of it is recorded.
 
-# Note [Array kernels]
+# Note [Array backwards]
 # A backward formula is written in Tensor ops so that `create_graph=True` differentiates it.
 # Without create_graph (grad mode is off while the engine runs), that generality costs a
 # Tensor and a dispatch for every step of every formula, which is most of a small model's
 # backward. A row of the op table may therefore say how to compute its input gradients on
 # arrays, in one of two ways:
-#   kernel=FORMULAS       its formulas use only arithmetic operators, which NumPy arrays share
-#                         with Tensors: the same formulas are evaluated on the saved arrays;
-#   kernel=Kernel(fn)     `fn(xp, needs, g, <names>)` returns every input's gradient at once
-#                         (`needs[i]` is truthy when input i wants one), reading names as
-#                         formulas do (a multi-output node's `g` is a tuple of arrays,
-#                         None for an output that got no gradient), or None to leave a
-#                         case to the formulas (matmul's 1-d operands).
-# A kernel never writes into `g` or a saved array: they may be shared (or read-only views).
+#   array_backward=FORMULAS            its formulas use only arithmetic operators, which NumPy
+#                                      arrays share with Tensors: the same formulas are
+#                                      evaluated on the saved arrays;
+#   array_backward=ArrayBackward(fn)   `fn(xp, needs, g, <names>)` returns every input's
+#                                      gradient at once (`needs[i]` is truthy when input i
+#                                      wants one), reading names as formulas do (a
+#                                      multi-output node's `g` is a tuple of arrays, None
+#                                      for an output that got no gradient), or None to leave
+#                                      a case to the formulas (matmul's 1-d operands).
+# An array backward never writes into `g` or a saved array: they may be shared (or read-only views).
 # The node runs the kernel when grad mode is off and the formulas when it is on, so gradcheck
 # (first order) checks the kernels and gradgradcheck (double backward) the formulas. Saved
 # tensors are checked for in-place changes exactly as the formulas' path checks them. A node
@@ -25,21 +27,22 @@
 from __future__ import annotations
 
 import inspect
+import linecache
 
 import numpy as np
 
 from ..._tensor import Tensor
 from ...graph.saved import SavedOutput
-from .registry import check_unmodified
+from ..arrays.axis_sums import sum_to
+from .nodes import check_unmodified
 
-__all__ = ["FORMULAS", "Kernel"]
+__all__ = ["FORMULAS", "ArrayBackward"]
 
 _ndarray = np.ndarray
-_sum_to = None  # ops.shape.sum_to, bound on first use (shape imports the registry)
 
 
-class Kernel:
-    """An op's input gradients at once, on arrays; see Note [Array kernels]."""
+class ArrayBackward:
+    """An op's input gradients at once, on arrays; see Note [Array backwards]."""
 
     def __init__(self, fn, *, mixed_dtypes: bool = False):
         self.fn = fn
@@ -51,13 +54,13 @@ class Kernel:
         fn, params = self.fn, self.params
         # a kernel reads only what the formulas read: nothing else is saved or recorded
         read = {p for f in op.formulas if f for p in f[1]} - {"g"}
-        if op.stash:  # Note [Stashed intermediates] in registry.py
+        if op.stash:  # Note [Stashed intermediates] in nodes.py
             read.add("stash")
         unknown = set(params) - read - set(op.attrs)
         if unknown:
             raise TypeError(f"{op.name}: kernel reads names no formula reads {sorted(unknown)}")
         args = "".join(f", {_resolve(op, p)}" for p in params)
-        return _generated(f"fn(np, meta, gd{args})", self.mixed_dtypes, {"fn": fn})
+        return _generated(op, f"fn(np, meta, gd{args})", self.mixed_dtypes, {"fn": fn})
 
 
 class _Formulas:
@@ -71,7 +74,7 @@ class _Formulas:
             names[f"f{i}"] = fn
             args = ", ".join("gd" if p == "g" else _resolve(op, p) for p in params)
             calls.append(f"(f{i}({args}) if meta[{i}] else None)")
-        return _generated(f"({', '.join(calls)},)", False, names)
+        return _generated(op, f"({', '.join(calls)},)", False, names)
 
 
 FORMULAS = _Formulas()
@@ -117,11 +120,17 @@ def _resolve(op, name: str) -> str:
     return f"env.get({name!r})"
 
 
-def _generated(grads: str, mixed_dtypes: bool, names: dict):
+def _generated(op, grads: str, mixed_dtypes: bool, names: dict):
+    # named after the node (`MulBackward0`), with its source in linecache under a name of its
+    # own, so profilers and tracebacks show which backward ran and its generated line
+    name = op.node_cls.__name__ if op.node_cls is not None else op.name
+    source = _RUN.format(grads=grads).replace("def run(", f"def {name}(", 1)
+    filename = f"<array backward of {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {"np": np, "_ndarray": _ndarray, "_EMPTY": _EMPTY, "_wrap": _wrap,
                  "_saved_arrays": _saved_arrays, "mixed_dtypes": mixed_dtypes, **names}
-    exec(_RUN.format(grads=grads), namespace)  # noqa: S102 (names from signatures)
-    return namespace["run"]
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (names from signatures)
+    return namespace[name]
 
 
 def _saved_arrays(node, dtype, mixed_dtypes: bool):
@@ -185,15 +194,10 @@ def _tensor(grad):
 
 def _conform(t, m):
     """`t` summed back to its input's shape and cast to its dtype (as OpNode's `conform`)."""
-    global _sum_to
     shape, dtype = m
     data = t._data
     if data.shape == shape and data.dtype == dtype:
         return t
-    if _sum_to is None:
-        from ..shape.reshaping import sum_to as _bound
-
-        _sum_to = _bound
     if data.shape != shape:
-        data = np.asarray(_sum_to(np, data, shape))  # a full sum gives a scalar
+        data = np.asarray(sum_to(np, data, shape))  # a full sum gives a scalar
     return Tensor._wrap(data.astype(dtype, copy=False))

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...backend import dtypes
+from .arguments import allocation_error
 
 __all__ = ["translate", "broadcast_error", "expect_tensor", "floating_only", "c_type_name"]
 
@@ -97,7 +98,6 @@ def translate(op, args, attrs, exc: Exception) -> Exception:
     if isinstance(exc, RuntimeError):
         return exc
     if isinstance(exc, MemoryError):  # NumPy's names the shape and dtype it could not get
-        from .arguments import allocation_error
 
         shape, dtype = getattr(exc, "shape", ()), getattr(exc, "dtype", np.dtype(np.uint8))
         return allocation_error(int(np.prod(shape, dtype=object)) * dtype.itemsize)

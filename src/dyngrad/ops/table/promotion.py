@@ -12,6 +12,7 @@ from ..._tensor import Tensor
 from ...backend import dtypes
 from ...backend.dtypes import defaults, from_numpy_dtype, promote_operands, scalar_dtype
 from .arguments import fill_value
+from .errors import broadcast_error
 
 __all__ = [
     "binary",
@@ -210,7 +211,6 @@ def integral(kernel: str):
 
 def check_broadcast(arrays: list) -> None:
     """PyTorch's error for arrays whose shapes do not broadcast, if they do not."""
-    from .errors import broadcast_error
 
     err = broadcast_error([a.shape for a in arrays if type(a) is _ARRAY])
     if err is not None:

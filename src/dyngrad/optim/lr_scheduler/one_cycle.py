@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ..optimizer import Optimizer
 from .base import LRScheduler, per_group
 
 __all__ = ["OneCycleLR"]
@@ -29,7 +30,6 @@ class OneCycleLR(LRScheduler):
         three_phase: bool = False,
         last_epoch: int = -1,
     ) -> None:
-        from ..optimizer import Optimizer
 
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")

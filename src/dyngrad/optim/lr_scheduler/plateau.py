@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ..optimizer import Optimizer
 from .base import EPOCH_DEPRECATION_WARNING, LRScheduler, group_values, set_group_value
 
 __all__ = ["ReduceLROnPlateau"]
@@ -25,7 +26,6 @@ class ReduceLROnPlateau(LRScheduler):
         min_lr=0,
         eps: float = 1e-8,
     ) -> None:
-        from ..optimizer import Optimizer
 
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")

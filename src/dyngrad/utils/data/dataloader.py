@@ -9,8 +9,9 @@ import warnings
 
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, fresh_seed
-from .worker import make_fetcher
+from .iterators import SingleProcessDataLoaderIter
+from .multiprocess import MultiProcessingDataLoaderIter
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader"]
 
@@ -122,9 +123,7 @@ class DataLoader:
 
     def _get_iterator(self):
         if self.num_workers == 0:
-            return _SingleProcessDataLoaderIter(self)
-        from .multiprocess import MultiProcessingDataLoaderIter
-
+            return SingleProcessDataLoaderIter(self)
         return MultiProcessingDataLoaderIter(self)
 
     def __len__(self) -> int:
@@ -262,59 +261,3 @@ def _context(context, num_workers: int):
             f"multiprocessing_context={context}"
         )
     return context
-
-
-class BaseDataLoaderIter:
-    """What every DataLoader iterator shares: the index stream and the worker base seed."""
-
-    def __init__(self, loader: DataLoader) -> None:
-        self._dataset = loader.dataset
-        self._iterable = loader._iterable
-        self._auto_collation = loader._auto_collation
-        self._drop_last = loader.drop_last
-        self._index_sampler = loader._index_sampler
-        self._num_workers = loader.num_workers
-        self._timeout = loader.timeout
-        self._collate_fn = loader.collate_fn
-        self._persistent_workers = loader.persistent_workers
-        self._sampler_iter = iter(self._index_sampler)
-        self._base_seed = fresh_seed(loader.generator)
-        self._num_yielded = 0
-        if loader.pin_memory:
-            warnings.warn(
-                "'pin_memory' argument is set as true but no accelerator is found, "
-                "then device pinned memory won't be used.",
-                stacklevel=3,
-            )
-
-    def __iter__(self):
-        return self
-
-    def _reset(self, loader, first_iter: bool = False) -> None:
-        self._sampler_iter = iter(self._index_sampler)
-        self._num_yielded = 0
-
-    def _next_index(self):
-        return next(self._sampler_iter)
-
-    def __next__(self):
-        data = self._next_data()
-        self._num_yielded += 1
-        return data
-
-    def __len__(self) -> int:
-        return len(self._index_sampler)
-
-    def __getstate__(self):
-        raise NotImplementedError(f"{self.__class__.__name__} cannot be pickled")
-
-
-class _SingleProcessDataLoaderIter(BaseDataLoaderIter):
-    def __init__(self, loader: DataLoader) -> None:
-        super().__init__(loader)
-        self._fetcher = make_fetcher(
-            self._iterable, self._dataset, self._auto_collation, self._collate_fn, self._drop_last
-        )
-
-    def _next_data(self):
-        return self._fetcher.fetch(self._next_index())

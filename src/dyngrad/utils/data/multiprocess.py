@@ -7,10 +7,11 @@ import itertools
 import multiprocessing
 import os
 import pickle
+import signal
 import time
 from multiprocessing.connection import wait
 
-from .dataloader import BaseDataLoaderIter
+from .iterators import BaseDataLoaderIter
 from .result_pipe import STATUS_CHECK_INTERVAL, ResultReader
 from .worker import ExceptionWrapper, IterableDatasetStopIteration, ResumeIteration, worker_loop
 
@@ -204,7 +205,6 @@ def _describe_exit(code: int | None) -> str:
     if code is None:
         return "still running"
     if code < 0:
-        import signal
 
         try:
             return f"killed by signal {signal.Signals(-code).name}"

@@ -315,13 +315,13 @@ def test_row_maxima_by_halving_are_numpys(shape):
 
 
 def test_a_kernel_may_read_only_what_the_formulas_read():
-    from dyngrad.ops.table.array_backward import Kernel
+    from dyngrad.ops.table.array_backward import ArrayBackward
     from dyngrad.ops.table.registry import OPS, defop
 
     # `x` is never saved (no formula reads it), so a kernel reading it would get nothing
     with pytest.raises(TypeError, match=r"kernel reads names no formula reads \['x'\]"):
         defop("kernel_reads_unsaved", lambda xp, x: x * 2, {"x": lambda g: g * 2},
-              kernel=Kernel(lambda xp, needs, g, x: (g * x,)))
+              array_backward=ArrayBackward(lambda xp, needs, g, x: (g * x,)))
     assert "kernel_reads_unsaved" not in OPS
 
 
@@ -396,9 +396,9 @@ def test_gelu_stash_is_not_kept_without_a_graph_and_in_place_gelu_matches_torch(
 
 
 def test_a_kernel_reads_stash_only_on_a_stash_row():
-    from dyngrad.ops.table.array_backward import Kernel
+    from dyngrad.ops.table.array_backward import ArrayBackward
     from dyngrad.ops.table.registry import defop
 
     with pytest.raises(TypeError, match="reads names no formula reads"):
         defop("bad_stash_probe", lambda xp, x: x, {"x": lambda g: g},
-              kernel=Kernel(lambda xp, needs, g, stash: (g,)))
+              array_backward=ArrayBackward(lambda xp, needs, g, stash: (g,)))

@@ -1,0 +1,89 @@
+"""`torch.nn.functional`'s dropouts: elementwise and per channel, with PyTorch's checks."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..backend.random import rng_of
+
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d"]
+
+
+def _check_p(p) -> None:
+    _check_p_range(p)
+    if p != p:  # NaN passes the Python check above; PyTorch's kernel refuses it
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _check_p_range(p) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _masked(input, mask_shape, p, inplace):
+    """input * mask / (1 - p) with a Bernoulli(1 - p) mask from dyngrad's generator."""
+    dtype = input._data.dtype
+    if p == 1.0:
+        scale = np.zeros(mask_shape, dtype=dtype)
+    else:
+        # PyTorch divides in the input's compute type (float32 below float64), then rounds
+        compute = np.float64 if dtype == np.float64 else np.float32
+        keep = rng_of(None).random(mask_shape) >= p
+        scale = np.multiply(keep, compute(1) / compute(1.0 - p), dtype=dtype)
+    mask = Tensor._wrap(scale)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Matches `torch.nn.functional.dropout`: zero each element with probability p, scale the rest.
+
+    The mask comes from dyngrad's generator: same statistics as PyTorch, other numbers.
+    """
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    return _masked(input, input._data.shape, p, inplace)
+
+
+def _feature_dropout(input, p, training, inplace, batched_ndim: int):
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    shape = input._data.shape
+    lead = 2 if input._data.ndim == batched_ndim else 1
+    return _masked(input, shape[:lead] + (1,) * (len(shape) - lead), p, inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p_range(p)  # the range first, NaN after the dims (the kernel's check)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs)."
+        )
+    return _feature_dropout(input, p, training, inplace, 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Matches `torch.nn.functional.dropout2d`: zero whole channels."""
+    if input.dim() == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            UserWarning,
+            stacklevel=2,
+        )
+        return _feature_dropout(input, p, training, inplace, 3)
+    return _feature_dropout(input, p, training, inplace, 4)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 5)

@@ -1,0 +1,203 @@
+"""The nodes of table ops: `OpNode` runs a row's backward (array backward or formulas), checks
+its saved tensors, and frees them.
+"""
+
+from __future__ import annotations
+
+from ..._tensor import Tensor
+from ...backend import dtypes
+from ...graph import passes
+from ...graph.errors import modified_inplace_error
+from ...graph.grad_mode import state as grad_state
+from ...graph.node import SECOND_BACKWARD, Node
+from ...graph.saved import SavedOutput
+from . import record
+
+__all__ = ["OpNode", "StashOpNode", "VariadicOpNode", "unpack_saved", "check_unmodified",
+           "sum_to_input"]
+
+_EMPTY: dict = {}
+
+
+class OpNode(Node):
+    """The backward node of a table op; its class (`MulBackward0`) is made per entry."""
+
+    __slots__ = ("_saved", "_versions", "_attrs", "_meta", "_freed_in")
+    _op: object  # its OpDef (registry.py), set on each generated subclass
+
+    def apply(self, grads):
+        op = self._op
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(SECOND_BACKWARD + _freed_detail(self))
+        # See Note [Array backwards]; while the doctor observes ops, formulas run as Tensor ops
+        if op.array_backward is not None and not grad_state.enabled and record.observer is None:
+            result = op.array_backward(self, grads[0] if op.n_outputs == 1 else grads)
+            if result is not None:
+                return result
+        env = unpack_saved(self) if saved else {}
+        if self._attrs:
+            env.update(self._attrs)
+        env["g"] = grads[0] if op.n_outputs == 1 else grads
+        meta = self._meta
+        if op.variadic:
+            return self._apply_variadic(op, env, meta)
+        if op.reads_shapes:
+            shape_names = op.shape_names
+            for i, m in enumerate(meta):
+                if m is not None:
+                    env[shape_names[i]] = m[0]
+        results = []
+        readers = op.readers
+        for i, (next_fn, _) in enumerate(self.next_functions):
+            if next_fn is None:
+                results.append(None)
+                continue
+            fn, read, many = readers[i]
+            grad = fn(*read(env)) if many else fn(read(env))
+            if grad is not None:
+                shape, dtype = meta[i]
+                data = grad._data
+                if data.shape != shape or data.dtype != dtype:
+                    grad = sum_to_input(grad, meta[i])
+            results.append(grad)
+        return tuple(results)
+
+    def _apply_variadic(self, op, env, meta):
+        # one formula for every input: `i` says which, `<name>_shape` its shape
+        results = []
+        fn, params = op.formulas[0]
+        for i, (next_fn, _) in enumerate(self.next_functions):
+            if next_fn is None:
+                results.append(None)
+                continue
+            env["i"] = i
+            env[op.shape_names[0]] = meta[i][0]
+            grad = fn(*[env[p] for p in params])
+            if grad is not None:
+                grad = sum_to_input(grad, meta[i])
+            results.append(grad)
+        return tuple(results)
+
+    def release(self) -> None:
+        if self._saved:
+            self._saved = None
+            self._freed_in = passes.current  # for the second-backward message
+
+    @property
+    def _saved_tensor_names(self) -> tuple:
+        return tuple(self._saved) if self._saved else ()
+
+    def __getattr__(self, name):
+        # PyTorch exposes saved values as `_saved_self`, `_saved_other`, `_saved_result`
+        if name.startswith("_saved_") and not name.startswith("_saved_tensor"):
+            key = _TORCH_SAVED_NAMES.get(name[7:], name[7:])
+            saved = object.__getattribute__(self, "_saved")
+            if saved is None:
+                raise RuntimeError(SECOND_BACKWARD)
+            if key in saved:
+                return unpack_saved(self)[key]
+            attrs = object.__getattribute__(self, "_attrs") or _EMPTY
+            if key in attrs:
+                return attrs[key]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+_TORCH_SAVED_NAMES = {"self": "x", "other": "y", "result": "out"}
+
+
+
+
+def sum_to_input(grad: Tensor, meta) -> Tensor:
+    """A formula's gradient summed back to its input's shape and cast to its dtype: the one
+    place (with the array backwards' `axis_sums.sum_to`) where broadcasting is undone."""
+    shape, np_dtype = meta
+    if grad._data.shape != shape:
+        # shapes come from broadcasting, so sum_to_size's checks pass; under create_graph it
+        # records SumBackward1 as PyTorch does
+        grad = grad.sum_to_size(shape)
+    if grad._data.dtype != np_dtype:
+        grad = grad.to(dtypes.from_numpy_dtype(np_dtype))
+    return grad
+
+
+def unpack_saved(node: OpNode) -> dict:
+    """The saved values of a node, after checking no saved tensor changed since it was saved."""
+    values = dict(node._saved)
+    for name, version in node._versions.items():
+        value = values[name]
+        check_unmodified(node, name, value, version)
+        if type(value) is SavedOutput:
+            if grad_state.enabled and node._op.is_differentiable(value.output_nr):
+                # create_graph: the output's history is this very node
+                rebuilt = Tensor._wrap(value.data, True, node, value.output_nr)
+                rebuilt._vc = value.vc
+                values[name] = rebuilt
+            else:
+                values[name] = value.tensor
+    if node._n_outputs > 1 and "out0" in values:
+        values["out"] = tuple(values.pop(f"out{i}") for i in range(node._n_outputs))
+    return values
+
+
+def check_unmodified(node: OpNode, name: str, value, version: int) -> None:
+    """PyTorch's error if a saved tensor (or saved output) changed in place since it was saved."""
+    if type(value) is SavedOutput:
+        if value.vc.value != version:
+            _raise_modified(node, name, value.tensor, version, node, value.output_nr)
+    elif value._vc.value != version:
+        # PyTorch names the tensor's history as it is now (after the in-place write)
+        _raise_modified(node, name, value, version, value._fn, value._out_nr)
+
+
+def _raise_modified(node, name, tensor, version, fn, out_nr):
+    raise modified_inplace_error(node, name, tensor, version, fn, out_nr)
+
+
+# Note [Stashed intermediates]
+# A few forwards compute an intermediate their backward needs again, at a cost far above the
+# backward's own arithmetic: GELU's cdf, an erf of ~40 NumPy passes over the activation. Such
+# a row is `stash=True`: the node keeps the intermediate beside (not among) its saved tensors,
+# the array kernel reads it, and release() drops it with the saved tensors. It is exactly the
+# array the backward would compute again, so gradients are unchanged bit for bit; the formulas
+# (double backward) ignore it and recompute. The price is holding it until backward.
+class StashOpNode(OpNode):
+    """The node of a `stash=True` row: one extra slot, freed with the saved tensors."""
+
+    __slots__ = ("_stash",)
+
+    def release(self) -> None:
+        super().release()
+        self._stash = None
+
+
+class VariadicOpNode(OpNode):
+    """The node of an op whose number of outputs is set per call (`outputs=None`)."""
+
+    __slots__ = ("_n_outputs",)
+
+
+def _freed_detail(node) -> str:
+    # See Note [Backward passes] in graph/passes.py
+    freed = getattr(node, "_freed_in", None)
+    if freed is None:
+        return (f"\n[dyngrad] {node.name()} already released its saved tensors in an earlier "
+                "backward. Pass retain_graph=True to the first backward() if you need a second "
+                "one, or run the forward again to build a fresh graph.")
+    number, first_seq, _ = freed
+    now = passes.current
+    head = (f"\n[dyngrad] {node.name()} released its saved tensors in backward pass #{number}; "
+            f"this is pass #{now[0]}.")
+    if now[2] > first_seq:
+        return head + (
+            f" The tensor you called backward() on was made after pass #{number}, yet its "
+            "graph reaches into the graph that pass used: a value from an earlier iteration "
+            "was carried into this one (a running total such as `total_loss += loss`, or a "
+            "hidden state that was not detached). Fix: carry `.detach()` (or `.item()`) of "
+            "it across iterations.")
+    return head + (
+        f" This graph was already used by backward pass #{number}. Fix: pass "
+        "retain_graph=True to that first backward() if you need to go through the graph "
+        "again, or run the forward again to build a fresh graph.")
+
+

@@ -1,0 +1,275 @@
+"""The one recording path: where an op call is seen, its node made, its values saved.
+
+# Note [One recording path]
+# Every way an op can record history goes through this module: `apply` (the table ops), the
+# fast forms (fast.py), in-place ops (inplace.py) and custom Functions (autograd/function.py).
+#   connect(node, inputs, mask, attrs)   a new node: its sequence number, its edges to the
+#                                        inputs that require grad (`gradient_edge`), their
+#                                        shapes and dtypes, the op's attributes, and in
+#                                        anomaly mode the forward stack
+#   save(node, plan, inputs, result)     what the formulas read, with each saved tensor's
+#                                        version (Note [Version counters])
+#   Tensor._wrap(data, ...)              every output tensor
+#   observer                             told of every op (the doctor; Note [Op observer])
+# So whatever must see op calls (the compile tracer, autocast, saved-tensor hooks, the
+# doctor) attaches here once. The fast forms call the same functions; only the cheap test of
+# whether anything is recorded at all is theirs.
+
+# Note [In-place through a view]
+# Writing into a view `v = b[0]` changes `b`, so `b`'s history must change too. PyTorch's
+# answer, kept here: `b.grad_fn` becomes `CopySlices` (views.py), which passes `b`'s old
+# gradient through everywhere except the written region, where it applies the in-place op's
+# backward. Every view of `b` made before the write is stale afterwards (its version no longer
+# matches its base's); the next time its history is needed it is rebuilt as a view of the new
+# `b` (`AsStridedBackward0`, PyTorch's name). A view remembers how it was made from its base
+# as a chain of (op, attrs) steps, linked to its source's chain (so making a view costs the
+# same however deep the chain), replayed on the base's gradient.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._tensor import Tensor, above, user_site
+from ...backend import namespace
+from ...graph import anomaly_mode as anomaly
+from ...graph import errors as graph_errors
+from ...graph.grad_mode import state as grad_state
+from ...graph.node import Node, _sequence, grad_accumulator, op_name_of
+from ...graph.saved import SavedOutput
+from .errors import translate
+
+__all__ = [
+    "apply",
+    "connect",
+    "save",
+    "gradient_edge",
+    "note_no_grad",
+    "observer",
+    "replay_view",
+    "refresh_view",
+    "view_steps",
+]
+
+_EMPTY: dict = {}
+_new = object.__new__
+_ndarray = np.ndarray
+_NO_EDGE = (None, 0)
+_next_seq = _sequence.__next__
+_wrap = Tensor._wrap
+# Note [Op observer]: `dyngrad.doctor` sets this to `observer(op, args, attrs, result)` while it
+# watches; every op checks it once (a global read), so it costs ~nothing while None.
+observer = None
+
+
+def gradient_edge(t: Tensor):
+    """The (node, output_nr) a gradient for `t` flows into."""
+    if t._base is not None and t._view_ver != t._vc.value:
+        refresh_view(t)
+    fn = t._fn
+    if fn is not None:
+        return (fn, t._out_nr)
+    return (grad_accumulator(t), 0)
+
+
+def connect(node: Node, inputs: tuple, mask: int, attrs: dict = _EMPTY) -> Node:
+    """Give a new node its number, its edges to the inputs whose bit in `mask` is set (those
+    that require grad), their (shape, dtype), the op's attributes and the forward stack."""
+    node._seq = _next_seq()
+    edges = []
+    meta = []
+    for a in inputs:
+        if mask & 1:
+            fn = a._fn
+            if fn is not None and a._base is None:
+                edges.append((fn, a._out_nr))
+            else:
+                edges.append(gradient_edge(a))
+            data = a._data
+            meta.append((data.shape, data.dtype))
+        else:
+            edges.append(_NO_EDGE)
+            meta.append(None)
+        mask >>= 1
+    node.next_functions = tuple(edges)
+    node._meta = tuple(meta)
+    node._attrs = attrs
+    if anomaly.state.enabled:
+        anomaly.record(node)
+    return node
+
+
+def save(node: Node, plan: tuple, inputs: tuple, result) -> None:
+    """Save what the node's formulas read (`plan`: (name, input index or -1 for the output))
+    with the version of every saved tensor."""
+    saved = {}
+    versions = {}
+    for name, index in plan:
+        if index >= 0:
+            value = inputs[index]
+            saved[name] = value
+            if isinstance(value, Tensor):
+                versions[name] = value._vc.value
+        elif type(result) is not tuple:
+            saved[name] = SavedOutput(result._data, result._vc, 0)
+            versions[name] = result._vc.value
+        else:  # every output of a multi-output op, e.g. max(dim)'s values and indices
+            for i, out in enumerate(result):
+                saved[f"{name}{i}"] = SavedOutput(out._data, out._vc, i)
+                versions[f"{name}{i}"] = out._vc.value
+    node._saved = saved
+    node._versions = versions
+
+
+def apply(op, args: tuple, attrs: dict = _EMPTY):
+    """Run `op` on `args` (tensors or numbers) and record a node when a gradient is needed."""
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if op.promote is not None:
+        arrays = op.promote(arrays, args)
+    first = arrays[0]
+    try:
+        out = op.fwd(np if type(first) is _ndarray else namespace(first), *arrays, **attrs)
+    except (ValueError, IndexError, TypeError, MemoryError) as exc:
+        raise translate(op, args, attrs, exc) from None
+    if op.stash:  # See Note [Stashed intermediates]
+        out, stash = out
+    mask = 0
+    if grad_state.enabled and op.node_cls is not None:
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor) and a._rg:
+                mask |= 1 << i
+    if not mask:
+        result = _outputs(op, args, attrs, out, None)
+        if not grad_state.enabled and op.node_cls is not None:
+            note_no_grad(result, args)
+    else:
+        node = _new(op.node_cls)
+        if op.n_outputs is None:
+            node._n_outputs = len(out)
+        connect(node, args, mask, attrs)
+        if op.stash:
+            node._stash = stash
+        result = _outputs(op, args, attrs, out, node)
+        save(node, op.plans[mask], args, result)
+    if observer is not None:  # See Note [Op observer]
+        observer(op, args, attrs, result)
+    return result
+
+
+def note_no_grad(result, args) -> None:
+    """Grad mode is off: if an input requires grad, remember where the output lost its history,
+    for the "does not require grad" error (see `explain_no_grad`). Not on the grad-on path."""
+    if grad_state.inference or grad_state.backward:
+        return
+    for a in args:
+        if isinstance(a, Tensor) and a._rg:
+            site = user_site(3)
+            for t in result if type(result) is tuple else (result,):
+                t._nograd_site = site
+            graph_errors.last_no_grad_site = site
+            return
+
+
+def _outputs(op, args, attrs, out, node):
+    if op.n_outputs == 1:
+        t = _wrap(out if type(out) is _ndarray else np.asarray(out), node is not None, node)
+        if op.view:
+            make_view(t, args[0], op, attrs)
+        return t
+    results = []
+    for i, o in enumerate(out):
+        differentiable = node is not None and op.is_differentiable(i)
+        t = _wrap(np.asarray(o), differentiable, node if differentiable else None, i)
+        if op.view:
+            make_view(t, args[0], op, attrs)
+        results.append(t)
+    return tuple(results)
+
+
+# ---- views: See Note [In-place through a view] ----------------------------------------------
+
+
+def make_view(view: Tensor, source: Tensor, op, attrs) -> None:
+    """Make `view` (an output of a view op on `source`) share `source`'s base and counter."""
+    # See Note [Version counters]: a view shares its base's counter.
+    view._vc = source._vc
+    view._base = source._base if source._base is not None else source
+    view._view_chain = (source._view_chain, op, attrs)
+    view._view_ver = source._vc.value
+
+
+def view_steps(chain) -> list:
+    """The (op, attrs) steps of a view chain, from its base outwards."""
+    steps = []
+    while chain is not None:
+        chain, op, attrs = chain
+        steps.append((op, attrs))
+    steps.reverse()
+    return steps
+
+
+def replay_view(tensor: Tensor, chain) -> Tensor:
+    """Apply a view chain recorded at view creation to `tensor` (a base or a gradient)."""
+    for op, attrs in view_steps(chain):
+        tensor = apply(op, (tensor,), attrs)
+    return tensor
+
+
+MULTI_OUTPUT_VIEW = (
+    "This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation "
+    "by an out-of-place one."
+)
+
+
+def of_multi_output(view) -> bool:
+    # views made by unbind/split/chunk cannot be replayed one at a time, so PyTorch forbids
+    # writing into them (or using them after their base was written) while they need grad
+    return any(op.n_outputs != 1 for op, _ in view_steps(view._view_chain))
+
+
+def multi_output_error(view, what: str) -> str:
+    return f"Output {view._out_nr} of {op_name_of(view._fn)} is a view and {what}. " + (
+        MULTI_OUTPUT_VIEW
+    )
+
+
+def refresh_view(view) -> None:
+    """Rebuild a stale view's history from its base's current one."""
+    if view._view_ver == view._vc.value:
+        return
+    if view._base._rg and view._rg and of_multi_output(view):
+        what = "its base or another view of its base has been modified inplace"
+        raise RuntimeError(multi_output_error(view, what))
+    view._view_ver = view._vc.value
+    if view._base._rg:
+        regenerate(view)
+
+
+def regenerate(view) -> None:
+    """Make a view's history `AsStridedBackward0` over its base's current history."""
+    base = view._base
+    node = AsStridedBackward0()
+    node.next_functions = (gradient_edge(base),)
+    node._chain = view._view_chain
+    node._base_shape = base._data.shape
+    node._base_dtype = base._data.dtype
+    view._fn = node
+    view._out_nr = 0
+    view._rg = True
+    view._view_ver = view._vc.value
+
+
+class AsStridedBackward0(Node):
+    """A view's history rebuilt over its base: scatter the view's gradient into the base."""
+
+    __slots__ = ("_chain", "_base_shape", "_base_dtype")
+
+    def apply(self, grads):
+        g = grads[0]
+        base_grad = _wrap(namespace(g._data).zeros(self._base_shape, self._base_dtype))
+        replay_view(base_grad, self._chain).copy_(g)
+        return (base_grad,)
+
+
+above.refresh_view = refresh_view  # Tensor.grad_fn: See Note [Calls up the layers]
