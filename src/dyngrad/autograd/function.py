@@ -12,14 +12,13 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ..graph import anomaly_mode as anomaly
 from ..graph.errors import modified_inplace_error
 from ..graph.grad_mode import no_grad
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import SECOND_BACKWARD, Node
 from ..graph.saved import SavedOutput
 from ..ops.creation.factories import zeros
-from ..ops.table.record import gradient_edge
+from ..ops.table.record import connect, gradient_edge
 from ..ops.table.views import check_inplace_allowed, rebase_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
@@ -181,12 +180,14 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         """Run forward without recording, then make the outputs' history this function."""
         ctx = cls._backward_cls()
-        tracking = grad_state.enabled and any(isinstance(a, Tensor) and a._rg for a in args)
+        tensors = tuple(a for a in args if isinstance(a, Tensor))
+        mask = sum(1 << i for i, t in enumerate(tensors) if t._rg)
+        tracking = grad_state.enabled and mask != 0
+        if tracking:  # numbered and connected before forward runs, as PyTorch's node is
+            connect(ctx, tensors, mask)  # See Note [One recording path]
         ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
         # PyTorch reads requires_grad alone here, so it is True even under no_grad
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
-        if tracking and anomaly.state.enabled:
-            anomaly.record(ctx)
         ctx._input_meta = tuple(
             (a._data.shape, a.dtype) if isinstance(a, Tensor) else None for a in args
         )
@@ -207,10 +208,6 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
     inputs = {id(a): a for a in args if isinstance(a, Tensor)}
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
-    if tracking:
-        ctx.next_functions = tuple(
-            gradient_edge(a) if a._rg else (None, 0) for a in args if isinstance(a, Tensor)
-        )
     results = []
     for i, out in enumerate(outputs):
         if not isinstance(out, Tensor):
