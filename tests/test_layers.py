@@ -34,7 +34,7 @@ def layer_of(module: str) -> str:
     if module == "dyngrad":
         return "surface"
     first = module.split(".")[1]
-    if first == "backend":
+    if first == "runtime":  # DESIGN.md's backend layer
         return "backend"
     if first in TENSOR:
         return "tensor"

@@ -10,8 +10,18 @@ from . import autograd
 from ._tensor import Tensor
 from ._tensor_str import set_printoptions
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
-from .backend import device
-from .backend.dtypes import (
+from .graph.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .ops import FUNCTIONS as _FUNCTIONS
+from .ops import result_type
+from .runtime import device
+from .runtime.dtypes import (
     bfloat16,
     bool_,
     can_cast,
@@ -36,20 +46,10 @@ from .backend.dtypes import (
     short,
     uint8,
 )
-from .backend.dtypes import float_ as float  # noqa: A001
-from .backend.dtypes import int_ as int  # noqa: A001
-from .backend.random import Generator, default_generator, initial_seed, manual_seed, seed
-from .backend.threads import get_num_threads, set_num_threads
-from .graph.grad_mode import (
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
-)
-from .ops import FUNCTIONS as _FUNCTIONS
-from .ops import result_type
+from .runtime.dtypes import float_ as float  # noqa: A001
+from .runtime.dtypes import int_ as int  # noqa: A001
+from .runtime.random import Generator, default_generator, initial_seed, manual_seed, seed
+from .runtime.threads import get_num_threads, set_num_threads
 from .size import Size
 
 globals().update(_FUNCTIONS)

@@ -12,8 +12,8 @@ import numpy as np
 
 from ._checkpoint_tensors import from_bytes, host_array, little_endian, restore_tensor
 from ._tensor import Tensor
-from .backend import dtypes
-from .backend.device import device as Device
+from .runtime import dtypes
+from .runtime.device import device as Device
 from .size import Size
 
 __all__ = ["write_manifest", "read_manifest", "MANIFEST"]

@@ -8,10 +8,10 @@ import sys
 import numpy as np
 
 from ._tensor import Tensor
-from .backend import namespace
-from .backend.device import device as Device
-from .backend.transfer import cuda_available, to_device
 from .nn.parameter import Parameter
+from .runtime import namespace
+from .runtime.device import device as Device
+from .runtime.transfer import cuda_available, to_device
 
 __all__ = [
     "host_array",
@@ -73,7 +73,7 @@ def as_leaf(tensor: Tensor, requires_grad: bool, parameter: bool) -> Tensor:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     if parameter:
         return Parameter(tensor, requires_grad=bool(requires_grad))
-    tensor._rg = bool(requires_grad)
+    tensor._requires_grad = bool(requires_grad)
     return tensor
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from ._checkpoint_tensors import from_bytes, host_array, restore_tensor
 from ._tensor import Tensor
-from .backend import dtypes
+from .runtime import dtypes
 
 __all__ = ["safetensors_bytes", "is_safetensors", "load_safetensors"]
 

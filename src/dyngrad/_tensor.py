@@ -14,9 +14,9 @@ import numpy as np
 from ._handles import RemovableHandle
 from ._tensor_errors import assigned_grad_error
 from ._tensor_str import tensor_repr
-from .backend import device_of, dtypes
-from .backend import random as _random
-from .backend.dtypes import from_numpy_dtype
+from .runtime import device_of, dtypes
+from .runtime import random as _random
+from .runtime.dtypes import from_numpy_dtype
 from .size import Size
 
 __all__ = ["Tensor", "VersionCounter", "above"]
@@ -93,8 +93,8 @@ class Tensor:
     """Matches `torch.Tensor`: an n-dimensional array that can record its history."""
 
     # Slots are what every op reads or writes; rarely set fields fall back to the class
-    # defaults below and live in __dict__ once set (see Note [Hot path] in ops/fast.py).
-    __slots__ = ("_data", "_rg", "_fn", "_out_nr", "_grad", "_vc", "_base", "__dict__",
+    # defaults below and live in __dict__ once set (see Note [Hot path] in ops/table/fast.py).
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_nr", "_grad", "_version_counter", "_base", "__dict__",
                  "__weakref__")
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
     _view_chain = None  # for a view: the (op, attrs) steps that replay it from its base
@@ -115,11 +115,11 @@ class Tensor:
 
     def _init(self, data, requires_grad: bool, grad_fn, output_nr: int = 0) -> None:
         self._data = data
-        self._rg = requires_grad
-        self._fn = grad_fn
+        self._requires_grad = requires_grad
+        self._grad_fn = grad_fn
         self._out_nr = output_nr
         self._grad = None
-        self._vc = VersionCounter()
+        self._version_counter = VersionCounter()
         self._base = None
 
     @classmethod
@@ -127,11 +127,11 @@ class Tensor:
         # The hot-path constructor: no validation, the array is taken as is.
         self = object.__new__(cls)
         self._data = data
-        self._rg = requires_grad
-        self._fn = grad_fn
+        self._requires_grad = requires_grad
+        self._grad_fn = grad_fn
         self._out_nr = output_nr
         self._grad = None
-        self._vc = VersionCounter()
+        self._version_counter = VersionCounter()
         self._base = None
         return self
 
@@ -227,7 +227,7 @@ class Tensor:
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """Matches `torch.Tensor.numpy`: shares memory; refuses a tensor that requires grad."""
-        if self._rg and not force:
+        if self._requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead.")
@@ -240,7 +240,7 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        if self._rg:
+        if self._requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead.")
@@ -255,7 +255,7 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
-        if self._rg:  # PyTorch warns for float() alone, not for item(), int() or bool()
+        if self._requires_grad:  # PyTorch warns for float() alone, not for item(), int() or bool()
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                           "unexpected behavior.\nConsider using tensor.detach() first.",
                           UserWarning, stacklevel=2)
@@ -300,7 +300,7 @@ class Tensor:
         return format(repr(self), spec)
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild, (self._data.copy(), self._rg))
+        return (_rebuild, (self._data.copy(), self._requires_grad))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
@@ -310,7 +310,7 @@ class Tensor:
                 "this may be because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001")
         new = type(self).__new__(type(self))
-        new._init(self._data.copy(), self._rg, None)
+        new._init(self._data.copy(), self._requires_grad, None)
         if type(self) is not Tensor:  # a subclass's own attributes, not autograd's
             new.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_accum"})
         if self._grad is not None:
@@ -321,11 +321,11 @@ class Tensor:
     # ---- autograd metadata --------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
-        return self._rg
+        return self._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        if self._fn is not None:
+        if self._grad_fn is not None:
             if value:  # requires_grad_() lets this pass; the attribute does not
                 raise RuntimeError("you can only change requires_grad flags of leaf variables.")
             raise RuntimeError(
@@ -334,27 +334,27 @@ class Tensor:
                 "var_no_grad = var.detach().")
         if value and not (self.is_floating_point() or self.is_complex()):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        self._rg = bool(value)
+        self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Matches `torch.Tensor.requires_grad_`."""
-        if not (requires_grad and self._fn is not None):
+        if not (requires_grad and self._grad_fn is not None):
             self.requires_grad = requires_grad
         return self
 
     @property
     def grad_fn(self):
-        if self._base is not None and self._view_ver != self._vc.value:
+        if self._base is not None and self._view_ver != self._version_counter.value:
             above.refresh_view(self)
-        return self._fn
+        return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
-        return self._fn is None
+        return self._grad_fn is None
 
     @property
     def grad(self):
-        if self._fn is not None and not self._retains:
+        if self._grad_fn is not None and not self._retains:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -375,16 +375,16 @@ class Tensor:
 
     def retain_grad(self) -> None:
         """Matches `torch.Tensor.retain_grad`: keep `.grad` on a non-leaf after backward."""
-        if not self._rg:
+        if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._fn is None or self._retains:
+        if self._grad_fn is None or self._retains:
             return
         self._retains = True
         self.grad_fn._retain_grad_of(self, self._out_nr)
 
     @property
     def _version(self) -> int:
-        return self._vc.value
+        return self._version_counter.value
 
     @property
     def _is_view(self) -> bool:
@@ -406,7 +406,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """Matches `torch.Tensor.detach`: same array, no history, shared version counter."""
         out = Tensor._wrap(self._data)
-        out._vc = self._vc
+        out._version_counter = self._version_counter
         return out
 
     def detach_(self) -> Tensor:
@@ -418,17 +418,17 @@ class Tensor:
                 "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
-        self._fn = None
-        self._rg = False
+        self._grad_fn = None
+        self._requires_grad = False
         self._out_nr = 0
         return self
 
     def register_hook(self, hook):
         """Matches `torch.Tensor.register_hook`: `hook(grad)` may return a new gradient."""
-        if not self._rg:
+        if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require "
                                "gradient")
-        if self._fn is not None:
+        if self._grad_fn is not None:
             return self.grad_fn._register_tensor_hook(self._out_nr, hook)
         if self._hooks is None:
             self._hooks = {}
@@ -438,7 +438,7 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook):
         """Matches `torch.Tensor.register_post_accumulate_grad_hook`: `hook(tensor)`."""
-        if self._fn is not None:
+        if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
         if self._post_hooks is None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .backend import dtypes
+from .runtime import dtypes
 
 __all__ = ["tensor_repr", "set_printoptions"]
 
@@ -208,6 +208,6 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
     fn = t.grad_fn
     if fn is not None:
         suffixes.append(f"grad_fn=<{type(fn).__name__}>")  # not name(): `<CopySlices>`
-    elif t._rg:
+    elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

@@ -11,8 +11,8 @@ import numpy as np
 from ._checkpoint_pickle import RestrictedUnpickler
 from ._checkpoint_tensors import as_leaf, from_bytes, place_storage, strided_view
 from ._tensor import Tensor
-from .backend import dtypes
-from .backend.device import device as Device
+from .runtime import dtypes
+from .runtime.device import device as Device
 from .size import Size
 
 __all__ = ["load_torch_checkpoint"]

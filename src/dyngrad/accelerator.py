@@ -12,7 +12,7 @@ import warnings
 from collections import OrderedDict
 
 from . import cuda
-from .backend import device
+from .runtime import device
 
 __all__ = [
     "current_accelerator",

@@ -6,9 +6,9 @@ from .ops.linalg.cholesky import cholesky_ex, solve_triangular
 from .ops.linalg.cholesky import linalg_cholesky as cholesky
 from .ops.linalg.decomposition import _LinAlgError as LinAlgError
 from .ops.linalg.decomposition import inv, svd, svdvals
+from .ops.linalg.products import linalg_cross as cross
 from .ops.linalg.products import matmul
 from .ops.reduction.norms import matrix_norm, norm, vector_norm
-from .ops.shape.grids import linalg_cross as cross
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "inv", "matmul", "matrix_norm",
            "norm", "solve_triangular", "svd", "svdvals", "vector_norm"]

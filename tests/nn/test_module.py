@@ -169,7 +169,7 @@ def test_assignment_before_init_raises():
 
 def test_non_leaf_parameter_is_rejected():
     param = nn.Parameter(dyngrad.zeros(1))
-    param._fn = (dyngrad.ones(1, requires_grad=True) * 2).grad_fn  # as if computed
+    param._grad_fn = (dyngrad.ones(1, requires_grad=True) * 2).grad_fn  # as if computed
     with pytest.raises(ValueError, match="Cannot assign non-leaf Tensor to parameter 'w'"):
         nn.Linear(1, 1).register_parameter("w", param)
 

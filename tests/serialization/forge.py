@@ -110,7 +110,7 @@ def write_clean(path):
 
 def assert_nothing_poisoned(tmp_path) -> None:
     """What a hostile file must never change: dtypes, Size, device, NumPy, later loads."""
-    for d in dyngrad.backend.dtypes.DTYPES:
+    for d in dyngrad.runtime.dtypes.DTYPES:
         assert d.itemsize == d.np.itemsize and repr(d) == f"torch.{d.name}"
     assert dyngrad.float32.itemsize == 4 and dyngrad.float32.np == np.float32
     assert repr(dyngrad.Size([2, 3])) == "torch.Size([2, 3])"

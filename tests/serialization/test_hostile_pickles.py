@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import dyngrad
-from dyngrad.backend.device import device as Device
-from dyngrad.backend.dtypes import dtype as DType
+from dyngrad.runtime.device import device as Device
+from dyngrad.runtime.dtypes import dtype as DType
 
 from .forge import (
     assert_nothing_poisoned,

@@ -6,9 +6,9 @@ import functools
 import threading
 import warnings
 
-from ..backend.device import device as Device
-from ..backend.dtypes import bfloat16, float16
-from ..backend.transfer import cuda_available
+from ..runtime.device import device as Device
+from ..runtime.dtypes import bfloat16, float16
+from ..runtime.transfer import cuda_available
 
 __all__ = [
     "autocast",

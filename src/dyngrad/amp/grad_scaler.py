@@ -7,7 +7,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..backend.transfer import cuda_available
+from ..runtime.transfer import cuda_available
 
 __all__ = ["GradScaler"]
 
@@ -83,7 +83,7 @@ class GradScaler:
                 data = p._grad._data
                 found_inf |= not bool(np.isfinite(data).all())
                 data *= inv_scale  # in float32, then rounded to the gradient's dtype
-                p._grad._vc.bump("mul_")
+                p._grad._version_counter.bump("mul_")
         state["found_inf"] = found_inf
         state["stage"] = _UNSCALED
 

@@ -7,9 +7,9 @@ gradients and at each leaf's AccumulateGrad.
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..backend import dtypes
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import empty_like
+from ..runtime import dtypes
 from .observers import observers
 
 __all__ = ["accumulate_into", "accumulate_leaf", "tensor_pre_hooks"]
@@ -66,7 +66,7 @@ def accumulate_leaf(task, node: AccumulateGrad, g) -> None:
 def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) -> None:
     """Add a gradient into `var.grad` (in place unless create_graph); `shared` means `g` may
     be seen elsewhere, so it is copied rather than adopted (Note [Gradient buffer ownership])."""
-    if g._data.dtype != var._data.dtype and var._fn is None:
+    if g._data.dtype != var._data.dtype and var._grad_fn is None:
         g = g.to(dtypes.from_numpy_dtype(var._data.dtype))
     current = var._grad
     if current is None:
@@ -78,7 +78,7 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
             if shared or data.base is not None or not data.flags.writeable:
                 data = data.copy()
             var._grad = Tensor._wrap(data)
-    elif create_graph or current._rg:
+    elif create_graph or current._requires_grad:
         var._grad = current + g
     else:
         data = current._data
@@ -86,7 +86,7 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
             current._data = data + g._data
         else:
             data += g._data
-        current._vc.bump("AccumulateGrad")
+        current._version_counter.bump("AccumulateGrad")
     if var._post_hooks:
         for hook in tuple(var._post_hooks.values()):
             hook(var)

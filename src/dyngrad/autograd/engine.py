@@ -14,12 +14,12 @@ import threading
 import warnings
 
 from .._tensor import Tensor, above
-from ..backend import namespace, quiet_floating_point
 from ..graph import passes
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import zeros_like
 from ..ops.table.record import gradient_edge
+from ..runtime import namespace, quiet_floating_point
 from ..size import Size
 from . import accumulate
 from .errors import explain_no_grad
@@ -65,7 +65,7 @@ def backward(
     if inputs is not None:
         targets = _targets(inputs, "backward")
         for t in inputs:
-            if t._fn is not None:  # as PyTorch: a non-leaf input keeps its .grad from now on
+            if t._grad_fn is not None:  # as PyTorch: a non-leaf input keeps its .grad from now on
                 t.retain_grad()
     execute(roots, grads, retain_graph, create_graph, targets, accumulate=True)
 
@@ -146,7 +146,7 @@ def _warn_create_graph_cycle() -> None:
 def _roots(outputs) -> list:
     roots = []
     for i, out in enumerate(outputs):
-        if not out._rg:
+        if not out._requires_grad:
 
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
@@ -210,9 +210,9 @@ def _targets(inputs, caller: str) -> list:
                 "all inputs have to be Tensors or GradientEdges, but got "
                 f"{type(t).__name__}"
             )
-        if not t._rg and caller == "backward":
+        if not t._requires_grad and caller == "backward":
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if not t._rg:
+        if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         edges.append(gradient_edge(t))
     return edges

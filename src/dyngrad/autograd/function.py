@@ -53,9 +53,9 @@ class FunctionCtx:
         for t, version in self._saved:
             if type(t) is SavedOutput:  # rebuilt with this node as its history
                 t = _rebuild_output(self, t)
-            if t is not None and t._vc.value != version:
+            if t is not None and t._version_counter.value != version:
 
-                raise modified_inplace_error(self, "saved_tensors", t, version, t._fn, t._out_nr)
+                raise modified_inplace_error(self, "saved_tensors", t, version, t._grad_fn, t._out_nr)
             out.append(t)
         return tuple(out)
 
@@ -181,13 +181,13 @@ class Function(metaclass=_FunctionMeta):
         """Run forward without recording, then make the outputs' history this function."""
         ctx = cls._backward_cls()
         tensors = tuple(a for a in args if isinstance(a, Tensor))
-        mask = sum(1 << i for i, t in enumerate(tensors) if t._rg)
+        mask = sum(1 << i for i, t in enumerate(tensors) if t._requires_grad)
         tracking = grad_state.enabled and mask != 0
         if tracking:  # numbered and connected before forward runs, as PyTorch's node is
             connect(ctx, tensors, mask)  # See Note [One recording path]
         ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
         # PyTorch reads requires_grad alone here, so it is True even under no_grad
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx._input_meta = tuple(
             (a._data.shape, a.dtype) if isinstance(a, Tensor) else None for a in args
         )
@@ -214,7 +214,7 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
             results.append(out)
             continue
         if id(out) in dirty:
-            out._vc.bump(f"{ctx.name()[:-8]}.forward (mark_dirty)")
+            out._version_counter.bump(f"{ctx.name()[:-8]}.forward (mark_dirty)")
             if tracking:
                 _check_dirty_allowed(out)
         elif id(out) in inputs:
@@ -224,9 +224,9 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
 
                 rebase_history(out, ctx)
             else:
-                out._fn, out._out_nr, out._rg = ctx, i, True
+                out._grad_fn, out._out_nr, out._requires_grad = ctx, i, True
         elif id(out) not in dirty:
-            out._rg = False
+            out._requires_grad = False
         results.append(out)
     ctx._output_meta = tuple(
         (o._data.shape, o.dtype) if isinstance(o, Tensor) else ((), None) for o in outputs
@@ -236,7 +236,7 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
 
 
 def _save_tensors(ctx, results) -> None:
-    produced = {id(o): i for i, o in enumerate(results) if isinstance(o, Tensor) and o._fn is ctx}
+    produced = {id(o): i for i, o in enumerate(results) if isinstance(o, Tensor) and o._grad_fn is ctx}
     ctx._saved = tuple(
         (_saved_output(t, produced[id(t)]) if id(t) in produced else t, _version_of(t))
         for t in ctx._to_save
@@ -245,23 +245,23 @@ def _save_tensors(ctx, results) -> None:
 
 
 def _version_of(t) -> int:
-    return t._vc.value if t is not None else 0
+    return t._version_counter.value if t is not None else 0
 
 
 def _saved_output(t, output_nr: int) -> SavedOutput:
     # See Note [Graph ownership]: an output saved on its own node would make a cycle
-    return SavedOutput(t._data, t._vc, output_nr)
+    return SavedOutput(t._data, t._version_counter, output_nr)
 
 
 def _rebuild_output(ctx, saved: SavedOutput):
     t = Tensor._wrap(saved.tensor._data, True, ctx, saved.output_nr)
-    t._vc = saved.tensor._vc
+    t._version_counter = saved.tensor._version_counter
     return t
 
 
 def _check_dirty_allowed(out) -> None:
 
-    if out._rg and out._fn is None and out._base is None:  # PyTorch words this case apart
+    if out._requires_grad and out._grad_fn is None and out._base is None:  # PyTorch words this case apart
         raise RuntimeError(
             "a leaf Variable that requires grad has been used in an in-place operation."
         )
@@ -295,7 +295,7 @@ def once_differentiable(fn):
     def wrapper(ctx, *args):
         with no_grad():
             outputs = fn(ctx, *args)
-        needing = [a for a in args if isinstance(a, Tensor) and a._rg]
+        needing = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
         if not (grad_state.enabled and needing):
             return outputs
 

@@ -21,7 +21,7 @@ def _as_tuple(x) -> tuple:
 
 
 def _differentiable_outputs(out) -> list:
-    return [o for o in _as_tuple(out) if isinstance(o, Tensor) and o._rg]
+    return [o for o in _as_tuple(out) if isinstance(o, Tensor) and o._requires_grad]
 
 
 def _numerical_jacobians(func, inputs, targets, eps: float, outputs, picks) -> list:
@@ -95,7 +95,7 @@ def gradcheck(
 ) -> bool:
     """Matches `torch.autograd.gradcheck`: compare every Jacobian entry in float64."""
     inputs = _as_tuple(inputs)
-    targets = [t for t in inputs if isinstance(t, Tensor) and t._rg]
+    targets = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
     if not targets:
         raise ValueError(
             "gradcheck expects at least one input tensor to require gradient, "
@@ -103,7 +103,7 @@ def gradcheck(
         )
     _warn_single_precision(inputs)
     everything = _tensors(func(*inputs))
-    picks = [k for k, o in enumerate(everything) if o._rg]
+    picks = [k for k, o in enumerate(everything) if o._requires_grad]
     if not picks:
         return _check_constant_outputs(func, inputs, targets, eps, raise_exception)
     outputs = [everything[k] for k in picks]
@@ -119,7 +119,7 @@ def gradcheck(
 
 def _warn_single_precision(inputs) -> None:
     for i, t in enumerate(inputs):
-        if isinstance(t, Tensor) and t._rg and t._data.dtype not in (np.float64, np.complex128):
+        if isinstance(t, Tensor) and t._requires_grad and t._data.dtype not in (np.float64, np.complex128):
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "
@@ -179,7 +179,7 @@ def gradgradcheck(
 ) -> bool:
     """Matches `torch.autograd.gradgradcheck`: gradcheck of the backward pass itself."""
     inputs = _as_tuple(inputs)
-    targets_mask = [isinstance(t, Tensor) and t._rg for t in inputs]
+    targets_mask = [isinstance(t, Tensor) and t._requires_grad for t in inputs]
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         outs = _differentiable_outputs(func(*inputs))

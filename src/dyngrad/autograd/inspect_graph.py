@@ -9,12 +9,12 @@
 
 from __future__ import annotations
 
-from ..backend.dtypes import dtype as _dtype
-from ..backend.dtypes import from_numpy_dtype
 from ..graph.node import AccumulateGrad
 from ..graph.saved import TORCH_SAVED_NAMES, SavedOutput
 from ..ops.table.record import gradient_edge
 from ..ops.table.views import CopySlices
+from ..runtime.dtypes import dtype as _dtype
+from ..runtime.dtypes import from_numpy_dtype
 from . import scope
 
 __all__ = [
@@ -38,10 +38,10 @@ def roots_of(target) -> list:
     for item in items:
         if hasattr(item, "_data"):  # a Tensor
             fn = item.grad_fn
-            if fn is None and item._rg:
+            if fn is None and item._requires_grad:
 
                 fn = gradient_edge(item)[0]
-            roots.append((fn, item._out_nr if item._fn is not None else 0, item))
+            roots.append((fn, item._out_nr if item._grad_fn is not None else 0, item))
         else:
             roots.append((item, 0, None))
     return roots
@@ -76,7 +76,7 @@ def edge_meta(node) -> tuple:
     if hasattr(node, "_base_shape"):  # AsStridedBackward0 points at its base
         return ((node._base_shape, node._base_dtype),)
     if type(node) is CopySlices:  # the base (shape unknown here), then the in-place op's
-        return (None,) + edge_meta(node._fn)[1:]
+        return (None,) + edge_meta(node._inplace_node)[1:]
     meta = getattr(node, "_meta", None)
     if meta is None:
         return (None,) * len(node.next_functions)
@@ -108,7 +108,7 @@ def saved_values(node) -> list | None:
     values; see `node._attrs`.
     """
     if type(node) is CopySlices:
-        return saved_values(node._fn)  # the in-place op's node holds what was saved
+        return saved_values(node._inplace_node)  # the in-place op's node holds what was saved
     saved = getattr(node, "_saved", ())
     if saved is None:
         return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..backend.transfer import cuda_available
+from ..runtime.transfer import cuda_available
 from . import amp
 
 __all__ = [

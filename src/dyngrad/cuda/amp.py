@@ -9,7 +9,7 @@ from ..amp.autocast_mode import autocast as _autocast
 from ..amp.autocast_mode import custom_bwd as _custom_bwd
 from ..amp.autocast_mode import custom_fwd as _custom_fwd
 from ..amp.grad_scaler import GradScaler as _GradScaler
-from ..backend.dtypes import float16
+from ..runtime.dtypes import float16
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from ..backend.dtypes import int64
 from ..ops.creation.factories import full
 from ..ops.creation.random_fill import multinomial
 from ..ops.creation.ranges import arange
 from ..ops.elementwise.compare import clamp
 from ..ops.shape.grids import broadcast_tensors
+from ..runtime.dtypes import int64
 from ..size import Size
 from . import constraints
 from .distribution import Distribution

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend.dtypes import bool_
 from ..ops.creation.factories import from_numpy, full
 from ..ops.linalg.cholesky import cholesky_ex
 from ..ops.shape.joining import cat as _cat
 from ..ops.shape.joining import stack as _stack
+from ..runtime.dtypes import bool_
 from .utils import finfo
 
 __all__ = [

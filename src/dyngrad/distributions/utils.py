@@ -8,7 +8,6 @@ from numbers import Number
 import ml_dtypes
 
 from .._tensor import Tensor
-from ..backend.dtypes import get_default_dtype
 from ..graph.grad_mode import enable_grad
 from ..nn.functional import softmax
 from ..ops.creation.factories import empty, tensor
@@ -16,6 +15,7 @@ from ..ops.creation.ranges import arange
 from ..ops.elementwise.arithmetic import log, sigmoid
 from ..ops.elementwise.unary import log1p
 from ..ops.shape.grids import broadcast_tensors
+from ..runtime.dtypes import get_default_dtype
 
 __all__ = [
     "broadcast_all",

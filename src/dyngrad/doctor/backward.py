@@ -192,7 +192,7 @@ def _container_statement(nodes: list):
         frame = frame.f_back
     for node in nodes:
         for holder in gc.get_referrers(node):
-            if not (isinstance(holder, Tensor) and holder._fn is node):
+            if not (isinstance(holder, Tensor) and holder._grad_fn is node):
                 continue
             for container in gc.get_referrers(holder):
                 name = _name_of(container, frames) if isinstance(container, (list, dict)) else None

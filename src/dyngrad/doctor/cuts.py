@@ -60,15 +60,15 @@ def record(session, t, kind: str, site) -> None:
     cut = session.cuts.get(site)
     if cut is None:
         cut = session.cuts[site] = Cut(kind)
-    if t._fn is not None:
-        cut.sources = {id(t._fn): t._fn}  # the latest graph is enough; older ones may go
+    if t._grad_fn is not None:
+        cut.sources = {id(t._grad_fn): t._grad_fn}  # the latest graph is enough; older ones may go
     else:
         cut.sources[id(t)] = t
 
 
 def no_grad_op(session, args, outs) -> None:
     """An op ran with grad mode off: a cut if an input requires grad (see Note [Cuts])."""
-    inputs = [a for a in args if isinstance(a, Tensor) and a._rg]
+    inputs = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
     if not inputs:
         return
     frames = session.no_grad_frames
@@ -101,7 +101,7 @@ def propagate_marks(session, args, outs, node) -> None:
 
 def _cutting(session, original, kind: str):
     def method(self, *args, **kwargs):
-        if self._rg and not session.busy and not session.in_backward and called_from_user():
+        if self._requires_grad and not session.busy and not session.in_backward and called_from_user():
             record(session, self, kind, user_site())
         return original(self, *args, **kwargs)
 
@@ -151,7 +151,7 @@ def finish(session) -> None:
     if session.passes == 0 or session.backward_failed:
         return
     missing = [
-        p for p in _trained(session) if p._rg and p._grad is None and not session.param(p).got_grad
+        p for p in _trained(session) if p._requires_grad and p._grad is None and not session.param(p).got_grad
     ]
     if not missing:
         return

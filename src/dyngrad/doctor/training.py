@@ -208,7 +208,7 @@ def _check_mode(session, state: ModelState, site) -> None:
 
 
 def _track(session, state: ModelState, out, site, eval_mode: bool) -> None:
-    nodes = {id(t._fn): t._fn for t in _tensors(out) if t._fn is not None}
+    nodes = {id(t._grad_fn): t._grad_fn for t in _tensors(out) if t._grad_fn is not None}
     if not nodes:
         return
     record = OutputRecord(session, state, site, eval_mode)
@@ -268,7 +268,7 @@ def _fetching(session, original):
 def _detached(data):
     # what the worker would have sent without the doctor: no tensor requires grad
     if isinstance(data, Tensor):
-        return Tensor._wrap(data._data) if data._rg else data
+        return Tensor._wrap(data._data) if data._requires_grad else data
     if isinstance(data, (tuple, list)) and not hasattr(data, "_fields"):
         return type(data)(_detached(item) for item in data)
     if isinstance(data, dict):

@@ -19,16 +19,16 @@ def modified_inplace_error(node, name, tensor, version, fn, out_nr) -> RuntimeEr
     msg = (
         f"one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: {type_string(tensor)}{where} is at version "
-        f"{tensor._vc.value}; expected version {version} instead. {ANOMALY_HINT}"
+        f"{tensor._version_counter.value}; expected version {version} instead. {ANOMALY_HINT}"
     )
-    vc = tensor._vc
+    counter = tensor._version_counter
     name = TORCH_SAVED_NAMES.get(name, name)  # `_saved_result`'s name, as PyTorch users know it
     detail = [f"\n[dyngrad] {node.name()} saved this tensor (as '{name}') at version {version}."]
-    if vc.last_op is not None:
-        site = (f" at {vc.last_site[0]}:{vc.last_site[1]}" if vc.last_site else
+    if counter.last_op is not None:
+        site = (f" at {counter.last_site[0]}:{counter.last_site[1]}" if counter.last_site else
                 " under no_grad (run with torch.autograd.set_detect_anomaly(True) to record "
                 "the line)")
-        detail.append(f" It was last modified by {vc.last_op}{site}.")
+        detail.append(f" It was last modified by {counter.last_op}{site}.")
     detail.append(
         " Fix: use the out-of-place op (x = x.op(...) instead of x.op_(...)), or "
         "clone() the tensor before modifying it."

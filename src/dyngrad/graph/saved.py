@@ -18,11 +18,11 @@ class SavedOutput:
     is made only if something asks for it, which most graphs never do before backward.
     """
 
-    __slots__ = ("data", "vc", "output_nr", "_tensor")
+    __slots__ = ("data", "version_counter", "output_nr", "_tensor")
 
-    def __init__(self, data, vc, output_nr: int):
+    def __init__(self, data, version_counter, output_nr: int):
         self.data = data
-        self.vc = vc
+        self.version_counter = version_counter
         self.output_nr = output_nr
         self._tensor = None
 
@@ -30,5 +30,5 @@ class SavedOutput:
     def tensor(self):
         if self._tensor is None:
             self._tensor = t = Tensor._wrap(self.data)
-            t._vc = self.vc
+            t._version_counter = self.version_counter
         return self._tensor

@@ -1,6 +1,6 @@
 """`torch.nn.functional`: layers, activations, dropout, padding and losses as functions.
 
-The ops themselves live in `dyngrad.ops` (nn_conv, nn_pool, nn_norm, nn_loss, nn_sparse,
+The ops themselves live in `dyngrad.ops` (ops/nn: conv, pool, norm, loss, embedding;
 activation, softmax); this module is the PyTorch-shaped surface over them.
 """
 

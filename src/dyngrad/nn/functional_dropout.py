@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ..backend.random import rng_of
+from ..runtime.random import rng_of
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d"]
 

@@ -11,8 +11,8 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ..backend.random import rng_of
 from ..graph.grad_mode import no_grad
+from ..runtime.random import rng_of
 
 __all__ = [
     "calculate_gain",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..backend.dtypes import defaults
+from ..runtime.dtypes import defaults
 
 __all__ = ["Parameter", "Buffer"]
 
@@ -22,13 +22,13 @@ class Parameter(Tensor):
             data = Tensor._wrap(np.empty((0,), defaults.float.np))
         self = object.__new__(cls)
         self._init(data._data, False, None)
-        self._vc = data._vc
+        self._version_counter = data._version_counter
         if requires_grad:
             if not (self.is_floating_point() or self.is_complex()):
                 raise RuntimeError(
                     "Only Tensors of floating point and complex dtype can require gradients"
                 )
-            self._rg = True
+            self._requires_grad = True
         return self
 
     def __init__(self, data=None, requires_grad: bool = True):
@@ -38,7 +38,7 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild_parameter, (self._data.copy(), self._rg))
+        return (_rebuild_parameter, (self._data.copy(), self._requires_grad))
 
 
 def _rebuild_parameter(data, requires_grad):

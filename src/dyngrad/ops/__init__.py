@@ -35,7 +35,7 @@ from .nn import (  # noqa: F401
     pool_functional,
     upsample,
 )
-from .reduction import cumulative, norms, reduce_ops, softmax, sorting, statistics  # noqa: F401
+from .reduction import cumulative, norms, reduce_ops, searching, softmax, sorting, statistics  # noqa: F401
 from .shape import (  # noqa: F401
     diagonal,
     grids,

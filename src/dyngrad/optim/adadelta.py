@@ -92,4 +92,4 @@ class Adadelta(Optimizer):
         acc_delta += delta * (1 - rho) * delta
         param += delta * -lr
         bump_state(state)
-        p._vc.bump("add_")
+        p._version_counter.bump("add_")

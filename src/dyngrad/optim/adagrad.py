@@ -89,4 +89,4 @@ class Adagrad(Optimizer):
         std += group["eps"]
         addcdiv_(param, grad, std, -clr)
         bump_state(state)
-        p._vc.bump("addcdiv_")
+        p._version_counter.bump("addcdiv_")

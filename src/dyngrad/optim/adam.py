@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..backend import threads
+from ..runtime import threads
 from .flat_state import flat_state
 from .optimizer import (
     Optimizer,
@@ -113,7 +113,7 @@ class Adam(Optimizer):
 
         threads.foreach(step, *arrays)  # elementwise: See Note [Intra-op threads]
         bump_state(state)
-        p._vc.bump("addcdiv_")
+        p._version_counter.bump("addcdiv_")
 
     def _update_flat(self, flat, group: dict) -> None:
         # every small parameter at once, bitwise the loop above: See Note [Flat updates]
@@ -131,7 +131,7 @@ class Adam(Optimizer):
             if decay is not None:
                 p._data *= decay
             p._data += piece
-            p._vc.bump("addcdiv_")
+            p._version_counter.bump("addcdiv_")
         for state in flat.states:
             bump_state(state)
 

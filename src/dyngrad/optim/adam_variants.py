@@ -70,7 +70,7 @@ class _AdamVariant(Optimizer):
         moments = [real_view(state[key]._data) for key in self._moments]
         self._apply(param, grad, *moments, state=state, group=group)
         bump_state(state)
-        p._vc.bump("add_")
+        p._version_counter.bump("add_")
 
 
 class Adamax(_AdamVariant):

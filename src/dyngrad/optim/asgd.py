@@ -93,4 +93,4 @@ class ASGD(Optimizer):
         eta._data[...] = lr / ((1 + lambd * lr * step) ** group["alpha"])
         mu._data[...] = 1 / max(1, step - group["t0"])
         bump_state(state)
-        p._vc.bump("add_")
+        p._version_counter.bump("add_")

@@ -74,7 +74,7 @@ class LBFGS(Optimizer):
             param = real_view(p._data)
             numel = param.size
             param += update[offset : offset + numel].reshape(param.shape) * step_size
-            p._vc.bump("add_")
+            p._version_counter.bump("add_")
             offset += numel
 
     def _clone_param(self) -> list:
@@ -83,7 +83,7 @@ class LBFGS(Optimizer):
     def _set_param(self, params_data: list) -> None:
         for p, data in zip(self._params, params_data):
             np.copyto(p._data, data)
-            p._vc.bump("copy_")
+            p._version_counter.bump("copy_")
 
     def _directional_evaluate(self, closure, x, t, d) -> tuple:
         self._add_grad(t, d)

@@ -12,9 +12,9 @@ import numpy as np
 
 from .._handles import RemovableHandle
 from .._tensor import Tensor
-from ..backend.dtypes import float64, get_default_dtype
 from ..graph.grad_mode import enable_grad
 from ..graph.grad_mode import state as grad_state
+from ..runtime.dtypes import float64, get_default_dtype
 
 __all__ = ["Optimizer", "required"]
 
@@ -150,12 +150,12 @@ class Optimizer:
                 if set_to_none:
                     p._grad = None
                     continue
-                if grad._fn is not None:
+                if grad._grad_fn is not None:
                     grad.detach_()
                 else:
-                    grad._rg = False
+                    grad._requires_grad = False
                 grad._data[...] = 0
-                grad._vc.bump("zero_")
+                grad._version_counter.bump("zero_")
 
     def step(self, closure=None):
         """Performs a single optimization step; subclasses implement it."""
@@ -346,7 +346,7 @@ def bump_state(state: dict) -> None:
     records: state tensors rarely meet autograd, and the site costs a stack walk per tensor.
     """
     for t in state.values():
-        t._vc.value += 1
+        t._version_counter.value += 1
 
 
 _INVALID = {"lr": "learning rate", "eps": "epsilon value"}

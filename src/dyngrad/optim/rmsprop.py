@@ -99,4 +99,4 @@ class RMSprop(Optimizer):
         else:
             addcdiv_(param, grad, avg, -lr)
         bump_state(state)
-        p._vc.bump("addcdiv_")
+        p._version_counter.bump("addcdiv_")

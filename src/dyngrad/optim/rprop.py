@@ -92,4 +92,4 @@ class Rprop(Optimizer):
         param -= np.sign(grad) * step_size
         np.copyto(prev, grad)
         bump_state(state)
-        p._vc.bump("addcmul_")
+        p._version_counter.bump("addcmul_")

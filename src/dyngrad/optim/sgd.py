@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..backend import threads
+from ..runtime import threads
 from .optimizer import (
     Optimizer,
     check_nonnegative,
@@ -70,7 +70,7 @@ class SGD(Optimizer):
                     threads.foreach(lambda w, d: _descend(w, d, lr), p._data, grad)
                 else:
                     self._momentum(p, grad, momentum, lr, group)
-                p._vc.bump("add_")
+                p._version_counter.bump("add_")
         return loss
 
     def _momentum(self, p, grad, momentum, lr, group):
@@ -80,13 +80,13 @@ class SGD(Optimizer):
             dampening = group["dampening"]
             threads.foreach(lambda w, d, b: _momentum_step(w, d, b, momentum, dampening, lr),
                             p._data, grad, buf._data)
-            buf._vc.value += 1  # see bump_state
+            buf._version_counter.value += 1  # see bump_state
             return
         if buf is None:  # the first step: the buffer starts as the gradient
             state["momentum_buffer"] = buf = Tensor._wrap(grad.copy())
         else:
             _accumulate(buf._data, grad, momentum, group["dampening"])
-            buf._vc.value += 1
+            buf._version_counter.value += 1
         step = grad + buf._data * momentum if group["nesterov"] else buf._data
         _descend(p._data, step, lr)
 

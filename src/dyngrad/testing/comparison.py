@@ -9,7 +9,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .._tensor import Tensor
-from ..backend.dtypes import (
+from ..ops.creation.factories import as_tensor, tensor
+from ..ops.elementwise.compare import isclose
+from ..runtime.dtypes import (
     bfloat16,
     complex64,
     complex128,
@@ -19,8 +21,6 @@ from ..backend.dtypes import (
     int64,
     promote_types,
 )
-from ..ops.creation.factories import as_tensor, tensor
-from ..ops.elementwise.compare import isclose
 
 __all__ = ["assert_close", "assert_allclose", "default_tolerances"]
 

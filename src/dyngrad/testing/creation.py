@@ -6,7 +6,9 @@ import math
 import warnings
 from collections.abc import Sequence
 
-from ..backend.dtypes import (
+from ..ops.creation.factories import empty
+from ..ops.creation.random import randint
+from ..runtime.dtypes import (
     bfloat16,
     bool_,
     complex64,
@@ -20,8 +22,6 @@ from ..backend.dtypes import (
     int64,
     uint8,
 )
-from ..ops.creation.factories import empty
-from ..ops.creation.random import randint
 
 __all__ = ["make_tensor"]
 

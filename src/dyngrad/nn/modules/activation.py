@@ -48,14 +48,14 @@ def _options(*fields: str, inplace: bool = False) -> str:
 class _Inplace(Module):
     """An activation whose only option is `inplace`."""
 
-    _fn = None
+    _functional = None
 
     def __init__(self, inplace: bool = False):
         super().__init__()
         self.inplace = inplace
 
     def forward(self, input):
-        return type(self)._fn(input, inplace=self.inplace)
+        return type(self)._functional(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return _options(inplace=self.inplace)
@@ -64,59 +64,59 @@ class _Inplace(Module):
 class ReLU(_Inplace):
     """Matches `torch.nn.ReLU`; `inplace=True` rewrites its input (ReluBackward0 on it)."""
 
-    _fn = staticmethod(F.relu)
+    _functional = staticmethod(F.relu)
 
 
 class SELU(_Inplace):
-    _fn = staticmethod(F.selu)
+    _functional = staticmethod(F.selu)
 
 
 class SiLU(_Inplace):
-    _fn = staticmethod(F.silu)
+    _functional = staticmethod(F.silu)
 
 
 class Mish(_Inplace):
-    _fn = staticmethod(F.mish)
+    _functional = staticmethod(F.mish)
 
 
 class Hardsigmoid(_Inplace):
-    _fn = staticmethod(F.hardsigmoid)
+    _functional = staticmethod(F.hardsigmoid)
 
     def extra_repr(self) -> str:
         return ""
 
 
 class Hardswish(Hardsigmoid):
-    _fn = staticmethod(F.hardswish)
+    _functional = staticmethod(F.hardswish)
 
 
 class _Stateless(Module):
     """An activation without options."""
 
-    _fn = None
+    _functional = None
 
     def forward(self, input):
-        return type(self)._fn(input)
+        return type(self)._functional(input)
 
 
 class Sigmoid(_Stateless):
-    _fn = staticmethod(F.sigmoid)
+    _functional = staticmethod(F.sigmoid)
 
 
 class Tanh(_Stateless):
-    _fn = staticmethod(F.tanh)
+    _functional = staticmethod(F.tanh)
 
 
 class LogSigmoid(_Stateless):
-    _fn = staticmethod(F.logsigmoid)
+    _functional = staticmethod(F.logsigmoid)
 
 
 class Tanhshrink(_Stateless):
-    _fn = staticmethod(F.tanhshrink)
+    _functional = staticmethod(F.tanhshrink)
 
 
 class Softsign(_Stateless):
-    _fn = staticmethod(F.softsign)
+    _functional = staticmethod(F.softsign)
 
 
 class LeakyReLU(Module):
@@ -221,14 +221,14 @@ class Threshold(Module):
 
 
 class _DimActivation(Module):
-    _fn = None
+    _functional = None
 
     def __init__(self, dim: int | None = None):
         super().__init__()
         self.dim = dim
 
     def forward(self, input):
-        return type(self)._fn(input, self.dim, _stacklevel=5)
+        return type(self)._functional(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -237,17 +237,17 @@ class _DimActivation(Module):
 class Softmax(_DimActivation):
     """Matches `torch.nn.Softmax`."""
 
-    _fn = staticmethod(F.softmax)
+    _functional = staticmethod(F.softmax)
 
 
 class LogSoftmax(_DimActivation):
     """Matches `torch.nn.LogSoftmax`: numerically stable log(softmax(x))."""
 
-    _fn = staticmethod(F.log_softmax)
+    _functional = staticmethod(F.log_softmax)
 
 
 class Softmin(_DimActivation):
-    _fn = staticmethod(F.softmin)
+    _functional = staticmethod(F.softmin)
 
 
 class Softmax2d(Module):
@@ -288,22 +288,22 @@ class PReLU(Module):
 
 
 class _Shrink(Module):
-    _fn = None
+    _functional = None
 
     def __init__(self, lambd: float = 0.5):
         super().__init__()
         self.lambd = lambd
 
     def forward(self, input):
-        return type(self)._fn(input, self.lambd)
+        return type(self)._functional(input, self.lambd)
 
     def extra_repr(self) -> str:
         return f"{self.lambd}"
 
 
 class Hardshrink(_Shrink):
-    _fn = staticmethod(F.hardshrink)
+    _functional = staticmethod(F.hardshrink)
 
 
 class Softshrink(_Shrink):
-    _fn = staticmethod(F.softshrink)
+    _functional = staticmethod(F.softshrink)

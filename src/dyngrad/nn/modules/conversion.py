@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..._tensor import Tensor
-from ...backend import dtypes
 from ...graph.grad_mode import no_grad
 from ...ops.creation.conversion import _parse_to
+from ...runtime import dtypes
 
 if TYPE_CHECKING:
     from .module import Module
@@ -42,7 +42,7 @@ class ConversionMixin:
             if set_to_none:
                 p._grad = None
             else:
-                if p._grad._fn is not None:
+                if p._grad._grad_fn is not None:
                     p._grad.detach_()
                 else:
                     p._grad.requires_grad_(False)

@@ -9,7 +9,7 @@ __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
 
 
 class _DropoutNd(Module):
-    _fn = None
+    _functional = None
 
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
@@ -19,7 +19,7 @@ class _DropoutNd(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return type(self)._fn(input, self.p, self.training, self.inplace)
+        return type(self)._functional(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
@@ -28,18 +28,18 @@ class _DropoutNd(Module):
 class Dropout(_DropoutNd):
     """Matches `torch.nn.Dropout`: masks come from dyngrad's generator."""
 
-    _fn = staticmethod(F.dropout)
+    _functional = staticmethod(F.dropout)
 
 
 class Dropout1d(_DropoutNd):
-    _fn = staticmethod(F.dropout1d)
+    _functional = staticmethod(F.dropout1d)
 
 
 class Dropout2d(_DropoutNd):
     """Matches `torch.nn.Dropout2d`: zeroes whole channels."""
 
-    _fn = staticmethod(F.dropout2d)
+    _functional = staticmethod(F.dropout2d)
 
 
 class Dropout3d(_DropoutNd):
-    _fn = staticmethod(F.dropout3d)
+    _functional = staticmethod(F.dropout3d)

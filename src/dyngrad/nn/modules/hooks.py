@@ -218,7 +218,7 @@ class BackwardHook:
     def _wrap(self, args: tuple, register):
         index = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         tensors = [args[i] for i in index]
-        if not (grad_state.enabled and any(t._rg for t in tensors)):
+        if not (grad_state.enabled and any(t._requires_grad for t in tensors)):
             return args, None
         wrapped = BackwardHookFunction.apply(*tensors)
         node = next(t.grad_fn for t in wrapped if t.grad_fn is not None)

@@ -19,7 +19,7 @@ __all__ = [
 
 
 class _MaxPoolNd(Module):
-    _fn = None
+    _functional = None
 
     def __init__(
         self,
@@ -39,7 +39,7 @@ class _MaxPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
-        return type(self)._fn(
+        return type(self)._functional(
             input,
             self.kernel_size,
             self.stride,
@@ -59,13 +59,13 @@ class _MaxPoolNd(Module):
 class MaxPool1d(_MaxPoolNd):
     """Matches `torch.nn.MaxPool1d`."""
 
-    _fn = staticmethod(F.max_pool1d)
+    _functional = staticmethod(F.max_pool1d)
 
 
 class MaxPool2d(_MaxPoolNd):
     """Matches `torch.nn.MaxPool2d` (MaxPool2DWithIndicesBackward0)."""
 
-    _fn = staticmethod(F.max_pool2d)
+    _functional = staticmethod(F.max_pool2d)
 
 
 class _AvgPoolNd(Module):
@@ -138,27 +138,27 @@ class AvgPool2d(_AvgPoolNd):
 
 
 class _AdaptiveAvgPoolNd(Module):
-    _fn = None
+    _functional = None
 
     def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size
 
     def forward(self, input):
-        return type(self)._fn(input, self.output_size)
+        return type(self)._functional(input, self.output_size)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
-    _fn = staticmethod(F.adaptive_avg_pool1d)
+    _functional = staticmethod(F.adaptive_avg_pool1d)
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Matches `torch.nn.AdaptiveAvgPool2d`; (1, 1) is a mean over H and W, as in PyTorch."""
 
-    _fn = staticmethod(F.adaptive_avg_pool2d)
+    _functional = staticmethod(F.adaptive_avg_pool2d)
 
 
 class _AdaptiveMaxPoolNd(_AdaptiveAvgPoolNd):
@@ -168,16 +168,16 @@ class _AdaptiveMaxPoolNd(_AdaptiveAvgPoolNd):
         self.return_indices = return_indices
 
     def forward(self, input):
-        return type(self)._fn(input, self.output_size, self.return_indices)
+        return type(self)._functional(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """Matches `torch.nn.AdaptiveMaxPool1d`."""
 
-    _fn = staticmethod(F.adaptive_max_pool1d)
+    _functional = staticmethod(F.adaptive_max_pool1d)
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Matches `torch.nn.AdaptiveMaxPool2d`."""
 
-    _fn = staticmethod(F.adaptive_max_pool2d)
+    _functional = staticmethod(F.adaptive_max_pool2d)

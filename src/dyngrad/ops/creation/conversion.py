@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..._tensor import Tensor
-from ...backend import device as Device
-from ...backend import dtypes
-from ...backend.transfer import to_device
+from ...runtime import device as Device
+from ...runtime import dtypes
+from ...runtime.transfer import to_device
 from ..shape.reshaping import clone
 from ..table.arguments import fill_value
 from ..table.inplace import apply_inplace

@@ -11,10 +11,10 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor, above
-from ...backend import device as Device
-from ...backend import dtypes
-from ...backend.dtypes import defaults, from_numpy_dtype
-from ...backend.transfer import to_device
+from ...runtime import device as Device
+from ...runtime import dtypes
+from ...runtime.dtypes import defaults, from_numpy_dtype
+from ...runtime.transfer import to_device
 from ..shape.reshaping import shape_arg
 from ..table.argument_errors import method_offset, type_name
 from ..table.arguments import allocation_error, fill_value, int_list, new_shape

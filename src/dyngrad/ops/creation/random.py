@@ -1,6 +1,6 @@
 """Random creation ops: rand, randn, randint, randperm, normal and their *_like forms.
 
-Streams come from dyngrad's generators (`backend.random`): the same seed gives the same
+Streams come from dyngrad's generators (`runtime.random`): the same seed gives the same
 numbers in dyngrad, not PyTorch's numbers.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import dtypes
-from ...backend.dtypes import from_numpy_dtype
-from ...backend.random import rng_of
+from ...runtime import dtypes
+from ...runtime.dtypes import from_numpy_dtype
+from ...runtime.random import rng_of
 from ..table.arguments import int_arg, int_list, invalid_combination, is_int, scalar_to
 from ..table.errors import c_type_name
 from ..table.surface import public

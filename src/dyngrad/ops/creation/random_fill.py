@@ -1,6 +1,6 @@
 """Random sampling into tensors: `normal_`, `uniform_`, `bernoulli`, `multinomial`, `random_`, ...
 
-Streams come from `backend.random` (same seeds give the same numbers here, not PyTorch's
+Streams come from `runtime.random` (same seeds give the same numbers here, not PyTorch's
 numbers). In-place fills on a tensor in the graph record a node with a zero gradient, as
 PyTorch's `NormalBackward0` and friends do.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import dtypes
-from ...backend.random import rng_of
+from ...runtime import dtypes
+from ...runtime.random import rng_of
 from ..table.inplace import apply_inplace
 from ..table.record import apply
 from ..table.registry import defop

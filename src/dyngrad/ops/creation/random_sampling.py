@@ -1,15 +1,15 @@
 """Samplers behind `torch.distributions`: `poisson`, `_standard_gamma` (reparameterized, with
 `_standard_gamma_grad`), `_sample_dirichlet` and `_dirichlet_grad`.
 
-Streams come from `backend.random` (same seeds give the same numbers here, not PyTorch's).
+Streams come from `runtime.random` (same seeds give the same numbers here, not PyTorch's).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...backend import dtypes
-from ...backend.random import rng_of
+from ...runtime import dtypes
+from ...runtime.random import rng_of
 from ..arrays import incomplete_gamma
 from ..table.record import apply
 from ..table.registry import defop

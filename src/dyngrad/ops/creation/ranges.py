@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import dtypes
-from ...backend.dtypes import defaults, from_numpy_dtype
+from ...runtime import dtypes
+from ...runtime.dtypes import defaults, from_numpy_dtype
 from ..table.arguments import int_arg, invalid_combination, is_int, scalar_to
 from ..table.surface import public
 from .factories import _leaf, _np_dtype, allocate

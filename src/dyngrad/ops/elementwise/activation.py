@@ -6,7 +6,7 @@ live in `torch.nn.functional`, so here they are plain functions of this module.
 
 from __future__ import annotations
 
-from ...backend import dtypes
+from ...runtime import dtypes
 from ..table.argument_errors import type_name
 from ..table.errors import floating_only
 from ..table.inplace import apply_inplace

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..._tensor import Tensor
-from ...backend import dtypes
+from ...runtime import dtypes
 from ..table import promotion
 from ..table.array_backward import FORMULAS, ArrayBackward
 from ..table.fast import binary, unary

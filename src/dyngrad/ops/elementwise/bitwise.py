@@ -7,7 +7,7 @@ the sign for a right shift), not C's undefined one.
 
 from __future__ import annotations
 
-from ...backend.dtypes import can_cast
+from ...runtime.dtypes import can_cast
 from ..table import promotion
 from ..table.inplace import apply_inplace
 from ..table.record import apply

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..._tensor import Tensor
-from ...backend import dtypes
+from ...runtime import dtypes
 from ..table import promotion
 from ..table.arguments import fill_value
 from ..table.errors import c_type_name, expect_tensor

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..._tensor import Tensor
-from ...backend import dtypes
+from ...runtime import dtypes
 from ..table import promotion
 from ..table.argument_errors import REQUIRED, type_name
 from ..table.errors import c_type_name

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ...backend import threads
+from ...runtime import threads
 from ..arrays.erf import erf
 from ..arrays.erf_float32 import erf_float32
 from ..table.array_backward import ArrayBackward

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import dtypes
+from ...runtime import dtypes
 from ..table import promotion
 from ..table.inplace import apply_inplace
 from ..table.record import apply

@@ -3,11 +3,15 @@ forms (addmm, addmv, addr, baddbmm, addbmm)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..arrays import gemm
+from ..shape.grids import broadcast_shapes
 from ..shape.masked import CPP_TYPE_NAMES
-from ..shape.reshaping import expand
+from ..shape.reshaping import UNSAFE_VIEW, expand, wrap_dim
+from ..table import promotion
 from ..table.array_backward import ArrayBackward
 from ..table.errors import broadcast_error
 from ..table.fast import binary
@@ -27,7 +31,7 @@ MV = defop("mv", lambda xp, x, y: xp.dot(x, y),  # BLAS gemv; matmul takes a slo
 DOT = defop("dot", lambda xp, x, y: xp.dot(x, y),
             {"x": lambda g, y: g * y, "y": lambda g, x: g * x})
 # Batched, broadcasting matmul; PyTorch folds it into bmm plus a view, so its node is
-# UnsafeViewBackward0. Broadcast batch dims are summed back by the node (see Note [One op]).
+# UnsafeViewBackward0. Broadcast batch dims are summed back by the node (see Note [One op, one entry]).
 def _matmul_grad_x(g, x, y):
     if y.dim() == 1:  # (..., n, k) @ (k,)
         return g.unsqueeze(-1) * y
@@ -318,3 +322,63 @@ def outer(input, vec2):
 
 
 ger = public(outer, name="ger")
+
+
+CROSS = defop(
+    "linalg_cross",
+    lambda xp, x, y, *, dim: xp.cross(x, y, axis=dim),
+    {"x": lambda g, y, dim: apply(CROSS, (y, g), {"dim": dim}),
+     "y": lambda g, x, dim: apply(CROSS, (g, x), {"dim": dim})},
+    promote=promotion.binary,
+)
+
+
+def linalg_cross(input, other, *, dim=-1):
+    """Matches `torch.linalg.cross`: the cross product of 3-vectors along `dim`."""
+    a, b = input._data.shape, other._data.shape
+    if len(a) != len(b):
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, len(a))
+    if a[d] != 3 or b[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{a[d]} and {b[d]}")
+    return apply(CROSS, (input, other), {"dim": d - len(a)})
+
+
+@public
+def cross(input, other, dim=None):
+    """Matches `torch.cross`: without `dim`, the first dim of size 3 (with PyTorch's warning)."""
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+                      "The default value of dim will change to agree with that of linalg.cross "
+                      "in a future release.", UserWarning, stacklevel=2)
+        shape = broadcast_shapes(input._data.shape, other._data.shape)
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return linalg_cross(input, other, dim=dim)
+
+
+# ---- nan-ignoring reductions, rot90 -------------------------------------------------------------
+
+
+@public
+def kron(input, other):
+    """Matches `torch.kron`: the Kronecker product, as PyTorch forms it (interleaved unit dims,
+    one product, an unsafe view: UnsafeViewBackward0 over MulBackward0)."""
+    a, b = input._data.shape, other._data.shape
+    ndim = max(len(a), len(b))
+    a = (1,) * (ndim - len(a)) + a
+    b = (1,) * (ndim - len(b)) + b
+    a_view = tuple(s for size in a for s in (size, 1))
+    b_view = tuple(s for size in b for s in (1, size))
+    product = (apply(UNSAFE_VIEW, (input,), {"shape": a_view})
+               * apply(UNSAFE_VIEW, (other,), {"shape": b_view}))
+    shape = tuple(x * y for x, y in zip(a, b))
+    try:  # the product keeps a transposed input's layout, which PyTorch's view then refuses
+        np.reshape(product._data, shape, copy=False)
+    except ValueError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+    return apply(UNSAFE_VIEW, (product,), {"shape": shape})

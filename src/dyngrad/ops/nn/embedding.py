@@ -103,7 +103,7 @@ def _renorm_rows(weight, indices, max_norm, norm_type) -> None:
     scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
     with no_grad():
         weight._data[rows] = (w * scale[:, None]).astype(weight._data.dtype)
-        weight._vc.bump("embedding_renorm_")
+        weight._version_counter.bump("embedding_renorm_")
 
 
 def embedding(

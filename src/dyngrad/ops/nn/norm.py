@@ -330,7 +330,7 @@ def batch_norm(
     if training:
         for t in (running_mean, running_var):
             if t is not None:
-                t._vc.bump("batch_norm")
+                t._version_counter.bump("batch_norm")
         return apply(
             BATCH_NORM,
             (input, weight, bias, running_mean, running_var),

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ...backend import dtypes
+from ...runtime import dtypes
 from ..linalg.decomposition import _LinAlgError, svdvals
 from ..shape.reshaping import wrap_dim
 from ..table.argument_errors import type_name

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import dtypes
 from ...graph.grad_mode import state as grad_state
 from ...return_types import max as max_result
 from ...return_types import min as min_result
+from ...runtime import dtypes
 from ..creation.factories import ones_like
 from ..elementwise.arithmetic import maximum, minimum
 from ..shape.joining import cat
@@ -224,7 +224,7 @@ LOGSUMEXP = defop("logsumexp", _logsumexp_fwd,
 
 def check_grad_dtype(input, dtype) -> None:
     """PyTorch refuses a differentiable reduction into an integer dtype."""
-    if dtype is not None and input._rg and grad_state.enabled and not (
+    if dtype is not None and input._requires_grad and grad_state.enabled and not (
             dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(f"Autograd not support dtype: {dtype._legacy}")
 

@@ -6,10 +6,10 @@ Every sort is stable, and NaN sorts as the largest value, as in PyTorch. PyTorch
 
 from __future__ import annotations
 
-from ...backend import dtypes
 from ...return_types import kthvalue as kthvalue_result
 from ...return_types import sort as sort_result
 from ...return_types import topk as topk_result
+from ...runtime import dtypes
 from ..shape.reshaping import wrap_dim
 from ..shape.scatter import scatter_into_zeros
 from ..table.arguments import as_int

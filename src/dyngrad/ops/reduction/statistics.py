@@ -6,9 +6,9 @@ import warnings
 
 import numpy as np
 
-from ...backend import dtypes
 from ...return_types import _result_type
 from ...return_types import median as median_result
+from ...runtime import dtypes
 from ..shape.reshaping import wrap_dim
 from ..shape.scatter import scatter_into_zeros
 from ..table.argument_errors import ALL_DIMS
@@ -252,3 +252,40 @@ def aminmax(input, *, dim=None, keepdim=False):
     if dim is None and keepdim:
         dims = tuple(range(input._data.ndim))
     return aminmax_result(amin(input, dims, keepdim), amax(input, dims, keepdim))
+
+
+def _nansum_fwd(xp, x, *, dim, keepdim, dtype):
+    if x.dtype.kind in "biu":
+        return xp.sum(x, axis=dim, keepdims=keepdim, dtype=dtype or np.int64)
+    return xp.nansum(x, axis=dim, keepdims=keepdim, dtype=dtype)
+
+
+def _nansum_grad(g, x, x_shape, dim, keepdim):
+    return expand_reduced(g, x_shape, dim, keepdim) * ~x.isnan()
+
+
+NANSUM = defop("nansum", _nansum_fwd, {"x": _nansum_grad})
+
+
+@public
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """Matches `torch.nansum`: the sum with nan counted as zero."""
+    dims = reduce_dims(input, dim)
+    return apply(NANSUM, (input,), {"dim": dims, "keepdim": keepdim,
+                                    "dtype": None if dtype is None else dtype.np})
+
+
+@public
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """Matches `torch.nanmean`: nansum over the count of non-nan values (DivBackward0)."""
+    if dim is not None:
+        as_ints(dim)  # a dim of the wrong type is a TypeError before the dtype is looked at
+    x = input if dtype is None else input.to(dtype)
+    if not (x.is_floating_point() or x.is_complex()):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {x.dtype._legacy}")
+    kept = ~x.isnan()
+    count = kept.sum() if dim is None else kept.sum(dim, keepdim=keepdim)
+    return nansum(x, dim, keepdim) / count
+
+

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import dtypes
+from ...runtime import dtypes
 from ..creation.conversion import FILL
 from ..table.arguments import fill_value, type_name, unpack_int64
 from ..table.inplace import apply_inplace

@@ -328,7 +328,7 @@ def getitem(self, key):
 def _view_step(op, x: Tensor, attrs: dict) -> Tensor:
     # `apply(op, (x,), attrs)` for a select/slice step, without the general bookkeeping when
     # no node is recorded and nobody observes ops (tokens[:, s] in a training loop)
-    if x._rg or record.observer is not None or type(x._data) is not np.ndarray:
+    if x._requires_grad or record.observer is not None or type(x._data) is not np.ndarray:
         return apply(op, (x,), attrs)
     t = Tensor._wrap(op.fwd(np, x._data, **attrs))
     record.make_view(t, x, op, attrs)

@@ -1,7 +1,7 @@
 """Joining and splitting: cat, stack and their h/v/d forms; split, chunk, unbind.
 
 `split`, `chunk` and `unbind` are one node with one output per piece, each piece a view of
-the input; autograd/views.py refuses in-place writes into them while they need grad, as
+the input; ops/table/views.py refuses in-place writes into them while they need grad, as
 PyTorch does.
 """
 

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import dtypes
+from ...runtime import dtypes
 from ..arrays.axis_sums import sum_to
 from ..table.argument_errors import invalid_combination, legacy_type
 from ..table.arguments import as_int, as_ints, int_list, is_int
@@ -393,5 +393,5 @@ public(_property(_mT), name="mT", function=False)
 def view_as_dtype(self, dtype):
     """`Tensor.view(dtype)`: the same bytes read as another dtype (no gradient)."""
     out = Tensor._wrap(self._data.view(dtype.np))
-    out._vc = self._vc
+    out._version_counter = self._version_counter
     return out

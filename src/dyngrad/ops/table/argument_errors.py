@@ -19,7 +19,7 @@ import sys
 import types
 
 from ..._tensor import Tensor
-from ...backend import dtypes
+from ...runtime import dtypes
 
 __all__ = [
     "CALLS",

@@ -16,7 +16,7 @@ import operator
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import dtypes
+from ...runtime import dtypes
 from .argument_errors import (
     REQUIRED,
     invalid_combination,

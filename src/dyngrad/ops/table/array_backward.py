@@ -139,11 +139,11 @@ def _saved_arrays(node, dtype, mixed_dtypes: bool):
     for name, value in node._saved.items():
         # (the version compared here, check_unmodified called only to raise its error)
         if type(value) is SavedOutput:
-            if value.vc.value != versions[name]:
+            if value.version_counter.value != versions[name]:
                 check_unmodified(node, name, value, versions[name])
             value = value.data
         elif isinstance(value, Tensor):
-            if value._vc.value != versions[name]:
+            if value._version_counter.value != versions[name]:
                 check_unmodified(node, name, value, versions[name])
             value = value._data
             if type(value) is not _ndarray:

@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import dtypes
+from ...runtime import dtypes
 from .arguments import allocation_error
 
 __all__ = ["translate", "broadcast_error", "expect_tensor", "floating_only", "c_type_name"]

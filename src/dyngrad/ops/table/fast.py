@@ -52,7 +52,7 @@ def binary(op):
             yd = y._data
             if xd.dtype != yd.dtype:
                 return apply(op, (x, y))
-            yrg = y._rg
+            yrg = y._requires_grad
         elif type(y) is float or type(y) is int:
             yd, yrg = y, False
         else:
@@ -63,7 +63,7 @@ def binary(op):
             raise translate(op, (x, y), _EMPTY, exc) from None
         if type(out) is not _ndarray:
             out = np.asarray(out)
-        mask = x._rg | yrg << 1
+        mask = x._requires_grad | yrg << 1
         if mask and differentiable and grad_state.enabled:
             node = connect(_new(node_cls), (x, y), mask)
             t = _wrap(out, True, node)
@@ -103,7 +103,7 @@ def unary(op):
         out = fwd(np, xd)
         if type(out) is not _ndarray:
             out = np.array(out)  # a NumPy scalar from a full reduction
-        if x._rg and differentiable and grad_state.enabled:
+        if x._requires_grad and differentiable and grad_state.enabled:
             node = connect(_new(node_cls), (x,), 1)
             t = _wrap(out, True, node)
             if plan:
@@ -112,7 +112,7 @@ def unary(op):
                 node._saved = node._versions = _EMPTY
         else:
             t = _wrap(out)
-            if x._rg and differentiable:  # grad mode is off
+            if x._requires_grad and differentiable:  # grad mode is off
                 note_no_grad(t, (x,))
         if record.observer is not None:  # See Note [Op observer]
             record.observer(op, (x,), _EMPTY, t)

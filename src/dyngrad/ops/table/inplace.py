@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import dtypes, namespace
 from ...graph.grad_mode import state as grad_state
+from ...runtime import dtypes, namespace
 from . import record
 from .errors import translate
 from .record import connect, save
@@ -43,13 +43,13 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
     except (ValueError, IndexError, TypeError, MemoryError) as exc:
         raise translate(op, args, attrs, exc) from None
     stash = None
-    if op.stash:  # of the input before the write, which the node saves: Note [Stashed ...]
+    if op.stash:  # of the input before the write: See Note [Stashed intermediates]
         out, stash = out
     out = out if type(out) is np.ndarray else np.asarray(out)
     _check_inplace_result(self, out)
     mask = 0
     for i, a in enumerate(args):
-        if isinstance(a, Tensor) and a._rg:
+        if isinstance(a, Tensor) and a._requires_grad:
             mask |= 1 << i
     node = None
     if grad_on and mask and op.node_cls is not None:
@@ -60,17 +60,17 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
         node = connect(_new(op.node_cls), args, mask, attrs)
         if op.stash:
             node._stash = stash
-    before = self._vc.value
+    before = self._version_counter.value
     try:
         self._data[...] = out
     except ValueError:  # NumPy's read-only array
         raise RuntimeError(OVERLAP) from None
-    self._vc.bump(name or op.name + "_")
+    self._version_counter.bump(name or op.name + "_")
     if node is not None:
         rebase_history(self, node)
         save(node, plan, tuple(inputs), self)
         for key, value in node._saved.items():  # `y.mul_(y)`: y was saved before the write
-            if type(value) is Tensor and value._vc is self._vc:
+            if type(value) is Tensor and value._version_counter is self._version_counter:
                 node._versions[key] = before
     if record.observer is not None:  # See Note [Op observer]
         record.observer(op, args, attrs, self)
@@ -78,7 +78,7 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
 
 
 def _snapshot(t: Tensor) -> Tensor:
-    copy = Tensor._wrap(t._data.copy(), t._rg, t._fn, t._out_nr)
+    copy = Tensor._wrap(t._data.copy(), t._requires_grad, t._grad_fn, t._out_nr)
     return copy
 
 

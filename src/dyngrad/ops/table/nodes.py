@@ -5,12 +5,12 @@ its saved tensors, and frees them.
 from __future__ import annotations
 
 from ..._tensor import Tensor
-from ...backend import dtypes
 from ...graph import passes
 from ...graph.errors import modified_inplace_error
 from ...graph.grad_mode import state as grad_state
 from ...graph.node import SECOND_BACKWARD, Node
 from ...graph.saved import SavedOutput
+from ...runtime import dtypes
 from . import record
 
 __all__ = ["OpNode", "StashOpNode", "VariadicOpNode", "unpack_saved", "check_unmodified",
@@ -131,7 +131,7 @@ def unpack_saved(node: OpNode) -> dict:
             if grad_state.enabled and node._op.is_differentiable(value.output_nr):
                 # create_graph: the output's history is this very node
                 rebuilt = Tensor._wrap(value.data, True, node, value.output_nr)
-                rebuilt._vc = value.vc
+                rebuilt._version_counter = value.version_counter
                 values[name] = rebuilt
             else:
                 values[name] = value.tensor
@@ -143,11 +143,11 @@ def unpack_saved(node: OpNode) -> dict:
 def check_unmodified(node: OpNode, name: str, value, version: int) -> None:
     """PyTorch's error if a saved tensor (or saved output) changed in place since it was saved."""
     if type(value) is SavedOutput:
-        if value.vc.value != version:
+        if value.version_counter.value != version:
             _raise_modified(node, name, value.tensor, version, node, value.output_nr)
-    elif value._vc.value != version:
+    elif value._version_counter.value != version:
         # PyTorch names the tensor's history as it is now (after the in-place write)
-        _raise_modified(node, name, value, version, value._fn, value._out_nr)
+        _raise_modified(node, name, value, version, value._grad_fn, value._out_nr)
 
 
 def _raise_modified(node, name, tensor, version, fn, out_nr):

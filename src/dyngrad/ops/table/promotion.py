@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import dtypes
-from ...backend.dtypes import defaults, from_numpy_dtype, promote_operands, scalar_dtype
+from ...runtime import dtypes
+from ...runtime.dtypes import defaults, from_numpy_dtype, promote_operands, scalar_dtype
 from .arguments import fill_value
 from .errors import broadcast_error
 

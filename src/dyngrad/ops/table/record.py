@@ -31,12 +31,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor, above, user_site
-from ...backend import namespace
 from ...graph import anomaly_mode as anomaly
 from ...graph import errors as graph_errors
 from ...graph.grad_mode import state as grad_state
 from ...graph.node import Node, _sequence, grad_accumulator, op_name_of
 from ...graph.saved import SavedOutput
+from ...runtime import namespace
 from .errors import translate
 
 __all__ = [
@@ -64,9 +64,9 @@ observer = None
 
 def gradient_edge(t: Tensor):
     """The (node, output_nr) a gradient for `t` flows into."""
-    if t._base is not None and t._view_ver != t._vc.value:
+    if t._base is not None and t._view_ver != t._version_counter.value:
         refresh_view(t)
-    fn = t._fn
+    fn = t._grad_fn
     if fn is not None:
         return (fn, t._out_nr)
     return (grad_accumulator(t), 0)
@@ -80,7 +80,7 @@ def connect(node: Node, inputs: tuple, mask: int, attrs: dict = _EMPTY) -> Node:
     meta = []
     for a in inputs:
         if mask & 1:
-            fn = a._fn
+            fn = a._grad_fn
             if fn is not None and a._base is None:
                 edges.append((fn, a._out_nr))
             else:
@@ -109,14 +109,14 @@ def save(node: Node, plan: tuple, inputs: tuple, result) -> None:
             value = inputs[index]
             saved[name] = value
             if isinstance(value, Tensor):
-                versions[name] = value._vc.value
+                versions[name] = value._version_counter.value
         elif type(result) is not tuple:
-            saved[name] = SavedOutput(result._data, result._vc, 0)
-            versions[name] = result._vc.value
+            saved[name] = SavedOutput(result._data, result._version_counter, 0)
+            versions[name] = result._version_counter.value
         else:  # every output of a multi-output op, e.g. max(dim)'s values and indices
             for i, out in enumerate(result):
-                saved[f"{name}{i}"] = SavedOutput(out._data, out._vc, i)
-                versions[f"{name}{i}"] = out._vc.value
+                saved[f"{name}{i}"] = SavedOutput(out._data, out._version_counter, i)
+                versions[f"{name}{i}"] = out._version_counter.value
     node._saved = saved
     node._versions = versions
 
@@ -136,7 +136,7 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
     mask = 0
     if grad_state.enabled and op.node_cls is not None:
         for i, a in enumerate(args):
-            if isinstance(a, Tensor) and a._rg:
+            if isinstance(a, Tensor) and a._requires_grad:
                 mask |= 1 << i
     if not mask:
         result = _outputs(op, args, attrs, out, None)
@@ -162,7 +162,7 @@ def note_no_grad(result, args) -> None:
     if grad_state.inference or grad_state.backward:
         return
     for a in args:
-        if isinstance(a, Tensor) and a._rg:
+        if isinstance(a, Tensor) and a._requires_grad:
             site = user_site(3)
             for t in result if type(result) is tuple else (result,):
                 t._nograd_site = site
@@ -192,10 +192,10 @@ def _outputs(op, args, attrs, out, node):
 def make_view(view: Tensor, source: Tensor, op, attrs) -> None:
     """Make `view` (an output of a view op on `source`) share `source`'s base and counter."""
     # See Note [Version counters]: a view shares its base's counter.
-    view._vc = source._vc
+    view._version_counter = source._version_counter
     view._base = source._base if source._base is not None else source
     view._view_chain = (source._view_chain, op, attrs)
-    view._view_ver = source._vc.value
+    view._view_ver = source._version_counter.value
 
 
 def view_steps(chain) -> list:
@@ -229,20 +229,20 @@ def of_multi_output(view) -> bool:
 
 
 def multi_output_error(view, what: str) -> str:
-    return f"Output {view._out_nr} of {op_name_of(view._fn)} is a view and {what}. " + (
+    return f"Output {view._out_nr} of {op_name_of(view._grad_fn)} is a view and {what}. " + (
         MULTI_OUTPUT_VIEW
     )
 
 
 def refresh_view(view) -> None:
     """Rebuild a stale view's history from its base's current one."""
-    if view._view_ver == view._vc.value:
+    if view._view_ver == view._version_counter.value:
         return
-    if view._base._rg and view._rg and of_multi_output(view):
+    if view._base._requires_grad and view._requires_grad and of_multi_output(view):
         what = "its base or another view of its base has been modified inplace"
         raise RuntimeError(multi_output_error(view, what))
-    view._view_ver = view._vc.value
-    if view._base._rg:
+    view._view_ver = view._version_counter.value
+    if view._base._requires_grad:
         regenerate(view)
 
 
@@ -254,10 +254,10 @@ def regenerate(view) -> None:
     node._chain = view._view_chain
     node._base_shape = base._data.shape
     node._base_dtype = base._data.dtype
-    view._fn = node
+    view._grad_fn = node
     view._out_nr = 0
-    view._rg = True
-    view._view_ver = view._vc.value
+    view._requires_grad = True
+    view._view_ver = view._version_counter.value
 
 
 class AsStridedBackward0(Node):

@@ -16,12 +16,12 @@ VIEW_OF_LEAF_INPLACE = (
 
 def check_inplace_allowed(t) -> None:
     """PyTorch refuses to write in place into a leaf that requires grad (under grad mode)."""
-    if t._rg and t._fn is None and t._base is None:
+    if t._requires_grad and t._grad_fn is None and t._base is None:
         raise RuntimeError(LEAF_INPLACE + _leaf_hint(t))
     base = t._base
-    if base is not None and base._rg and base._fn is None:
+    if base is not None and base._requires_grad and base._grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_INPLACE + _leaf_hint(base))
-    if base is not None and t._rg and of_multi_output(t):
+    if base is not None and t._requires_grad and of_multi_output(t):
         raise RuntimeError(multi_output_error(t, "is being modified inplace"))
 
 
@@ -38,25 +38,25 @@ def rebase_history(self, node) -> None:
     """Make `node` the history of `self` after an in-place op wrote into it."""
     base = self._base
     if base is None:
-        self._fn = node
+        self._grad_fn = node
         self._out_nr = 0
-        self._rg = True
+        self._requires_grad = True
         return
-    base_edge = gradient_edge(base) if base._rg else (None, 0)
+    base_edge = gradient_edge(base) if base._requires_grad else (None, 0)
     copy = CopySlices()
     copy.next_functions = (base_edge,) + node.next_functions[1:]
-    copy._fn = node
+    copy._inplace_node = node
     copy._chain = self._view_chain
-    base._fn = copy
+    base._grad_fn = copy
     base._out_nr = 0
-    base._rg = True
+    base._requires_grad = True
     regenerate(self)
 
 
 class CopySlices(Node):
     """The history of a base written through one of its views (PyTorch's `CopySlices`)."""
 
-    __slots__ = ("_fn", "_chain")
+    __slots__ = ("_inplace_node", "_chain")
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"
@@ -65,7 +65,7 @@ class CopySlices(Node):
         g = grads[0]
         result = g.clone()
         grad_slice = replay_view(result, self._chain)
-        res = self._fn.apply((grad_slice.clone(),))
+        res = self._inplace_node.apply((grad_slice.clone(),))
         if res[0] is not None:
             grad_slice.copy_(res[0])
         else:
@@ -73,4 +73,4 @@ class CopySlices(Node):
         return (result,) + tuple(res[1:])
 
     def release(self) -> None:
-        self._fn.release()
+        self._inplace_node.release()

@@ -10,10 +10,10 @@ import re
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend.dtypes import from_numpy_dtype, promote_types
 from ...graph.grad_mode import state as grad_state
 from ...ops.creation.factories import as_tensor, tensor
 from ...ops.shape.joining import stack
+from ...runtime.dtypes import from_numpy_dtype, promote_types
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map"]
 
@@ -106,7 +106,7 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
                 f"stack expects each tensor to be equal size, but got {list(shape)} at entry "
                 f"0 and {list(t._data.shape)} at entry {i}"
             )
-    if grad_state.enabled and any(t._rg for t in batch):
+    if grad_state.enabled and any(t._requires_grad for t in batch):
         return stack(batch, 0)
     dtype = functools.reduce(promote_types, (from_numpy_dtype(t._data.dtype) for t in batch))
     return Tensor._wrap(np.stack([t._data for t in batch]).astype(dtype.np, copy=False))

@@ -7,8 +7,8 @@ import itertools
 import math
 import warnings
 
-from ...backend.random import default_generator
 from ...ops.creation.random import randperm
+from ...runtime.random import default_generator
 
 __all__ = [
     "Dataset",

@@ -6,10 +6,10 @@ import itertools
 
 import numpy as np
 
-from ...backend.dtypes import float64
-from ...backend.random import Generator, rng_of
 from ...ops.creation.factories import as_tensor
 from ...ops.creation.random import randint, randperm
+from ...runtime.dtypes import float64
+from ...runtime.random import Generator, rng_of
 
 __all__ = [
     "Sampler",

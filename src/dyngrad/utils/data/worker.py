@@ -14,8 +14,8 @@ from multiprocessing.connection import wait
 
 import numpy as np
 
-from ...backend.random import manual_seed
 from ...graph.grad_mode import state as grad_state
+from ...runtime.random import manual_seed
 from .result_pipe import STATUS_CHECK_INTERVAL, ResultWriter
 
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "worker_loop", "make_fetcher"]

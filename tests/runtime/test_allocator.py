@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-PROBE = "import dyngrad.backend as b; print(b.MALLOC_TUNED)"
+PROBE = "import dyngrad.runtime as b; print(b.MALLOC_TUNED)"
 
 
 def _probe(**env) -> str:

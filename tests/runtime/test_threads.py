@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dyngrad
-from dyngrad.backend import threads
+from dyngrad.runtime import threads
 
 
 @pytest.fixture
