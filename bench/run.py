@@ -34,8 +34,12 @@ class Worker:
 
     def __init__(self, lib: str):
         self.lib = lib
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "worker.py"), lib],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "worker.py"), lib],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
 
     def ask(self, **request):
         self.proc.stdin.write(json.dumps(request) + "\n")
@@ -72,21 +76,24 @@ def _fmt(seconds: float) -> str:
 
 def peak_rss_mb(lib: str, workload: str, steps: int = 20) -> float:
     """Peak resident memory of a fresh process that trains `workload` for `steps` steps."""
-    code = (f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
-            f"import {lib} as t, training; s = training.TRAINING[{workload!r}](t)\n"
-            f"for _ in range({steps}): s()\n"
-            # VmHWM, not ru_maxrss: the latter survives fork+exec from this (large) parent
-            "print(next(l.split()[1] for l in open('/proc/self/status') "
-            "if l.startswith('VmHWM')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
+        f"import {lib} as t, training; s = training.TRAINING[{workload!r}](t)\n"
+        f"for _ in range({steps}): s()\n"
+        # VmHWM, not ru_maxrss: the latter survives fork+exec from this (large) parent
+        "print(next(l.split()[1] for l in open('/proc/self/status') "
+        "if l.startswith('VmHWM')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return int(out.stdout.split()[-1]) / 1024
 
 
 def _row(name: str, samples: dict) -> str:
     medians = {lib: statistics.median(v) for lib, v in samples.items()}
-    cells = "".join(f"{_fmt(medians[lib])} ({_fmt(min(v)).strip()}-{_fmt(max(v)).strip()})"
-                    .rjust(28) for lib, v in samples.items())
+    cells = "".join(
+        f"{_fmt(medians[lib])} ({_fmt(min(v)).strip()}-{_fmt(max(v)).strip()})".rjust(28)
+        for lib, v in samples.items()
+    )
     ratio = ""
     if "torch" in medians:
         # the ratio of medians, then of minima: on a shared host a round that was slowed
@@ -100,8 +107,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (about a minute)")
     parser.add_argument("--only", nargs="*", help="workload names to run")
-    parser.add_argument("--groups", nargs="*", default=["ops", "train", "infer", "memory"],
-                        help="ops, train, infer, memory")
+    parser.add_argument(
+        "--groups",
+        nargs="*",
+        default=["ops", "train", "infer", "memory"],
+        help="ops, train, infer, memory",
+    )
     args = parser.parse_args(argv)
     libs = ["dyngrad"]
     if importlib.util.find_spec("torch") is not None:
@@ -111,8 +122,7 @@ def main(argv=None) -> int:
     rounds, min_seconds = (5, 0.05) if args.quick else (11, 0.2)
     workers = {lib: Worker(lib) for lib in libs}
     try:
-        print(f"{'workload':26s}" + "".join(f"{m:>28s}" for m in libs)
-              + "   ratio (median, min)")
+        print(f"{'workload':26s}" + "".join(f"{m:>28s}" for m in libs) + "   ratio (median, min)")
         for group in args.groups:
             for name in GROUPS.get(group, {}):
                 if args.only and name not in args.only:
@@ -120,10 +130,14 @@ def main(argv=None) -> int:
                 print(_row(name, measure(workers, name, rounds, min_seconds)), flush=True)
                 if group == "train":
                     for lib, worker in workers.items():
-                        times = worker.ask(cmd="phases", name=name,
-                                           iterations=10 if args.quick else 30)
-                        print(f"    {lib:8s} phases: " + "  ".join(
-                            f"{p} {_fmt(v).strip()}" for p, v in times.items()), flush=True)
+                        times = worker.ask(
+                            cmd="phases", name=name, iterations=10 if args.quick else 30
+                        )
+                        print(
+                            f"    {lib:8s} phases: "
+                            + "  ".join(f"{p} {_fmt(v).strip()}" for p, v in times.items()),
+                            flush=True,
+                        )
     finally:
         for worker in workers.values():
             worker.close()

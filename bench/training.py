@@ -83,8 +83,12 @@ def simple_mlp(t):
 
 def _mlp(t):
     nn = t.nn
-    return _same_init(t, nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512),
-                                       nn.ReLU(), nn.Linear(512, 10)))
+    return _same_init(
+        t,
+        nn.Sequential(
+            nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)
+        ),
+    )
 
 
 def mlp_784(t):
@@ -99,10 +103,19 @@ def mlp_784(t):
 def cnn(t):
     """2x(conv3x3, ReLU, maxpool) + Linear, Adam, batch 32x1x28x28."""
     nn = t.nn
-    model = _same_init(t, nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(32 * 7 * 7, 10)))
+    model = _same_init(
+        t,
+        nn.Sequential(
+            nn.Conv2d(1, 16, 3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Flatten(),
+            nn.Linear(32 * 7 * 7, 10),
+        ),
+    )
     x, y = _data(t, 3, ((32, 1, 28, 28), "float"), ((32,), 10))
     opt = t.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
@@ -116,14 +129,19 @@ def char_lstm(t):
 
     def param(*shape):
         bound = 1.0 / np.sqrt(hidden)
-        return t.from_numpy(rng.uniform(-bound, bound, shape).astype(np.float32)) \
-            .requires_grad_(True)
+        return t.from_numpy(rng.uniform(-bound, bound, shape).astype(np.float32)).requires_grad_(
+            True
+        )
 
-    emb, w_x, w_h, b = param(vocab, hidden), param(hidden, 4 * hidden), \
-        param(hidden, 4 * hidden), param(4 * hidden)
+    emb, w_x, w_h, b = (
+        param(vocab, hidden),
+        param(hidden, 4 * hidden),
+        param(hidden, 4 * hidden),
+        param(4 * hidden),
+    )
     w_out, b_out = param(hidden, vocab), param(vocab)
     params = [emb, w_x, w_h, b, w_out, b_out]
-    tokens, = _data(t, 5, ((batch, seq + 1), vocab))
+    (tokens,) = _data(t, 5, ((batch, seq + 1), vocab))
     opt = t.optim.SGD(params, lr=0.1)
 
     def forward():
@@ -177,17 +195,16 @@ def mini_gpt(t):
             return self.head(self.ln(self.blocks(x)))
 
     model = _same_init(t, GPT())
-    tokens, = _data(t, 6, ((batch, seq + 1), vocab))
+    (tokens,) = _data(t, 6, ((batch, seq + 1), vocab))
     x, y = tokens[:, :-1], tokens[:, 1:]
     opt = t.optim.AdamW(model.parameters(), lr=3e-4)
-    return Step(t, model, opt,
-                lambda: F.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1)))
+    return Step(t, model, opt, lambda: F.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1)))
 
 
 def mlp_inference(t):
     """MLP 784-512-512-10 forward on one sample under no_grad."""
     model = _mlp(t).eval()
-    x, = _data(t, 7, ((1, 784), "float"))
+    (x,) = _data(t, 7, ((1, 784), "float"))
 
     def infer():
         with t.no_grad():
@@ -196,6 +213,11 @@ def mlp_inference(t):
     return infer
 
 
-TRAINING = {"simple_mlp_adam_b16": simple_mlp, "mlp_784_sgd_b128": mlp_784,
-            "cnn_adam_b32": cnn, "char_lstm_basic_ops": char_lstm, "mini_gpt_adamw": mini_gpt}
+TRAINING = {
+    "simple_mlp_adam_b16": simple_mlp,
+    "mlp_784_sgd_b128": mlp_784,
+    "cnn_adam_b32": cnn,
+    "char_lstm_basic_ops": char_lstm,
+    "mini_gpt_adamw": mini_gpt,
+}
 INFERENCE = {"mlp_inference_b1_no_grad": mlp_inference}

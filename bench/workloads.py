@@ -44,6 +44,9 @@ def matmul_relu_step(t):
     return step
 
 
-OP_OVERHEAD = {f"{name}{'_rg' if rg else ''}": op(name, rg)
-               for name in ("add", "mul", "matmul", "relu", "sum") for rg in (False, True)}
+OP_OVERHEAD = {
+    f"{name}{'_rg' if rg else ''}": op(name, rg)
+    for name in ("add", "mul", "matmul", "relu", "sum")
+    for rg in (False, True)
+}
 OP_OVERHEAD["matmul_relu_step"] = matmul_relu_step

@@ -10,8 +10,8 @@ b = torch.tensor([1.0])  # 注意：b 没有 requires_grad
 y = w * x + b
 loss = y.sum()
 
-print(f"loss.grad_fn: {loss.grad_fn}")        # SumBackward0
-print(f"y.grad_fn: {y.grad_fn}")              # AddBackward0
+print(f"loss.grad_fn: {loss.grad_fn}")  # SumBackward0
+print(f"y.grad_fn: {y.grad_fn}")  # AddBackward0
 print(f"x.is_leaf: {x.is_leaf}, x.grad_fn: {x.grad_fn}")  # True, None
 print(f"b.requires_grad: {b.requires_grad}")  # False
 

@@ -13,7 +13,7 @@ import dyngrad as torch
 # graphviz package and Graphviz's `dot` program. Without them, dyngrad prints the same graph as
 # text, one node a line, leaves with their shape and dtype:
 x = torch.tensor([1.0], requires_grad=True)
-y = x ** 2 + x * 3
+y = x**2 + x * 3
 print(torch.autograd.graph.describe(y))
 
 
@@ -28,7 +28,7 @@ def grad_check(x, func, eps=1e-3):
 # The article's grad_check cannot work: backward() returns None, not the gradient, so
 # allclose() is handed None (and x.grad is zeroed before anything reads it).
 try:
-    grad_check(torch.tensor([1.0], requires_grad=True), lambda t: (t ** 3).sum())
+    grad_check(torch.tensor([1.0], requires_grad=True), lambda t: (t**3).sum())
 except TypeError as e:
     print("grad_check as written raises TypeError:", e)
 
@@ -43,15 +43,19 @@ def grad_check_fixed(x, func, eps=1e-3):
     with torch.no_grad():
         steps = torch.eye(x.numel(), dtype=x.dtype) * eps
         numerical_grad = torch.tensor(
-            [((func(x + steps[i]) - func(x - steps[i])) / (2 * eps)).item()
-             for i in range(x.numel())], dtype=x.dtype)
+            [
+                ((func(x + steps[i]) - func(x - steps[i])) / (2 * eps)).item()
+                for i in range(x.numel())
+            ],
+            dtype=x.dtype,
+        )
     return torch.allclose(analytic_grad, numerical_grad, atol=1e-4)
 
 
 x64 = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
-print("grad_check_fixed:", grad_check_fixed(x64, lambda t: (t ** 3).sum()))  # True (float64)
+print("grad_check_fixed:", grad_check_fixed(x64, lambda t: (t**3).sum()))  # True (float64)
 # The real tool: central differences for every entry of the Jacobian, in float64.
-print("gradcheck:", torch.autograd.gradcheck(lambda t: t ** 3, (x64,)))  # True
+print("gradcheck:", torch.autograd.gradcheck(lambda t: t**3, (x64,)))  # True
 
 # 3.3 内存优化策略
 # 内存优化示例 (the article's 10000 x 10000 is shrunk to keep the example light)

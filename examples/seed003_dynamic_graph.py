@@ -14,7 +14,7 @@ def first_sentence(error):
 # 1. 动态计算图的核心特性
 # 示例：动态图的即时构建特性
 x = torch.tensor([2.0], requires_grad=True)
-y = x ** 2  # 此时计算图已记录平方操作
+y = x**2  # 此时计算图已记录平方操作
 print(y.grad_fn)  # 输出: <PowBackward0>
 
 # 2.1 非标量输出的反向传播
@@ -39,7 +39,7 @@ print("x.grad after method 2:", x.grad)  # tensor([4., 4., 4.]): gradients accum
 
 # 2.2 计算图被重复使用
 x = torch.tensor([1.0], requires_grad=True)
-y = x ** 2
+y = x**2
 y.backward()  # 第一次反向传播
 try:
     y.backward()  # 报错：计算图已释放
@@ -47,7 +47,7 @@ except RuntimeError as e:
     print(first_sentence(e))  # Trying to backward through the graph a second time ...
 
 # The graph of `y` is already gone, so retain_graph must be given on a fresh forward:
-y = x ** 2
+y = x**2
 y.backward(retain_graph=True)  # 保留计算图
 y.backward()  # 可以再次使用
 print("x.grad:", x.grad)  # tensor([6.]): 2 + 2 + 2

@@ -10,11 +10,13 @@ b = torch.tensor([3.0], requires_grad=True)
 c = a * b
 d = c + 1
 e = torch.sum(d)
-print(e.grad_fn.name(), [fn.name() for fn, _ in e.grad_fn.next_functions])  # SumBackward0 ['AddBackward0']
+print(
+    e.grad_fn.name(), [fn.name() for fn, _ in e.grad_fn.next_functions]
+)  # SumBackward0 ['AddBackward0']
 
 # 2. 用一段代码拆开反向传播的黑盒
-x = torch.tensor([1., 2.], requires_grad=True)
-y = torch.tensor([3., 4.], requires_grad=True)
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = torch.tensor([3.0, 4.0], requires_grad=True)
 z = x * y  # z = [3., 8.]
 loss = z.sum()  # loss = 11
 loss.backward()
@@ -39,4 +41,4 @@ print(x.grad)  # tensor([6., 8.]): accumulated over the two backward passes
 # made under no_grad (see SEED-ERRATA.md):
 with torch.no_grad():
     n = x * 2
-print(torch.tensor([1.]).is_leaf, x.detach().is_leaf, n.is_leaf)  # True True True
+print(torch.tensor([1.0]).is_leaf, x.detach().is_leaf, n.is_leaf)  # True True True

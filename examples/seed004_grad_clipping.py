@@ -34,4 +34,6 @@ unclipped = grad_norm()
 optimizer.step()
 torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)  # 白裁: the step is done
 moved = sum((p.detach() - b).pow(2).sum().item() for p, b in zip(model.parameters(), before)) ** 0.5
-print(f"step size matches the unclipped gradient: {abs(moved - 0.1 * unclipped) < 1e-3 * unclipped}")  # True
+print(
+    f"step size matches the unclipped gradient: {abs(moved - 0.1 * unclipped) < 1e-3 * unclipped}"
+)  # True

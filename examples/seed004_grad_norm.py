@@ -13,7 +13,7 @@ for p in model.parameters():
     if p.grad is not None:
         param_norm = p.grad.detach().data.norm(2)
         total_norm += param_norm.item() ** 2
-total_norm = total_norm ** 0.5
+total_norm = total_norm**0.5
 print(f"Global gradient norm: {total_norm:.4f}")
 
 # The same number, from the library: clip_grad_norm_ with an infinite max_norm clips nothing.

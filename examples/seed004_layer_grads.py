@@ -9,7 +9,7 @@ import dyngrad as torch
 
 def make_linear(name, fan_in, fan_out):
     n = fan_in * fan_out
-    weight = torch.linspace(-1.0, 1.0, n).reshape(fan_out, fan_in) / fan_in ** 0.5
+    weight = torch.linspace(-1.0, 1.0, n).reshape(fan_out, fan_in) / fan_in**0.5
     bias = torch.linspace(-0.1, 0.1, fan_out)
     return {f"{name}.weight": weight.requires_grad_(), f"{name}.bias": bias.requires_grad_()}
 

@@ -7,7 +7,9 @@ from dyngrad.utils.data import DataLoader, TensorDataset
 # model and data.
 
 model = nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 8), nn.ReLU(), nn.Linear(8, 1))
-loader = DataLoader(TensorDataset(torch.randn(128, 20), torch.randn(128, 1)), batch_size=16, shuffle=True)
+loader = DataLoader(
+    TensorDataset(torch.randn(128, 20), torch.randn(128, 1)), batch_size=16, shuffle=True
+)
 
 batch_x, batch_y = next(iter(loader))
 with torch.no_grad():

@@ -40,12 +40,14 @@ def main():
     x_test, y_test = torch.from_numpy(points[test_idx]), torch.from_numpy(labels[test_idx])
     loader = DataLoader(TensorDataset(x_train, y_train), batch_size=32, shuffle=True)
 
-    model = nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(),
-                          nn.Linear(64, CLASSES))
+    model = nn.Sequential(
+        nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, CLASSES)
+    )
     optimizer = optim.Adam(model.parameters(), lr=0.01)
     loss_fn = nn.CrossEntropyLoss()
-    print(f"spirals: {len(train_idx)} training points, {len(test_idx)} test points, "
-          f"{CLASSES} classes")
+    print(
+        f"spirals: {len(train_idx)} training points, {len(test_idx)} test points, {CLASSES} classes"
+    )
 
     for epoch in range(EPOCHS):
         total_loss = 0.0
@@ -55,8 +57,10 @@ def main():
             loss.backward()
             optimizer.step()
             total_loss += loss.item() * len(batch_y)
-        print(f"epoch {epoch + 1:2d}/{EPOCHS}: loss {total_loss / len(train_idx):.4f}, "
-              f"train accuracy {accuracy(model, x_train, y_train):.3f}")
+        print(
+            f"epoch {epoch + 1:2d}/{EPOCHS}: loss {total_loss / len(train_idx):.4f}, "
+            f"train accuracy {accuracy(model, x_train, y_train):.3f}"
+        )
 
     print(f"test accuracy: {accuracy(model, x_test, y_test):.3f}")
 

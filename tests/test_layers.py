@@ -19,14 +19,42 @@ import dyngrad
 PACKAGE = Path(dyngrad.__file__).resolve().parent
 
 LAYERS = ["backend", "tensor", "graph", "ops", "autograd", "library", "tools", "surface"]
-TENSOR = {"_tensor", "_tensor_str", "_tensor_errors", "_tensor_kinds", "_handles", "_typename",
-          "size", "return_types"}
+TENSOR = {
+    "_tensor",
+    "_tensor_str",
+    "_tensor_errors",
+    "_tensor_kinds",
+    "_handles",
+    "_typename",
+    "size",
+    "return_types",
+}
 # the device namespaces (cuda, accelerator) sit with amp, which cuda.amp re-exports
-TOOLS = {"doctor", "viz", "compile", "amp", "cuda", "accelerator", "distributed", "cli",
-         "_torch_alias", "__main__", "onnx"}
+TOOLS = {
+    "doctor",
+    "viz",
+    "compile",
+    "amp",
+    "cuda",
+    "accelerator",
+    "distributed",
+    "cli",
+    "_torch_alias",
+    "__main__",
+    "onnx",
+}
 # optional extras and heavy parts: imported where they are needed, never at import time
-OPTIONAL = {"graphviz", "matplotlib", "safetensors", "cupy", "mpi4py", "tensorboard", "tqdm",
-            "PIL", "IPython"}
+OPTIONAL = {
+    "graphviz",
+    "matplotlib",
+    "safetensors",
+    "cupy",
+    "mpi4py",
+    "tensorboard",
+    "tqdm",
+    "PIL",
+    "IPython",
+}
 
 
 def layer_of(module: str) -> str:
@@ -116,8 +144,9 @@ def test_imports_point_down():
         rank = LAYERS.index(layer_of(module))
         for target in targets:
             if LAYERS.index(layer_of(target)) > rank:
-                upward.append(f"{module} ({layer_of(module)}) imports {target} "
-                              f"({layer_of(target)})")
+                upward.append(
+                    f"{module} ({layer_of(module)}) imports {target} ({layer_of(target)})"
+                )
     assert not upward, "\n".join(sorted(upward))
 
 
@@ -131,7 +160,7 @@ def test_no_import_cycle():
         state[node] = "open"
         for child in sorted(edges[node]):
             if state.get(child) == "open":
-                cycle.extend(path[path.index(child):] + [child])
+                cycle.extend(path[path.index(child) :] + [child])
                 return True
             if child not in state and visit(child, path + [child]):
                 return True
@@ -175,7 +204,8 @@ def test_any_import_order_works(order, tmp_path):
 
     code = "; ".join(f"import dyngrad.{name}" for name in order) + "; import dyngrad; "
     code += "print(dyngrad.ones(2).sum().item())"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "2.0"

@@ -91,7 +91,6 @@ def place(tensor: Tensor, location: str, map_location) -> Tensor:
         target = location if map_location is None else map_location
     target = Device(target)
     if target.type == "cuda":
-
         if not cuda_available():
             raise RuntimeError(
                 "Attempting to deserialize object on a CUDA device but "

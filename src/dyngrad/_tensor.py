@@ -86,7 +86,8 @@ NON_LEAF_GRAD_WARNING = (
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
     "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
 
 
 class Tensor:
@@ -94,8 +95,17 @@ class Tensor:
 
     # Slots are what every op reads or writes; rarely set fields fall back to the class
     # defaults below and live in __dict__ once set (see Note [Hot path] in ops/table/fast.py).
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_nr", "_grad", "_version_counter", "_base", "__dict__",
-                 "__weakref__")
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "_grad_fn",
+        "_out_nr",
+        "_grad",
+        "_version_counter",
+        "_base",
+        "__dict__",
+        "__weakref__",
+    )
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
     _view_chain = None  # for a view: the (op, attrs) steps that replay it from its base
     _view_ver = 0  # the version at which a view's history was last made
@@ -216,9 +226,13 @@ class Tensor:
         """Matches `torch.Tensor.item`: the one element as a Python number."""
         if self._data.size != 1:
             raise RuntimeError(
-                f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
-        return self._data.reshape(()).item() if self._data.dtype != dtypes.bfloat16.np \
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return (
+            self._data.reshape(()).item()
+            if self._data.dtype != dtypes.bfloat16.np
             else float(self._data.reshape(()))
+        )
 
     def tolist(self):
         if self._data.dtype == dtypes.bfloat16.np:
@@ -230,12 +244,14 @@ class Tensor:
         if self._requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead.")
+                "instead."
+            )
         if type(self._data) is not np.ndarray:
             if not force:
                 raise TypeError(
                     f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
-                    "to copy the tensor to host memory first.")
+                    "to copy the tensor to host memory first."
+                )
             return self._data.get()
         return self._data
 
@@ -243,22 +259,27 @@ class Tensor:
         if self._requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead.")
+                "instead."
+            )
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous"
-                if self._data.size > 1 else
-                "Boolean value of Tensor with no values is ambiguous")
+                if self._data.size > 1
+                else "Boolean value of Tensor with no values is ambiguous"
+            )
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
         if self._requires_grad:  # PyTorch warns for float() alone, not for item(), int() or bool()
-            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
-                          "unexpected behavior.\nConsider using tensor.detach() first.",
-                          UserWarning, stacklevel=2)
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to "
+                "unexpected behavior.\nConsider using tensor.detach() first.",
+                UserWarning,
+                stacklevel=2,
+            )
         return float(self._scalar("float"))
 
     def __int__(self) -> int:
@@ -266,8 +287,7 @@ class Tensor:
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an "
-                            "index")
+            raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(()))
 
     def __complex__(self) -> complex:
@@ -308,7 +328,8 @@ class Tensor:
                 "Only Tensors created explicitly by the user (graph leaves) support the "
                 "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
                 "this may be because of a torch.nn.utils.weight_norm usage, see "
-                "https://github.com/pytorch/pytorch/pull/103001")
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
         new = type(self).__new__(type(self))
         new._init(self._data.copy(), self._requires_grad, None)
         if type(self) is not Tensor:  # a subclass's own attributes, not autograd's
@@ -331,7 +352,8 @@ class Tensor:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach().")
+                "var_no_grad = var.detach()."
+            )
         if value and not (self.is_floating_point() or self.is_complex()):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(value)
@@ -364,7 +386,8 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(
                     f"assigned grad expected to be a Tensor or None but got grad of type "
-                    f"{type(value).__name__}")
+                    f"{type(value).__name__}"
+                )
             if value._data.dtype != self._data.dtype or value._data.shape != self._data.shape:
                 raise assigned_grad_error(self, value)
         self._grad = value
@@ -417,7 +440,8 @@ class Tensor:
                 "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
                 "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
                 "called on these gradients. To fix this error, please refer to the "
-                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
         self._grad_fn = None
         self._requires_grad = False
         self._out_nr = 0
@@ -426,8 +450,7 @@ class Tensor:
     def register_hook(self, hook):
         """Matches `torch.Tensor.register_hook`: `hook(grad)` may return a new gradient."""
         if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
-                               "gradient")
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             return self.grad_fn._register_tensor_hook(self._out_nr, hook)
         if self._hooks is None:
@@ -439,8 +462,9 @@ class Tensor:
     def register_post_accumulate_grad_hook(self, hook):
         """Matches `torch.Tensor.register_post_accumulate_grad_hook`: `hook(tensor)`."""
         if self._grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
-                               "tensors")
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
         if self._post_hooks is None:
             self._post_hooks = {}
         handle = RemovableHandle(self._post_hooks)
@@ -455,8 +479,9 @@ class Tensor:
 def _wrap_dim(dim: int, ndim: int) -> int:
     n = max(ndim, 1)
     if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {dim})")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
     return dim % n
 
 

@@ -12,7 +12,6 @@ def type_string(tensor) -> str:
     return f"[{prefix}{tensor.dtype._legacy}Tensor [{shape}]]"
 
 
-
 # The C++ element type names PyTorch prints when a `.grad` of the wrong dtype is assigned
 _CPP_TYPE_NAMES = {
     "float16": "c10::Half",

@@ -48,7 +48,6 @@ def main(argv: list[str] | None = None) -> int:
         run_script(options.script, options.args)
         return 0
     if options.command == "doctor":
-
         return run(options.script, options.args, options.json)
     parser.print_help()
     return 2

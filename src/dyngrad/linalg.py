@@ -10,5 +10,17 @@ from .ops.linalg.products import linalg_cross as cross
 from .ops.linalg.products import matmul
 from .ops.reduction.norms import matrix_norm, norm, vector_norm
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "inv", "matmul", "matrix_norm",
-           "norm", "solve_triangular", "svd", "svdvals", "vector_norm"]
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cholesky_ex",
+    "cross",
+    "inv",
+    "matmul",
+    "matrix_norm",
+    "norm",
+    "solve_triangular",
+    "svd",
+    "svdvals",
+    "vector_norm",
+]

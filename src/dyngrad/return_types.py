@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["max", "min", "sort", "topk", "median", "mode", "kthvalue", "var_mean", "std_mean",
-           "linalg_svd", "cummax", "cummin"]
+__all__ = [
+    "max",
+    "min",
+    "sort",
+    "topk",
+    "median",
+    "mode",
+    "kthvalue",
+    "var_mean",
+    "std_mean",
+    "linalg_svd",
+    "cummax",
+    "cummin",
+]
 
 
 def _result_type(name: str, fields: tuple[str, ...]):

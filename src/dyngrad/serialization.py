@@ -51,7 +51,6 @@ def save(
     >>> dyngrad.save(model.state_dict(), "model.pt")
     """
     if _is_path(f) and os.fspath(f).endswith(".safetensors"):
-
         _write_atomic(f, safetensors_bytes(obj))
         return
     buffer = io.BytesIO()

@@ -234,11 +234,18 @@ def test_embedding_max_norm_renormalises_rows(torch):
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
 
 
-@pytest.mark.parametrize("values", [
-    [[1.0, 1.0, 0.0, 2.0], [1.0, 0.5, 2.0, 2.0], [3.0, 3.0, 3.0, 3.0], [3.0, 3.0, 3.0, 3.0]],
-    [[1.0, float("nan"), 0.0, 2.0], [float("nan"), 0.5, 2.0, float("nan")],
-     [-float("inf"), -float("inf"), 1.0, 1.0], [-float("inf"), -float("inf"), 1.0, 1.0]],
-])
+@pytest.mark.parametrize(
+    "values",
+    [
+        [[1.0, 1.0, 0.0, 2.0], [1.0, 0.5, 2.0, 2.0], [3.0, 3.0, 3.0, 3.0], [3.0, 3.0, 3.0, 3.0]],
+        [
+            [1.0, float("nan"), 0.0, 2.0],
+            [float("nan"), 0.5, 2.0, float("nan")],
+            [-float("inf"), -float("inf"), 1.0, 1.0],
+            [-float("inf"), -float("inf"), 1.0, 1.0],
+        ],
+    ],
+)
 def test_max_pool_ties_and_nan_pick_torch_indices(values, torch):
     data = np.array(values).reshape(1, 1, 4, 4)
     ours_in = dyngrad.from_numpy(data.copy()).requires_grad_(True)

@@ -16,11 +16,16 @@ C = R.standard_normal(3) + 1
 @pytest.mark.parametrize(
     "expr",
     [
-        "t.nn.functional.rms_norm(x, (5,))", "t.nn.functional.rms_norm(x, (4, 5), eps=1e-3)",
-        "t.nn.functional.rms_norm(x, [5], w)", "t.nn.functional.rms_norm(x.float(), 5)",
-        "t.nn.functional.rms_norm(x.half(), (5,))", "t.nn.functional.rms_norm(x, (4,))",
-        "t.nn.functional.instance_norm(x)", "t.nn.functional.instance_norm(x, weight=c, bias=c)",
-        "t.nn.functional.instance_norm(x[..., :1, :1])", "t.nn.functional.instance_norm(x[:, :, 0])",
+        "t.nn.functional.rms_norm(x, (5,))",
+        "t.nn.functional.rms_norm(x, (4, 5), eps=1e-3)",
+        "t.nn.functional.rms_norm(x, [5], w)",
+        "t.nn.functional.rms_norm(x.float(), 5)",
+        "t.nn.functional.rms_norm(x.half(), (5,))",
+        "t.nn.functional.rms_norm(x, (4,))",
+        "t.nn.functional.instance_norm(x)",
+        "t.nn.functional.instance_norm(x, weight=c, bias=c)",
+        "t.nn.functional.instance_norm(x[..., :1, :1])",
+        "t.nn.functional.instance_norm(x[:, :, 0])",
     ],
 )
 def test_functional_norms_match_torch(torch, expr):
@@ -29,8 +34,11 @@ def test_functional_norms_match_torch(torch, expr):
 
 @pytest.mark.parametrize(
     "expr",
-    ["t.nn.functional.rms_norm(x, (5,), w)", "t.nn.functional.rms_norm(x, (4, 5))",
-     "t.nn.functional.instance_norm(x, weight=c, bias=c)"],
+    [
+        "t.nn.functional.rms_norm(x, (5,), w)",
+        "t.nn.functional.rms_norm(x, (4, 5))",
+        "t.nn.functional.instance_norm(x, weight=c, bias=c)",
+    ],
 )
 def test_functional_norm_gradients_match_torch(torch, expr):
     same_grads(torch, expr, x=X, w=W, c=C)
@@ -40,15 +48,20 @@ def test_functional_norm_gradients_match_torch(torch, expr):
 @pytest.mark.parametrize(
     "expr",
     [
-        "t.nn.InstanceNorm2d(3).double()(x)", "t.nn.InstanceNorm2d(3, affine=True).double()(x)",
-        "t.nn.InstanceNorm1d(3).double()(x[:, :, 0])", "t.nn.InstanceNorm2d(3).double()(x[0])",
+        "t.nn.InstanceNorm2d(3).double()(x)",
+        "t.nn.InstanceNorm2d(3, affine=True).double()(x)",
+        "t.nn.InstanceNorm1d(3).double()(x[:, :, 0])",
+        "t.nn.InstanceNorm2d(3).double()(x[0])",
         "t.nn.InstanceNorm2d(3).double()(x[0, 0])",
-        "t.nn.InstanceNorm2d(4, affine=True).double()(x)", "t.nn.InstanceNorm2d(5).double()(x)",
-        "t.nn.RMSNorm(5).double()(x)", "t.nn.RMSNorm([4, 5], eps=1e-6).double()(x)",
+        "t.nn.InstanceNorm2d(4, affine=True).double()(x)",
+        "t.nn.InstanceNorm2d(5).double()(x)",
+        "t.nn.RMSNorm(5).double()(x)",
+        "t.nn.RMSNorm([4, 5], eps=1e-6).double()(x)",
         "t.nn.RMSNorm(5, elementwise_affine=False)(x)",
         "repr(t.nn.InstanceNorm3d(3, affine=True, track_running_stats=True))",
-        "repr(t.nn.RMSNorm((2, 5)))", "sorted(t.nn.InstanceNorm2d(3, True, track_running_stats=True)"
-        ".state_dict())", "sorted(t.nn.RMSNorm(5).state_dict())",
+        "repr(t.nn.RMSNorm((2, 5)))",
+        "sorted(t.nn.InstanceNorm2d(3, True, track_running_stats=True).state_dict())",
+        "sorted(t.nn.RMSNorm(5).state_dict())",
     ],
 )
 def test_norm_modules_match_torch(torch, expr):

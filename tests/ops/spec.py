@@ -59,5 +59,6 @@ class OpSpec:
 
     def inputs(self, module, sample, dtype_name: str, seed: int):
         rng = np.random.default_rng(seed)
-        return [s.make(module, rng, dtype_name, self.domain) if isinstance(s, T) else s
-                for s in sample]
+        return [
+            s.make(module, rng, dtype_name, self.domain) if isinstance(s, T) else s for s in sample
+        ]

@@ -14,7 +14,18 @@ from . import (
     specs_special_gamma,
 )
 
-SPECS = [spec for module in (specs_core, specs_elementwise, specs_activation, specs_reduction,
-                             specs_shape, specs_indexing, specs_linalg, specs_nn,
-                             specs_special_gamma)
-         for spec in module.SPECS]
+SPECS = [
+    spec
+    for module in (
+        specs_core,
+        specs_elementwise,
+        specs_activation,
+        specs_reduction,
+        specs_shape,
+        specs_indexing,
+        specs_linalg,
+        specs_nn,
+        specs_special_gamma,
+    )
+    for spec in module.SPECS
+]

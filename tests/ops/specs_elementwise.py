@@ -97,10 +97,18 @@ SPECS = [
     _unary("erfinv", (-0.95, 0.95)),
     OpSpec("atan2", lambda t, x, y: t.atan2(x, y), PAIRS, ref=lambda np, x, y: np.arctan2(x, y)),
     OpSpec("hypot", lambda t, x, y: t.hypot(x, y), PAIRS, ref=lambda np, x, y: np.hypot(x, y)),
-    OpSpec("logaddexp", lambda t, x, y: t.logaddexp(x, y), PAIRS,
-           ref=lambda np, x, y: np.logaddexp(x, y)),
-    OpSpec("logaddexp2", lambda t, x, y: t.logaddexp2(x, y), PAIRS,
-           ref=lambda np, x, y: np.logaddexp2(x, y)),
+    OpSpec(
+        "logaddexp",
+        lambda t, x, y: t.logaddexp(x, y),
+        PAIRS,
+        ref=lambda np, x, y: np.logaddexp(x, y),
+    ),
+    OpSpec(
+        "logaddexp2",
+        lambda t, x, y: t.logaddexp2(x, y),
+        PAIRS,
+        ref=lambda np, x, y: np.logaddexp2(x, y),
+    ),
     OpSpec("xlogy", lambda t, x, y: t.xlogy(x, y), PAIRS, ref=lambda np, x, y: x * np.log(y)),
     OpSpec("fmax", lambda t, x, y: t.fmax(x, y), PAIRS, ref=lambda np, x, y: np.fmax(x, y)),
     OpSpec("fmin", lambda t, x, y: t.fmin(x, y), PAIRS, ref=lambda np, x, y: np.fmin(x, y)),
@@ -108,12 +116,19 @@ SPECS = [
     _unary("rad2deg", ref=lambda np, x: np.rad2deg(x)),
     _unary("sinc", ref=lambda np, x: np.sinc(x)),
     _unary("logit", domain=(0.05, 0.95), ref=lambda np, x: np.log(x / (1 - x))),
-    OpSpec("logit_eps", lambda t, x: t.logit(x, eps=0.2), UNARY, domain=(0.05, 0.95),
-           covers=("logit",), ref=lambda np, x: np.log(np.clip(x, 0.2, 0.8) / (1 - np.clip(x, 0.2, 0.8)))),
+    OpSpec(
+        "logit_eps",
+        lambda t, x: t.logit(x, eps=0.2),
+        UNARY,
+        domain=(0.05, 0.95),
+        covers=("logit",),
+        ref=lambda np, x: np.log(np.clip(x, 0.2, 0.8) / (1 - np.clip(x, 0.2, 0.8))),
+    ),
     _unary("nan_to_num", ref=lambda np, x: np.nan_to_num(x)),
     # (+ x: torch's zero gradient of sgn is a ZeroTensor, which cannot be read as an array)
-    OpSpec("sgn", lambda t, x: t.sgn(x) + x, UNARY, ref=lambda np, x: np.sign(x) + x,
-           torch_names=False),
+    OpSpec(
+        "sgn", lambda t, x: t.sgn(x) + x, UNARY, ref=lambda np, x: np.sign(x) + x, torch_names=False
+    ),
     OpSpec("square", lambda t, x: x.square(), UNARY[:2], covers=("pow",), ref=lambda np, x: x * x),
     # ---- fused arithmetic -------------------------------------------------------------------
     OpSpec(

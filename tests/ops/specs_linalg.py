@@ -6,13 +6,28 @@ from __future__ import annotations
 from .spec import OpSpec, T
 
 SPECS = [
-    OpSpec("cdist", lambda t, a, b: t.cdist(a, b), [(T((5, 3)), T((4, 3))), (T((2, 3, 2)), T((1, 4, 2)))]),
-    OpSpec("cdist_p", lambda t, a, b: t.cdist(a, b, p=3) + t.cdist(a, b, p=1), [(T((4, 3)), T((2, 3)))],
-           covers=("cdist",)),
-    OpSpec("cdist_inf", lambda t, a, b: t.cdist(a, b, p=float("inf")), [(T((4, 3)), T((3, 3)))],
-           covers=("cdist",)),
-    OpSpec("euclidean_dist", lambda t, a, b: t.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
-           [(T((5, 3)), T((4, 3))), (T((2, 3, 2)), T((4, 2)))]),
+    OpSpec(
+        "cdist",
+        lambda t, a, b: t.cdist(a, b),
+        [(T((5, 3)), T((4, 3))), (T((2, 3, 2)), T((1, 4, 2)))],
+    ),
+    OpSpec(
+        "cdist_p",
+        lambda t, a, b: t.cdist(a, b, p=3) + t.cdist(a, b, p=1),
+        [(T((4, 3)), T((2, 3)))],
+        covers=("cdist",),
+    ),
+    OpSpec(
+        "cdist_inf",
+        lambda t, a, b: t.cdist(a, b, p=float("inf")),
+        [(T((4, 3)), T((3, 3)))],
+        covers=("cdist",),
+    ),
+    OpSpec(
+        "euclidean_dist",
+        lambda t, a, b: t.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+        [(T((5, 3)), T((4, 3))), (T((2, 3, 2)), T((4, 2)))],
+    ),
     OpSpec(
         "linalg_inv",
         lambda t, a: t.linalg.inv(a + 3 * t.eye(a.shape[-1], dtype=a.dtype)),  # well conditioned
@@ -22,8 +37,12 @@ SPECS = [
     OpSpec(
         "linalg_cross",
         lambda t, x, y: t.linalg.cross(x, y),
-        [(T((4, 3)), T((4, 3))), (T((2, 1, 3)), T((1, 5, 3))), (T((3,)), T((3,))),
-         (T((3, 3), nc=True), T((3, 3)))],
+        [
+            (T((4, 3)), T((4, 3))),
+            (T((2, 1, 3)), T((1, 5, 3))),
+            (T((3,)), T((3,))),
+            (T((3, 3), nc=True), T((3, 3))),
+        ],
         ref=lambda np, x, y: np.cross(x, y),
     ),
     OpSpec(
@@ -198,7 +217,9 @@ SPECS = [
         lambda t, x: t.linalg.matrix_norm(x, 2) + t.linalg.matrix_norm(x, "nuc", keepdim=True),
         [(T((3, 4)),), (T((2, 4, 3)),)],
         covers=("linalg_svd",),
-        ref=lambda np, x: np.linalg.norm(x, 2, axis=(-2, -1))
-        + np.linalg.norm(x, "nuc", axis=(-2, -1))[..., None, None],
+        ref=lambda np, x: (
+            np.linalg.norm(x, 2, axis=(-2, -1))
+            + np.linalg.norm(x, "nuc", axis=(-2, -1))[..., None, None]
+        ),
     ),
 ]

@@ -57,8 +57,9 @@ def test_nll_rows_agrees_with_general_path(reduction):
     assert nn_loss._plain_rows(x.shape, t, None, -100)
     fast = nn_loss._nll_rows(np, x, t, reduction)
     # the general path: forced by a weight of ones (same values, no fast path)
-    general = nn_loss._nll_fwd(np, x, t, np.ones(5, np.float32), reduction=reduction,
-                               ignore_index=-100)
+    general = nn_loss._nll_fwd(
+        np, x, t, np.ones(5, np.float32), reduction=reduction, ignore_index=-100
+    )
     np.testing.assert_allclose(fast, general, rtol=1e-6)
     assert fast.dtype == np.float32
 
@@ -111,16 +112,21 @@ def test_gemv_sums_agree_with_numpy(dtype):
     a = np.random.default_rng(4).standard_normal((8, 64, 96)).astype(dtype)
     exact = a.astype(np.float64)
     tol = 1e-5 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(axis_sums.last_sum(np, a), exact.sum(-1, keepdims=True),
-                               rtol=tol, atol=tol * 100)
-    np.testing.assert_allclose(axis_sums.lead_sum(np, a, 2), exact.sum((0, 1)),
-                               rtol=tol, atol=tol * 100)
+    np.testing.assert_allclose(
+        axis_sums.last_sum(np, a), exact.sum(-1, keepdims=True), rtol=tol, atol=tol * 100
+    )
+    np.testing.assert_allclose(
+        axis_sums.lead_sum(np, a, 2), exact.sum((0, 1)), rtol=tol, atol=tol * 100
+    )
     assert axis_sums.lead_sum(np, a, 0).shape == a.shape
 
 
 def test_gemv_sums_leave_small_half_and_strided_arrays_to_numpy():
-    for a in (np.ones((4, 4), np.float32), np.ones((64, 128), np.float16),
-              np.ones((128, 128), np.float32)[:, ::2]):
+    for a in (
+        np.ones((4, 4), np.float32),
+        np.ones((64, 128), np.float16),
+        np.ones((128, 128), np.float32)[:, ::2],
+    ):
         assert not axis_sums.by_blas(a)
         np.testing.assert_array_equal(axis_sums.last_sum(np, a), a.sum(-1, keepdims=True))
 
@@ -191,28 +197,62 @@ def test_cat_mismatch_errors_match_torch(torch):
 
 # ---- array kernels: the same gradients as the formulas ------------------------------------------
 KERNEL_EXPRS = [
-    ("a + b", {}), ("a - b", {}), ("a * b", {}), ("a / (b.abs() + 1)", {}), ("-a", {}),
-    ("a.exp()", {}), ("(a.abs() + 1).log()", {}), ("(a.abs() + 1).sqrt()", {}),
-    ("a.tanh()", {}), ("a.sigmoid()", {}), ("a.relu()", {}), ("1 - a", {}),
-    ("torch.add(a, b, alpha=2)", {}), ("torch.sub(a, b, alpha=3)", {}),
-    ("a @ b.t()", {}), ("F.linear(a, b, b[:, 0])", {}), ("F.mse_loss(a, b)", {}),
-    ("F.mse_loss(a, b, reduction='none')", {}), ("a.softmax(-1)", {}), ("a.log_softmax(0)", {}),
-    ("F.gelu(a)", {}), ("F.gelu(a, approximate='tanh')", {}),
-    ("F.layer_norm(a, (4,), b[0], b[1])", {}), ("F.layer_norm(a, (3, 4))", {}),
+    ("a + b", {}),
+    ("a - b", {}),
+    ("a * b", {}),
+    ("a / (b.abs() + 1)", {}),
+    ("-a", {}),
+    ("a.exp()", {}),
+    ("(a.abs() + 1).log()", {}),
+    ("(a.abs() + 1).sqrt()", {}),
+    ("a.tanh()", {}),
+    ("a.sigmoid()", {}),
+    ("a.relu()", {}),
+    ("1 - a", {}),
+    ("torch.add(a, b, alpha=2)", {}),
+    ("torch.sub(a, b, alpha=3)", {}),
+    ("a @ b.t()", {}),
+    ("F.linear(a, b, b[:, 0])", {}),
+    ("F.mse_loss(a, b)", {}),
+    ("F.mse_loss(a, b, reduction='none')", {}),
+    ("a.softmax(-1)", {}),
+    ("a.log_softmax(0)", {}),
+    ("F.gelu(a)", {}),
+    ("F.gelu(a, approximate='tanh')", {}),
+    ("F.layer_norm(a, (4,), b[0], b[1])", {}),
+    ("F.layer_norm(a, (3, 4))", {}),
     ("F.cross_entropy(a, torch.tensor([0, 3, 1]))", {}),
     ("F.nll_loss(a, torch.tensor([0, 3, 1]), reduction='none')", {}),
-    ("a.view(4, 3)", {}), ("a.reshape(2, 6)", {}), ("a.t()", {}), ("a.transpose(0, 1)", {}),
-    ("a.unsqueeze(1).permute(2, 0, 1)", {}), ("a[:1].squeeze(0)", {}), ("a[None].expand(2, 3, 4)", {}),
-    ("a.sum()", {}), ("a.mean()", {}), ("a.sum(1)", {}), ("a.mean(0, keepdim=True)", {}),
-    ("a.sum((0, 1))", {}), ("a.sum_to_size(1, 4)", {}), ("a.clone()", {}),
-    ("a.reshape(3, 2, 2) @ b.reshape(3, 2, 2)", {}), ("a @ b.t() @ a", {}),
-    ("a.reshape(3, 2, 2) @ b[0].reshape(2, 2)", {}), ("a @ b[0]", {}),
-    ("a.masked_fill(b > 0, 0.5)", {}), ("a[1]", {}), ("a[:, 1:3]", {}),
-    ("a[torch.tensor([2, 0, 2])]", {}), ("F.embedding(torch.tensor([[1, 2], [2, 0]]), a)", {}),
+    ("a.view(4, 3)", {}),
+    ("a.reshape(2, 6)", {}),
+    ("a.t()", {}),
+    ("a.transpose(0, 1)", {}),
+    ("a.unsqueeze(1).permute(2, 0, 1)", {}),
+    ("a[:1].squeeze(0)", {}),
+    ("a[None].expand(2, 3, 4)", {}),
+    ("a.sum()", {}),
+    ("a.mean()", {}),
+    ("a.sum(1)", {}),
+    ("a.mean(0, keepdim=True)", {}),
+    ("a.sum((0, 1))", {}),
+    ("a.sum_to_size(1, 4)", {}),
+    ("a.clone()", {}),
+    ("a.reshape(3, 2, 2) @ b.reshape(3, 2, 2)", {}),
+    ("a @ b.t() @ a", {}),
+    ("a.reshape(3, 2, 2) @ b[0].reshape(2, 2)", {}),
+    ("a @ b[0]", {}),
+    ("a.masked_fill(b > 0, 0.5)", {}),
+    ("a[1]", {}),
+    ("a[:, 1:3]", {}),
+    ("a[torch.tensor([2, 0, 2])]", {}),
+    ("F.embedding(torch.tensor([[1, 2], [2, 0]]), a)", {}),
     # multi-output and variadic rows: pieces without a gradient count as zeros
-    ("torch.cat(a.chunk(2, 1), 0)", {}), ("a.chunk(4, 1)[1] * 2 + a.chunk(4, 1)[3]", {}),
-    ("a.split([1, 3], 1)[1]", {}), ("torch.stack(a.unbind(0)[::2])", {}),
-    ("torch.stack([a, b], 1)", {}), ("torch.cat([a, b[:, :2]], 1)", {}),
+    ("torch.cat(a.chunk(2, 1), 0)", {}),
+    ("a.chunk(4, 1)[1] * 2 + a.chunk(4, 1)[3]", {}),
+    ("a.split([1, 3], 1)[1]", {}),
+    ("torch.stack(a.unbind(0)[::2])", {}),
+    ("torch.stack([a, b], 1)", {}),
+    ("torch.cat([a, b[:, :2]], 1)", {}),
 ]
 
 
@@ -228,14 +268,18 @@ def test_array_kernels_give_the_formulas_gradients(expr):
         out = eval(expr, {"torch": dyngrad, "F": F, "a": a, "b": b})
         w0 = rng.standard_normal(tuple(out.shape)) if w0 is None else w0
         w = dyngrad.tensor(w0)
-        grads.append(dyngrad.autograd.grad((out * w).sum(), (a, b), create_graph=create_graph,
-                                           allow_unused=True))
+        grads.append(
+            dyngrad.autograd.grad(
+                (out * w).sum(), (a, b), create_graph=create_graph, allow_unused=True
+            )
+        )
     for fast, formula in zip(*grads):
         if formula is None:
             assert fast is None
             continue
-        np.testing.assert_allclose(fast.detach().numpy(), formula.detach().numpy(), rtol=1e-12,
-                                   atol=1e-14, err_msg=expr)
+        np.testing.assert_allclose(
+            fast.detach().numpy(), formula.detach().numpy(), rtol=1e-12, atol=1e-14, err_msg=expr
+        )
 
 
 @pytest.mark.parametrize("expr", ["a + b", "(a - 0.0) + (b - 0.0)", "(a + 0.0) + b"])
@@ -291,19 +335,24 @@ def test_batch_norm_kernels_give_the_formulas_gradients(shape, training):
     for create_graph in (False, True):
         x, w, b = (dyngrad.tensor(a, requires_grad=True) for a in (x0, w0, b0))
         y = F.batch_norm(x, dyngrad.tensor(rm), dyngrad.tensor(rv), w, b, training=training)
-        grads.append(dyngrad.autograd.grad((y * dyngrad.tensor(g0)).sum(), (x, w, b),
-                                           create_graph=create_graph))
+        grads.append(
+            dyngrad.autograd.grad(
+                (y * dyngrad.tensor(g0)).sum(), (x, w, b), create_graph=create_graph
+            )
+        )
     for fast, formula in zip(*grads):
-        np.testing.assert_allclose(fast.detach().numpy(), formula.detach().numpy(), rtol=1e-10,
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            fast.detach().numpy(), formula.detach().numpy(), rtol=1e-10, atol=1e-12
+        )
 
 
 def test_batch_norm_matches_torch_at_gemv_sizes(torch):
     rng = np.random.default_rng(11)
     x = rng.standard_normal((4, 3, 40, 40))
     w, b = rng.standard_normal(3), rng.standard_normal(3)
-    same_grads(torch, "t.nn.functional.batch_norm(x, None, None, w, b, training=True)",
-               x=x, w=w, b=b)
+    same_grads(
+        torch, "t.nn.functional.batch_norm(x, None, None, w, b, training=True)", x=x, w=w, b=b
+    )
 
 
 @pytest.mark.parametrize("shape", [(8, 4, 64, 63), (1000, 3), (2048, 10), (64, 1000), (16, 4)])
@@ -320,8 +369,12 @@ def test_a_kernel_may_read_only_what_the_formulas_read():
 
     # `x` is never saved (no formula reads it), so a kernel reading it would get nothing
     with pytest.raises(TypeError, match=r"kernel reads names no formula reads \['x'\]"):
-        defop("kernel_reads_unsaved", lambda xp, x: x * 2, {"x": lambda g: g * 2},
-              array_backward=ArrayBackward(lambda xp, needs, g, x: (g * x,)))
+        defop(
+            "kernel_reads_unsaved",
+            lambda xp, x: x * 2,
+            {"x": lambda g: g * 2},
+            array_backward=ArrayBackward(lambda xp, needs, g, x: (g * x,)),
+        )
     assert "kernel_reads_unsaved" not in OPS
 
 
@@ -387,7 +440,7 @@ def test_gelu_stash_is_not_kept_without_a_graph_and_in_place_gelu_matches_torch(
     for in_place, leaf in ((gelu_, ours), (torch._C._nn.gelu_, theirs)):
         F_ = dyngrad.nn.functional if leaf is ours else torch.nn.functional
         F_.gelu(leaf * 1).sum().backward()  # out of place, then in place (the stash of the
-        y = leaf * 1                        # input before the write)
+        y = leaf * 1  # input before the write)
         in_place(y)
         names.append(type(y.grad_fn).__name__)
         (y * y).sum().backward()
@@ -400,5 +453,9 @@ def test_a_kernel_reads_stash_only_on_a_stash_row():
     from dyngrad.ops.table.registry import defop
 
     with pytest.raises(TypeError, match="reads names no formula reads"):
-        defop("bad_stash_probe", lambda xp, x: x, {"x": lambda g: g},
-              array_backward=ArrayBackward(lambda xp, needs, g, stash: (g,)))
+        defop(
+            "bad_stash_probe",
+            lambda xp, x: x,
+            {"x": lambda g: g},
+            array_backward=ArrayBackward(lambda xp, needs, g, stash: (g,)),
+        )

@@ -184,5 +184,4 @@ def test_in_place_random_fill_on_a_leaf_that_requires_grad(torch):
 def test_unary_op_on_a_number_raises_torch_type_error(name):
     with pytest.raises(TypeError) as info:
         getattr(dyngrad, name)(3.0)
-    assert str(info.value) == (f"{name}(): argument 'input' (position 1) must be Tensor, "
-                               "not float")
+    assert str(info.value) == (f"{name}(): argument 'input' (position 1) must be Tensor, not float")

@@ -44,26 +44,33 @@ def test_forward_matches_reference(spec, i, dtype):
         expected = expected if isinstance(expected, (tuple, list)) else [expected]
         tol = 1e-4 if dtype == "float32" else 1e-10
         for o, e in zip(out, expected):
-            np.testing.assert_allclose(_numpy(o).astype(np.float64), np.asarray(e, np.float64),
-                                       rtol=tol, atol=tol)
+            np.testing.assert_allclose(
+                _numpy(o).astype(np.float64), np.asarray(e, np.float64), rtol=tol, atol=tol
+            )
     for o in out:
         assert isinstance(o, dyngrad.Tensor)
 
 
-@pytest.mark.parametrize("spec,i", [c for c in CASES if c[0].grad],
-                         ids=[x for c, x in zip(CASES, IDS) if c[0].grad])
+@pytest.mark.parametrize(
+    "spec,i", [c for c in CASES if c[0].grad], ids=[x for c, x in zip(CASES, IDS) if c[0].grad]
+)
 def test_gradcheck(spec, i):
     inputs = spec.inputs(dyngrad, spec.samples[i], "float64", _seed(spec, i))
-    assert dyngrad.autograd.gradcheck(lambda *a: spec.fn(dyngrad, *a), inputs,
-                                      atol=spec.grad_atol, rtol=spec.grad_rtol)
+    assert dyngrad.autograd.gradcheck(
+        lambda *a: spec.fn(dyngrad, *a), inputs, atol=spec.grad_atol, rtol=spec.grad_rtol
+    )
 
 
-@pytest.mark.parametrize("spec,i", [c for c in CASES if c[0].grad and c[0].gradgrad],
-                         ids=[x for c, x in zip(CASES, IDS) if c[0].grad and c[0].gradgrad])
+@pytest.mark.parametrize(
+    "spec,i",
+    [c for c in CASES if c[0].grad and c[0].gradgrad],
+    ids=[x for c, x in zip(CASES, IDS) if c[0].grad and c[0].gradgrad],
+)
 def test_gradgradcheck(spec, i):
     inputs = spec.inputs(dyngrad, spec.samples[i], "float64", _seed(spec, i))
-    assert dyngrad.autograd.gradgradcheck(lambda *a: spec.fn(dyngrad, *a), inputs,
-                                          atol=spec.grad_atol, rtol=spec.grad_rtol)
+    assert dyngrad.autograd.gradgradcheck(
+        lambda *a: spec.fn(dyngrad, *a), inputs, atol=spec.grad_atol, rtol=spec.grad_rtol
+    )
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -77,14 +84,16 @@ def test_matches_torch(spec, i, dtype, torch):
     theirs = spec.inputs(torch, spec.samples[i], dtype, seed)
     out_d = _outputs(spec.fn(dyngrad, *ours))
     out_t = [o for o in (spec.fn(torch, *theirs),)][0]
-    out_t = [o for o in out_t if isinstance(o, torch.Tensor)] if isinstance(
-        out_t, (tuple, list)) else [out_t]
+    out_t = (
+        [o for o in out_t if isinstance(o, torch.Tensor)]
+        if isinstance(out_t, (tuple, list))
+        else [out_t]
+    )
     tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else dict(rtol=1e-7, atol=1e-9)
     for d, t in zip(out_d, out_t):
         assert d.dtype.name == str(t.dtype).replace("torch.", ""), (d.dtype, t.dtype)
         assert tuple(d.shape) == tuple(t.shape)
-        np.testing.assert_allclose(_numpy(d).astype(np.float64),
-                                   t.detach().double().numpy(), **tol)
+        np.testing.assert_allclose(_numpy(d).astype(np.float64), t.detach().double().numpy(), **tol)
         if spec.torch_names and t.grad_fn is not None:
             assert d.grad_fn is not None and d.grad_fn.name() == t.grad_fn.name()
     if not spec.grad:
@@ -94,22 +103,28 @@ def test_matches_torch(spec, i, dtype, torch):
         return
     rng = np.random.default_rng(seed + 1)
     seeds = [rng.standard_normal(tuple(t.shape)) for _, t in pairs]
-    sum(((d * dyngrad.tensor(s, dtype=d.dtype)).sum() for (d, _), s in zip(pairs, seeds)),
-        dyngrad.tensor(0.0, dtype=getattr(dyngrad, dtype))).backward()
-    sum(((t * torch.tensor(s, dtype=t.dtype)).sum() for (_, t), s in zip(pairs, seeds)),
-        torch.tensor(0.0, dtype=getattr(torch, dtype))).backward()
+    sum(
+        ((d * dyngrad.tensor(s, dtype=d.dtype)).sum() for (d, _), s in zip(pairs, seeds)),
+        dyngrad.tensor(0.0, dtype=getattr(dyngrad, dtype)),
+    ).backward()
+    sum(
+        ((t * torch.tensor(s, dtype=t.dtype)).sum() for (_, t), s in zip(pairs, seeds)),
+        torch.tensor(0.0, dtype=getattr(torch, dtype)),
+    ).backward()
     for a, b in zip(ours, theirs):
         if isinstance(b, torch.Tensor) and b.requires_grad:
             if b.grad is None:
                 assert a.grad is None or not np.any(a.grad.numpy())
                 continue
             assert a.grad is not None
-            np.testing.assert_allclose(a.grad.numpy().astype(np.float64),
-                                       b.grad.double().numpy(), **tol)
+            np.testing.assert_allclose(
+                a.grad.numpy().astype(np.float64), b.grad.double().numpy(), **tol
+            )
 
 
 def test_every_differentiable_op_has_a_spec():
     covered = {s.name for s in SPECS} | {c for s in SPECS for c in s.covers}
-    missing = sorted(name for name, op in OPS.items()
-                     if op.node_cls is not None and name not in covered)
+    missing = sorted(
+        name for name, op in OPS.items() if op.node_cls is not None and name not in covered
+    )
     assert not missing, f"ops without a spec: {missing}"

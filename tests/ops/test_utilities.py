@@ -19,24 +19,44 @@ N = np.random.default_rng(1).standard_normal((4, 3))
 @pytest.mark.parametrize(
     "expr",
     [
-        "t.broadcast_shapes((2, 1), (3,))", "t.broadcast_shapes((2,), (3,))",
-        "t.broadcast_shapes(5, (1, 1))", "t.broadcast_tensors(x[:, None], y)",
-        "t.meshgrid(x, y)", "t.meshgrid(x, y, indexing='ij')", "t.meshgrid(x, y, indexing='xy')",
-        "t.meshgrid([x, y, x], indexing='xy')", "t.meshgrid(x, y, indexing='yx')",
-        "t.ravel(m)", "t.ravel(m.t())", "m.ravel()",
-        "t.diff(x)", "t.diff(m, dim=0)", "t.diff(m, n=2)", "t.diff(x, prepend=y, append=y)",
-        "t.tril_indices(3, 3)", "t.triu_indices(3, 4, 1)", "t.tril_indices(4, 3, -1)",
-        "t.bincount(i)", "t.bincount(i, minlength=7)", "t.bincount(i, weights=x.detach().repeat(2))",
-        "t.bincount(i, weights=t.arange(6))", "t.bincount(-i)", "t.bincount(x)",
-        "t.isin(i, t.tensor([1, 5]))", "t.isin(i, t.tensor([1, 5]), invert=True)",
-        "t.unique(i)", "t.unique(i, return_inverse=True, return_counts=True)",
+        "t.broadcast_shapes((2, 1), (3,))",
+        "t.broadcast_shapes((2,), (3,))",
+        "t.broadcast_shapes(5, (1, 1))",
+        "t.broadcast_tensors(x[:, None], y)",
+        "t.meshgrid(x, y)",
+        "t.meshgrid(x, y, indexing='ij')",
+        "t.meshgrid(x, y, indexing='xy')",
+        "t.meshgrid([x, y, x], indexing='xy')",
+        "t.meshgrid(x, y, indexing='yx')",
+        "t.ravel(m)",
+        "t.ravel(m.t())",
+        "m.ravel()",
+        "t.diff(x)",
+        "t.diff(m, dim=0)",
+        "t.diff(m, n=2)",
+        "t.diff(x, prepend=y, append=y)",
+        "t.tril_indices(3, 3)",
+        "t.triu_indices(3, 4, 1)",
+        "t.tril_indices(4, 3, -1)",
+        "t.bincount(i)",
+        "t.bincount(i, minlength=7)",
+        "t.bincount(i, weights=x.detach().repeat(2))",
+        "t.bincount(i, weights=t.arange(6))",
+        "t.bincount(-i)",
+        "t.bincount(x)",
+        "t.isin(i, t.tensor([1, 5]))",
+        "t.isin(i, t.tensor([1, 5]), invert=True)",
+        "t.unique(i)",
+        "t.unique(i, return_inverse=True, return_counts=True)",
         "t.unique(t.tensor([[1, 2], [1, 2], [0, 1]]), dim=0, return_inverse=True)",
         "i.unique(return_counts=True)",
         "t.searchsorted(t.tensor([1, 3, 5]), t.tensor([0, 3, 6]))",
         "t.searchsorted(t.tensor([1, 3, 5]), t.tensor([0, 3, 6]), right=True)",
         "t.searchsorted(t.tensor([[1, 3], [2, 4]]), t.tensor([[2], [5]]), side='right')",
         "t.bucketize(t.tensor([0, 3, 6]), t.tensor([1, 3, 5]))",
-        "t.linalg.cross(m, n)", "t.cross(m, n)", "t.cross(m, n, dim=1)",
+        "t.linalg.cross(m, n)",
+        "t.cross(m, n)",
+        "t.cross(m, n, dim=1)",
         "t.linalg.cross(m[:, :2], n[:, :2])",
     ],
 )
@@ -47,8 +67,15 @@ def test_utilities_match_torch(torch, expr):
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize(
     "expr",
-    ["t.meshgrid(x, y, indexing='xy')", "t.broadcast_tensors(x[:, None], y)", "t.diff(m, n=2)",
-     "t.diff(x, prepend=y)", "t.linalg.cross(m, n)", "t.linalg.cross(m, n[:1])", "t.ravel(m.t())"],
+    [
+        "t.meshgrid(x, y, indexing='xy')",
+        "t.broadcast_tensors(x[:, None], y)",
+        "t.diff(m, n=2)",
+        "t.diff(x, prepend=y)",
+        "t.linalg.cross(m, n)",
+        "t.linalg.cross(m, n[:1])",
+        "t.ravel(m.t())",
+    ],
 )
 def test_utility_gradients_match_torch(torch, expr):
     same_grads(torch, expr, x=X, y=Y, m=M, n=N)
@@ -75,12 +102,26 @@ NAN_X = np.array([[1.0, np.nan, 2.0], [np.nan, np.nan, 3.0]])
 
 @pytest.mark.parametrize(
     "expr",
-    ["t.nansum(x)", "t.nansum(x, 1)", "t.nansum(x, (0, 1), keepdim=True)", "x.nansum(0)",
-     "t.nansum(t.tensor([1, 2]))", "t.nanmean(x)", "t.nanmean(x, 1, keepdim=True)",
-     "t.nanmean(x, 0)", "t.nanmean(t.tensor([1, 2]))",
-     "t.nanmean(t.tensor([1.0, 2.0]), dtype=t.float64)",
-     "t.rot90(x)", "t.rot90(x, 2)", "t.rot90(x, -1)", "t.rot90(x, 0)", "t.rot90(x, 1, [1, 0])",
-     "x.rot90(3)", "t.rot90(x, 1, [0, 0])", "t.rot90(x[0])"],
+    [
+        "t.nansum(x)",
+        "t.nansum(x, 1)",
+        "t.nansum(x, (0, 1), keepdim=True)",
+        "x.nansum(0)",
+        "t.nansum(t.tensor([1, 2]))",
+        "t.nanmean(x)",
+        "t.nanmean(x, 1, keepdim=True)",
+        "t.nanmean(x, 0)",
+        "t.nanmean(t.tensor([1, 2]))",
+        "t.nanmean(t.tensor([1.0, 2.0]), dtype=t.float64)",
+        "t.rot90(x)",
+        "t.rot90(x, 2)",
+        "t.rot90(x, -1)",
+        "t.rot90(x, 0)",
+        "t.rot90(x, 1, [1, 0])",
+        "x.rot90(3)",
+        "t.rot90(x, 1, [0, 0])",
+        "t.rot90(x[0])",
+    ],
 )
 def test_nan_reductions_and_rot90_match_torch(torch, expr):
     same(torch, expr, requires_grad=True, x=NAN_X)
@@ -93,10 +134,15 @@ def test_nan_reduction_gradients_match_torch(torch, expr):
 
 @pytest.mark.parametrize(
     "expr",
-    ["t.linalg.inv(m[:3] + 2 * t.eye(3, dtype=t.float64))", "t.inverse(m[:3, :3] + 2)",
-     "(m[:3] + 2 * t.eye(3, dtype=t.float64)).inverse()",
-     "t.linalg.inv(t.tensor([[1.0, 2, 3], [2, 4, 6], [1, 0, 1]]))",
-     "t.linalg.inv(t.tensor([[0.0, 1], [0, 1]]))", "t.linalg.inv(m)", "t.linalg.inv(t.arange(4).reshape(2, 2))"],
+    [
+        "t.linalg.inv(m[:3] + 2 * t.eye(3, dtype=t.float64))",
+        "t.inverse(m[:3, :3] + 2)",
+        "(m[:3] + 2 * t.eye(3, dtype=t.float64)).inverse()",
+        "t.linalg.inv(t.tensor([[1.0, 2, 3], [2, 4, 6], [1, 0, 1]]))",
+        "t.linalg.inv(t.tensor([[0.0, 1], [0, 1]]))",
+        "t.linalg.inv(m)",
+        "t.linalg.inv(t.arange(4).reshape(2, 2))",
+    ],
 )
 def test_inverse_matches_torch(torch, expr):
     same(torch, expr, requires_grad=True, m=M)
@@ -107,9 +153,17 @@ TIES = np.array([[1.0, np.nan, 2.0, 0.5], [3.0, 1.0, 3.0, 3.0]])
 
 @pytest.mark.parametrize(
     "expr",
-    ["t.cummax(x, 1)", "t.cummin(x, 1)", "t.cummax(x, 0)", "x.cummin(-1)",
-     "t.cummax(t.tensor([1, 3, 2, 3]), 0)", "t.cummin(t.tensor([True, False, True]), 0)",
-     "t.cummax(x[0, 0], 0)", "t.cummax(x[:, :0], 1)", "t.cummax(x, 2)"],
+    [
+        "t.cummax(x, 1)",
+        "t.cummin(x, 1)",
+        "t.cummax(x, 0)",
+        "x.cummin(-1)",
+        "t.cummax(t.tensor([1, 3, 2, 3]), 0)",
+        "t.cummin(t.tensor([True, False, True]), 0)",
+        "t.cummax(x[0, 0], 0)",
+        "t.cummax(x[:, :0], 1)",
+        "t.cummax(x, 2)",
+    ],
 )
 def test_cummax_cummin_match_torch(torch, expr):
     same(torch, expr, requires_grad=True, x=TIES)
@@ -126,11 +180,22 @@ BIG2 = np.random.default_rng(6).standard_normal((2, 40, 3))
 
 @pytest.mark.parametrize(
     "expr",
-    ["t.cdist(m, n)", "t.cdist(m, n, p=1)", "t.cdist(m, n, p=0)", "t.cdist(m, n, p=float('inf'))",
-     "t.cdist(m, n, p=0.5)", "t.cdist(m, m)", "t.cdist(u, v)", "t.cdist(u, u)",
-     "t.cdist(u, v, compute_mode='donot_use_mm_for_euclid_dist')",
-     "t.cdist(m, n, compute_mode='use_mm_for_euclid_dist')", "t.cdist(m, n[:, :2])",
-     "t.cdist(m[0], n)", "t.cdist(m, n, p=-1)", "t.cdist(m, n, compute_mode='foo')"],
+    [
+        "t.cdist(m, n)",
+        "t.cdist(m, n, p=1)",
+        "t.cdist(m, n, p=0)",
+        "t.cdist(m, n, p=float('inf'))",
+        "t.cdist(m, n, p=0.5)",
+        "t.cdist(m, m)",
+        "t.cdist(u, v)",
+        "t.cdist(u, u)",
+        "t.cdist(u, v, compute_mode='donot_use_mm_for_euclid_dist')",
+        "t.cdist(m, n, compute_mode='use_mm_for_euclid_dist')",
+        "t.cdist(m, n[:, :2])",
+        "t.cdist(m[0], n)",
+        "t.cdist(m, n, p=-1)",
+        "t.cdist(m, n, compute_mode='foo')",
+    ],
 )
 def test_cdist_matches_torch(torch, expr):
     same(torch, expr, requires_grad=True, m=M, n=N, u=BIG1, v=BIG2)
@@ -142,8 +207,14 @@ def test_cdist_gradients_match_torch(torch, expr):
 
 
 @pytest.mark.parametrize(
-    "expr", ["t.kron(m, n)", "t.kron(m[0], n)", "t.kron(m.t(), n[:2, :2])", "m.kron(m[:2, 0])",
-             "t.kron(t.tensor([1, 2]), t.tensor([[1, 0], [0, 1]]))"],
+    "expr",
+    [
+        "t.kron(m, n)",
+        "t.kron(m[0], n)",
+        "t.kron(m.t(), n[:2, :2])",
+        "m.kron(m[:2, 0])",
+        "t.kron(t.tensor([1, 2]), t.tensor([[1, 0], [0, 1]]))",
+    ],
 )
 def test_kron_matches_torch(torch, expr):
     same(torch, expr, requires_grad=True, m=M, n=N)  # (m.t(): both refuse the view)

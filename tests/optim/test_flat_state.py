@@ -73,8 +73,10 @@ def test_flat_step_is_bitwise_the_loop(monkeypatch, name, kwargs):
 
 def test_flat_step_in_float64(monkeypatch):
     kwargs = {"lr": 0.01, "weight_decay": 0.05}
-    _assert_same(_train("AdamW", kwargs, dtype=np.float64),
-                 _train("AdamW", kwargs, dtype=np.float64, flat=False, monkeypatch=monkeypatch))
+    _assert_same(
+        _train("AdamW", kwargs, dtype=np.float64),
+        _train("AdamW", kwargs, dtype=np.float64, flat=False, monkeypatch=monkeypatch),
+    )
 
 
 def test_state_tensors_have_the_parameters_shapes_and_take_in_place_writes(monkeypatch):
@@ -87,8 +89,12 @@ def test_state_tensors_have_the_parameters_shapes_and_take_in_place_writes(monke
     for p in flat[0]:
         assert flat[1].state[p]["exp_avg"].shape == p.shape
         assert flat[1].state[p]["step"].shape == ()
-    _assert_same(flat, _train("Adam", {"lr": 0.01}, flat=False, monkeypatch=monkeypatch,
-                              between=zero_first_moment))
+    _assert_same(
+        flat,
+        _train(
+            "Adam", {"lr": 0.01}, flat=False, monkeypatch=monkeypatch, between=zero_first_moment
+        ),
+    )
 
 
 def test_a_missing_gradient_takes_that_parameter_out_of_the_bundle(monkeypatch):
@@ -99,8 +105,10 @@ def test_a_missing_gradient_takes_that_parameter_out_of_the_bundle(monkeypatch):
     flat = _train("Adam", {"lr": 0.01}, between=drop_bias_grad)
     assert flat[1].state[flat[0][1]]["step"].item() == 6
     assert flat[1].state[flat[0][0]]["step"].item() == 8
-    _assert_same(flat, _train("Adam", {"lr": 0.01}, flat=False, monkeypatch=monkeypatch,
-                              between=drop_bias_grad))
+    _assert_same(
+        flat,
+        _train("Adam", {"lr": 0.01}, flat=False, monkeypatch=monkeypatch, between=drop_bias_grad),
+    )
 
 
 def test_replaced_state_and_a_loaded_state_dict_are_followed(monkeypatch):
@@ -115,9 +123,10 @@ def test_replaced_state_and_a_loaded_state_dict_are_followed(monkeypatch):
         if i == 6:
             opt.load_state_dict(saved["sd"])
 
-    _assert_same(_train("AdamW", {"lr": 0.01}, between=swap_state),
-                 _train("AdamW", {"lr": 0.01}, flat=False, monkeypatch=monkeypatch,
-                        between=swap_state))
+    _assert_same(
+        _train("AdamW", {"lr": 0.01}, between=swap_state),
+        _train("AdamW", {"lr": 0.01}, flat=False, monkeypatch=monkeypatch, between=swap_state),
+    )
 
 
 def test_a_saved_state_dict_holds_each_parameters_own_values(tmp_path):

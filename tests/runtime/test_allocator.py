@@ -12,8 +12,13 @@ PROBE = "import dyngrad.runtime as b; print(b.MALLOC_TUNED)"
 
 
 def _probe(**env) -> str:
-    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
-                         env={**os.environ, **env}, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=True,
+    )
     return out.stdout.strip()
 
 

@@ -88,9 +88,11 @@ def test_optimizer_steps_are_the_same_with_one_thread_and_two(two_threads):
     results = []
     for n in (2, 1):
         dyngrad.set_num_threads(n)
-        for make in (lambda ps: dyngrad.optim.SGD(ps, lr=0.1, momentum=0.9),
-                     lambda ps: dyngrad.optim.AdamW(ps, lr=0.01),
-                     lambda ps: dyngrad.optim.Adam(ps, lr=0.01, amsgrad=True)):
+        for make in (
+            lambda ps: dyngrad.optim.SGD(ps, lr=0.1, momentum=0.9),
+            lambda ps: dyngrad.optim.AdamW(ps, lr=0.01),
+            lambda ps: dyngrad.optim.Adam(ps, lr=0.01, amsgrad=True),
+        ):
             w = dyngrad.nn.Parameter(dyngrad.from_numpy(w0.copy()))
             opt = make([w])
             for g in grads:
@@ -99,4 +101,3 @@ def test_optimizer_steps_are_the_same_with_one_thread_and_two(two_threads):
             results.append(w.detach().numpy().copy())
     for two, one in zip(results[:3], results[3:]):
         np.testing.assert_array_equal(two, one)
-

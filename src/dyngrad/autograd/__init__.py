@@ -13,6 +13,20 @@ from .variable import Variable
 # isort: split
 from . import functional  # noqa: F401 - after the engine, whose import its own needs
 
-__all__ = ["backward", "grad", "graph", "Function", "FunctionCtx", "once_differentiable",
-           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "detect_anomaly",
-           "set_detect_anomaly", "gradcheck", "gradgradcheck", "Variable"]
+__all__ = [
+    "backward",
+    "grad",
+    "graph",
+    "Function",
+    "FunctionCtx",
+    "once_differentiable",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "gradcheck",
+    "gradgradcheck",
+    "Variable",
+]

@@ -71,7 +71,6 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
     current = var._grad
     if current is None:
         if create_graph:  # a copy with history, as PyTorch's (CopyBackwards), never `g` itself
-
             var._grad = empty_like(g).copy_(g)
         else:
             data = g._data

@@ -114,7 +114,6 @@ def _grad_result(i, t, g, create_graph, allow_unused, materialize_grads):
     if g is not None:
         return g if create_graph else g.detach()
     if materialize_grads:
-
         return zeros_like(t, requires_grad=create_graph)  # as PyTorch, a leaf
     if not allow_unused:
         raise RuntimeError(
@@ -147,7 +146,6 @@ def _roots(outputs) -> list:
     roots = []
     for i, out in enumerate(outputs):
         if not out._requires_grad:
-
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
                 + explain_no_grad(out)
@@ -177,16 +175,13 @@ def _root_grads(outputs, grad_outputs) -> list:
             grads.append(_ones_like(out))
             continue
         if not isinstance(g, Tensor):
-            raise TypeError(
-                f"gradients can be either Tensors or None, but got {type(g).__name__}"
-            )
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         grads.append(_checked_root_grad(i, out, g))
     return grads
 
 
 def _checked_root_grad(i: int, out: Tensor, g: Tensor) -> Tensor:
     if g._data.shape != out._data.shape:
-
         raise RuntimeError(
             f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
             f"output[{i}] has a shape of {Size(out._data.shape)}."
@@ -207,8 +202,7 @@ def _targets(inputs, caller: str) -> list:
     for t in inputs:
         if not isinstance(t, Tensor):
             raise RuntimeError(
-                "all inputs have to be Tensors or GradientEdges, but got "
-                f"{type(t).__name__}"
+                f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}"
             )
         if not t._requires_grad and caller == "backward":
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")

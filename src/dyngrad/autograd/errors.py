@@ -6,6 +6,7 @@ from ..graph import errors as graph_errors
 
 __all__ = ["explain_no_grad"]
 
+
 def explain_no_grad(t) -> str:
     """Why a tensor has no history: dyngrad's line after PyTorch's "does not require grad"."""
     if "_nograd_site" in t.__dict__:  # marked by the op that ran with grad mode off
@@ -35,6 +36,7 @@ def explain_no_grad(t) -> str:
         "\n[dyngrad] The tensor has no grad_fn and requires_grad=False: none of the tensors "
         "it was computed from required grad. Either they were all cut from the graph "
         "(.detach(), .data, .numpy() and back, or made under torch.no_grad()), or frozen "
-        "with requires_grad_(False), or created without requires_grad=True." + hint
+        "with requires_grad_(False), or created without requires_grad=True."
+        + hint
         + " Fix: compute it from tensors that require grad, with grad mode on."
     )

@@ -54,8 +54,9 @@ class FunctionCtx:
             if type(t) is SavedOutput:  # rebuilt with this node as its history
                 t = _rebuild_output(self, t)
             if t is not None and t._version_counter.value != version:
-
-                raise modified_inplace_error(self, "saved_tensors", t, version, t._grad_fn, t._out_nr)
+                raise modified_inplace_error(
+                    self, "saved_tensors", t, version, t._grad_fn, t._out_nr
+                )
             out.append(t)
         return tuple(out)
 
@@ -86,7 +87,6 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def apply(self, grads):
         if self._materialize:
-
             grads = tuple(
                 zeros(shape, dtype=dtype) if g is None else g
                 for g, (shape, dtype) in zip(grads, self._output_meta)
@@ -112,7 +112,6 @@ class BackwardCFunction(Node, FunctionCtx):
             raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
         shape, dtype = self._input_meta[i]
         if g._data.shape != shape:
-
             try:
                 np.broadcast_shapes(g._data.shape, shape)
                 g = g.sum_to_size(shape)
@@ -221,7 +220,6 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
             out = out.detach()  # an input returned as is: a new tensor on the same array
         if tracking and out._data.dtype.kind in "fc" and id(out) not in non_diff:
             if id(out) in dirty and out._base is not None:
-
                 rebase_history(out, ctx)
             else:
                 out._grad_fn, out._out_nr, out._requires_grad = ctx, i, True
@@ -236,7 +234,9 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
 
 
 def _save_tensors(ctx, results) -> None:
-    produced = {id(o): i for i, o in enumerate(results) if isinstance(o, Tensor) and o._grad_fn is ctx}
+    produced = {
+        id(o): i for i, o in enumerate(results) if isinstance(o, Tensor) and o._grad_fn is ctx
+    }
     ctx._saved = tuple(
         (_saved_output(t, produced[id(t)]) if id(t) in produced else t, _version_of(t))
         for t in ctx._to_save
@@ -261,7 +261,9 @@ def _rebuild_output(ctx, saved: SavedOutput):
 
 def _check_dirty_allowed(out) -> None:
 
-    if out._requires_grad and out._grad_fn is None and out._base is None:  # PyTorch words this case apart
+    if (
+        out._requires_grad and out._grad_fn is None and out._base is None
+    ):  # PyTorch words this case apart
         raise RuntimeError(
             "a leaf Variable that requires grad has been used in an in-place operation."
         )

@@ -119,7 +119,11 @@ def gradcheck(
 
 def _warn_single_precision(inputs) -> None:
     for i, t in enumerate(inputs):
-        if isinstance(t, Tensor) and t._requires_grad and t._data.dtype not in (np.float64, np.complex128):
+        if (
+            isinstance(t, Tensor)
+            and t._requires_grad
+            and t._data.dtype not in (np.float64, np.complex128)
+        ):
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "

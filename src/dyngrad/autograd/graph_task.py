@@ -121,8 +121,10 @@ class GraphTask:
         if self.create_graph:
             return current + g
         data = current._data
-        if id(current) in self.owned and data.dtype == g._data.dtype and data.shape == (
-            g._data.shape
+        if (
+            id(current) in self.owned
+            and data.dtype == g._data.dtype
+            and data.shape == (g._data.shape)
         ):
             np.add(data, g._data, out=data)
             return current

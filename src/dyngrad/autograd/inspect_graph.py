@@ -39,7 +39,6 @@ def roots_of(target) -> list:
         if hasattr(item, "_data"):  # a Tensor
             fn = item.grad_fn
             if fn is None and item._requires_grad:
-
                 fn = gradient_edge(item)[0]
             roots.append((fn, item._out_nr if item._grad_fn is not None else 0, item))
         else:

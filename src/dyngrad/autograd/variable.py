@@ -19,7 +19,6 @@ class Variable(metaclass=_VariableMeta):
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
         if data is None:
-
             return tensor([])
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")

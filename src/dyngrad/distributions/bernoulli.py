@@ -87,14 +87,10 @@ class Bernoulli(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        return -binary_cross_entropy_with_logits(
-            logits, value, reduction="none"
-        )
+        return -binary_cross_entropy_with_logits(logits, value, reduction="none")
 
     def entropy(self):
-        return binary_cross_entropy_with_logits(
-            self.logits, self.probs, reduction="none"
-        )
+        return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
 
     def enumerate_support(self, expand=True):
         values = arange(2, dtype=self._param.dtype)

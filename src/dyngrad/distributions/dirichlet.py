@@ -81,9 +81,7 @@ class Dirichlet(ExponentialFamily):
         shifted = (self.concentration - 1).clamp(min=0.0)
         mode = shifted / shifted.sum(-1, True)
         mask = (self.concentration < 1).all(dim=-1)
-        mode[mask] = one_hot(mode[mask].argmax(dim=-1), shifted.shape[-1]).to(
-            mode
-        )
+        mode[mask] = one_hot(mode[mask].argmax(dim=-1), shifted.shape[-1]).to(mode)
         return mode
 
     @property

@@ -222,9 +222,7 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     n = p.event_shape[0]
     batch = broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])
     term2 = _batch_trace_XXT(
-        solve_triangular(
-            q_tril.expand(batch + (n, n)), p_tril.expand(batch + (n, n)), upper=False
-        )
+        solve_triangular(q_tril.expand(batch + (n, n)), p_tril.expand(batch + (n, n)), upper=False)
     )
     term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)

@@ -101,7 +101,12 @@ def propagate_marks(session, args, outs, node) -> None:
 
 def _cutting(session, original, kind: str):
     def method(self, *args, **kwargs):
-        if self._requires_grad and not session.busy and not session.in_backward and called_from_user():
+        if (
+            self._requires_grad
+            and not session.busy
+            and not session.in_backward
+            and called_from_user()
+        ):
             record(session, self, kind, user_site())
         return original(self, *args, **kwargs)
 
@@ -151,7 +156,9 @@ def finish(session) -> None:
     if session.passes == 0 or session.backward_failed:
         return
     missing = [
-        p for p in _trained(session) if p._requires_grad and p._grad is None and not session.param(p).got_grad
+        p
+        for p in _trained(session)
+        if p._requires_grad and p._grad is None and not session.param(p).got_grad
     ]
     if not missing:
         return

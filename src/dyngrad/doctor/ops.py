@@ -59,9 +59,16 @@ def observe(session, op, args, attrs, result) -> None:
     elif inplace and not grad_state.enabled and not session.in_backward:
         target = args[0]
         site = user_site(2)
-        if target._version_counter.last_site is None:  # for the in-place error, should backward fail
+        if (
+            target._version_counter.last_site is None
+        ):  # for the in-place error, should backward fail
             target._version_counter.last_site = site
-        if target._requires_grad and target._grad_fn is None and target._grad is not None and op.name in _UPDATES:
+        if (
+            target._requires_grad
+            and target._grad_fn is None
+            and target._grad is not None
+            and op.name in _UPDATES
+        ):
             session.remember(session.manual, target)
             session.new_boundary()
             session.param_step(target, site)

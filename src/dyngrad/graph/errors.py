@@ -25,9 +25,12 @@ def modified_inplace_error(node, name, tensor, version, fn, out_nr) -> RuntimeEr
     name = TORCH_SAVED_NAMES.get(name, name)  # `_saved_result`'s name, as PyTorch users know it
     detail = [f"\n[dyngrad] {node.name()} saved this tensor (as '{name}') at version {version}."]
     if counter.last_op is not None:
-        site = (f" at {counter.last_site[0]}:{counter.last_site[1]}" if counter.last_site else
-                " under no_grad (run with torch.autograd.set_detect_anomaly(True) to record "
-                "the line)")
+        site = (
+            f" at {counter.last_site[0]}:{counter.last_site[1]}"
+            if counter.last_site
+            else " under no_grad (run with torch.autograd.set_detect_anomaly(True) to record "
+            "the line)"
+        )
         detail.append(f" It was last modified by {counter.last_op}{site}.")
     detail.append(
         " Fix: use the out-of-place op (x = x.op(...) instead of x.op_(...)), or "
@@ -36,9 +39,6 @@ def modified_inplace_error(node, name, tensor, version, fn, out_nr) -> RuntimeEr
     return RuntimeError(msg + "".join(detail))
 
 
-
 # The latest (file, line) where an op ran with grad mode off on a tensor that requires grad;
 # set by the op table, read by `explain_no_grad` for a tensor that carries no mark itself.
 last_no_grad_site = None
-
-

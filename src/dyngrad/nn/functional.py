@@ -213,8 +213,10 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     # clamp(‖x‖, eps) taken as clamp(Σ|x|^p, eps^p)^(1/p): same values, and a zero vector
     # gets PyTorch's zero gradient instead of 0/0
     if not (input.is_floating_point() or input.is_complex()):
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {input.dtype._legacy}")
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as "
+            f"input. Got {input.dtype._legacy}"
+        )
     if p == 0:  # the count of nonzero entries, which eps bounds below
         norm = (input != 0).sum(dim, keepdim=True).to(input.dtype).clamp(min=eps)
         return input / norm.expand_as(input)
@@ -255,8 +257,10 @@ def softshrink(input, lambd=0.5):
     _float_only("softshrink_check", input)
     if lambd < 0:
         top = float(np.finfo(input._data.dtype).max)
-        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
-                           f"{input.dtype._legacy}, but found {lambd:g}")
+        raise RuntimeError(
+            f"lambda must be in range [0, {top:g}] for input dtype "
+            f"{input.dtype._legacy}, but found {lambd:g}"
+        )
     return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
 
 
@@ -270,4 +274,3 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     index = y_soft.max(dim, keepdim=True)[1]
     y_hard = logits.detach().new_zeros(logits.shape).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
-

@@ -161,8 +161,9 @@ def _check_nll(input, target, weight) -> None:
     if len(x_shape) == 2 and len(t_shape) > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if len(x_shape) == 1 and len(t_shape) == 1 and t_shape[0] != 1:
-        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
-                         f"{t_shape[0]}")
+        raise ValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: {t_shape[0]}"
+        )
     if target._data.dtype not in (np.int64, np.uint8):
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {target.dtype._legacy}"
@@ -176,8 +177,9 @@ def _check_nll(input, target, weight) -> None:
                 f"{list(weight.shape)}"
             )
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"nll_loss_out_frame\" not implemented for "
-                                  f"'{input.dtype._legacy}'")
+        raise NotImplementedError(
+            f"\"nll_loss_out_frame\" not implemented for '{input.dtype._legacy}'"
+        )
 
 
 def nll_loss(
@@ -275,11 +277,11 @@ def binary_cross_entropy(
             "size."
         )
     if target.dtype != input.dtype:
-        raise RuntimeError(f"Found dtype {target.dtype._legacy} but expected "
-                           f"{input.dtype._legacy}")
+        raise RuntimeError(f"Found dtype {target.dtype._legacy} but expected {input.dtype._legacy}")
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for "
-                                  f"'{input.dtype._legacy}'")
+        raise NotImplementedError(
+            f"\"binary_cross_entropy\" not implemented for '{input.dtype._legacy}'"
+        )
     for name, data in (("input", input._data), ("target", target._data)):
         if data.size and (np.any(data < 0) or np.any(data > 1)):
             raise RuntimeError(f"all elements of {name} should be between 0 and 1")
@@ -304,8 +306,10 @@ def binary_cross_entropy_with_logits(
         raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{dtype._legacy}'")
     for t in (input, target):
         if not t.dtype.is_floating_point:  # each is multiplied into the float result
-            raise RuntimeError(f"result type {dtype._legacy} can't be cast to the desired "
-                               f"output type {t.dtype._legacy}")
+            raise RuntimeError(
+                f"result type {dtype._legacy} can't be cast to the desired "
+                f"output type {t.dtype._legacy}"
+            )
     input, target = input.to(dtype), target.to(dtype)
     return apply(BCE_WITH_LOGITS, (input, target, weight, pos_weight), {"reduction": reduction})
 

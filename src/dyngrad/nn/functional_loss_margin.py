@@ -17,25 +17,35 @@ from ..ops.table.record import apply
 from ..ops.table.registry import defop
 from .functional_loss import _check_reduction, _reduce, legacy_reduction
 
-__all__ = ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
-           "margin_ranking_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
-           "soft_margin_loss", "triplet_margin_loss"]
+__all__ = [
+    "cosine_embedding_loss",
+    "gaussian_nll_loss",
+    "hinge_embedding_loss",
+    "margin_ranking_loss",
+    "multilabel_soft_margin_loss",
+    "poisson_nll_loss",
+    "soft_margin_loss",
+    "triplet_margin_loss",
+]
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
-                        reduction="mean"):
+def margin_ranking_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
     """Matches `torch.nn.functional.margin_ranking_loss`: max(0, -y (x1 - x2) + margin)."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     if not input1.dim() == input2.dim() == target.dim():
         raise RuntimeError(
             f"margin_ranking_loss : All input tensors should have same dimension but got "
-            f"sizes: input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+            f"sizes: input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
+        )
     _check_reduction(reduction)
     return _reduce((-target * (input1 - input2) + margin).clamp_min_(0), reduction)
 
 
-def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
-                         reduction="mean"):
+def hinge_embedding_loss(
+    input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
+):
     """Matches `torch.nn.functional.hinge_embedding_loss`."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
@@ -45,8 +55,9 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(output, reduction)
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
-                          reduction="mean"):
+def cosine_embedding_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
     """Matches `torch.nn.functional.cosine_embedding_loss`: 1 - cos for y = 1, max(0, cos -
     margin) for y = -1."""
     reduction = legacy_reduction(size_average, reduce, reduction)
@@ -54,12 +65,14 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     sizes = f"{list(input1.shape)} and {list(input2.shape)}"
     if target.dim() == 1:
         if input1.dim() != 2 or input2.dim() != 2:
-            raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs "
-                               f"with sizes {sizes}.")
+            raise RuntimeError(
+                f"1D target tensor expects 2D input tensors, but found inputs with sizes {sizes}."
+            )
     elif target.dim() == 0:
         if input1.dim() != 1 or input2.dim() != 1:
-            raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs "
-                               f"with sizes {sizes}.")
+            raise RuntimeError(
+                f"0D target tensor expects 1D input tensors, but found inputs with sizes {sizes}."
+            )
     else:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     dim = input1.dim() - 1
@@ -68,13 +81,24 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     mag2 = (input2 * input2).sum(dim) + 1e-12
     cos = prod_sum / (mag1 * mag2).sqrt_()
     zeros = zeros_like(cos)
-    output = (where(target == 1, 1 - cos, zeros)
-              + where(target == -1, (cos - margin).clamp_min_(0), zeros))
+    output = where(target == 1, 1 - cos, zeros) + where(
+        target == -1, (cos - margin).clamp_min_(0), zeros
+    )
     return _reduce(output, reduction)
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
-                        size_average=None, reduce=None, reduction="mean"):
+def triplet_margin_loss(
+    anchor,
+    positive,
+    negative,
+    margin=1.0,
+    p=2,
+    eps=1e-6,
+    swap=False,
+    size_average=None,
+    reduce=None,
+    reduction="mean",
+):
     """Matches `torch.nn.functional.triplet_margin_loss`."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
@@ -83,7 +107,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
         raise RuntimeError(
             f"The anchor, positive, and negative tensors are expected to have the same number "
             f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
-            f"{dims[2]}D inputs")
+            f"{dims[2]}D inputs"
+        )
     dist_pos = pairwise_distance(anchor, positive, p, eps)
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -91,8 +116,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
 
 
-def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
-                                reduction="mean"):
+def multilabel_soft_margin_loss(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
     """Matches `torch.nn.functional.multilabel_soft_margin_loss`: the per-class logistic loss
     averaged over classes."""
     reduction = legacy_reduction(size_average, reduce, reduction)
@@ -105,8 +131,16 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce(loss, reduction)
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
-                     reduce=None, reduction="mean"):
+def poisson_nll_loss(
+    input,
+    target,
+    log_input=True,
+    full=False,
+    size_average=None,
+    eps=1e-8,
+    reduce=None,
+    reduction="mean",
+):
     """Matches `torch.nn.functional.poisson_nll_loss`."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
@@ -170,12 +204,15 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if target.requires_grad:
-        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
-                           "to argument 'target'. This input cannot have requires_grad True.")
+        raise RuntimeError(
+            "The function 'soft_margin_loss' is not differentiable with respect "
+            "to argument 'target'. This input cannot have requires_grad True."
+        )
     _check_not_bool(target)  # PyTorch negates the target first
     if not input.dtype.is_floating_point:  # the loss is written in the input's dtype
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{input.dtype._legacy}")
+        raise RuntimeError(
+            f"result type Float can't be cast to the desired output type {input.dtype._legacy}"
+        )
     target = target.to(input.dtype)
     return apply(SOFT_MARGIN_LOSS, (input, target), {"reduction": reduction})
 

@@ -18,7 +18,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad: bool = True):
         if data is None:
-
             data = Tensor._wrap(np.empty((0,), defaults.float.np))
         self = object.__new__(cls)
         self._init(data._data, False, None)
@@ -58,7 +57,6 @@ class Buffer(metaclass=_BufferMeta):
 
     def __new__(cls, data=None, *, persistent: bool = True):
         if data is None:
-
             data = Tensor._wrap(np.empty((0,), defaults.float.np))
         out = data.detach()
         out.__dict__["_buffer_persistent"] = persistent

@@ -100,8 +100,12 @@ class Adam(Optimizer):
         step_t._data += 1
         decoupled = group["decoupled_weight_decay"]
         param, grad = param_and_grad(p, group, weight_decay=not decoupled)
-        arrays = [param, grad, real_view(state["exp_avg"]._data),
-                  real_view(state["exp_avg_sq"]._data)]
+        arrays = [
+            param,
+            grad,
+            real_view(state["exp_avg"]._data),
+            real_view(state["exp_avg_sq"]._data),
+        ]
         if group["amsgrad"]:
             arrays.append(real_view(state["max_exp_avg_sq"]._data))
         decay, update = _rule(group, step_t.item())

@@ -34,22 +34,45 @@ SMALL = 1 << 15  # elements; a larger parameter's own passes beat copying its gr
 class FlatState:
     """A group's small parameters with their state as views of flat arrays, one per kind."""
 
-    __slots__ = ("keys", "group_params", "params", "rest", "states", "tensors", "views",
-                 "shapes", "flats", "steps", "grad", "update", "update_views", "dtype")
+    __slots__ = (
+        "keys",
+        "group_params",
+        "params",
+        "rest",
+        "states",
+        "tensors",
+        "views",
+        "shapes",
+        "flats",
+        "steps",
+        "grad",
+        "update",
+        "update_views",
+        "dtype",
+    )
 
     def current(self, optimizer, group, keys) -> bool:
         """Whether this bundle still describes `group`, so that a flat step is exact."""
         params = group["params"]
-        if keys != self.keys or len(params) != len(self.group_params) or any(
-                p is not q for p, q in zip(params, self.group_params)):
+        if (
+            keys != self.keys
+            or len(params) != len(self.group_params)
+            or any(p is not q for p, q in zip(params, self.group_params))
+        ):
             return False
         dtype = self.dtype
         state_of = optimizer.state
-        for p, state, tensors, views, shape in zip(self.params, self.states, self.tensors,
-                                                   self.views, self.shapes):
+        for p, state, tensors, views, shape in zip(
+            self.params, self.states, self.tensors, self.views, self.shapes
+        ):
             g = p._grad
-            if g is None or g._data.dtype != dtype or g._data.shape != shape \
-                    or p._data.shape != shape or state_of.get(p) is not state:
+            if (
+                g is None
+                or g._data.dtype != dtype
+                or g._data.shape != shape
+                or p._data.shape != shape
+                or state_of.get(p) is not state
+            ):
                 return False
             for key, t, v in zip(self.keys, tensors, views):
                 if state.get(key) is not t or t._data is not v:
@@ -90,9 +113,15 @@ def flat_state(optimizer, group: dict, keys: tuple, make_state) -> FlatState | N
 
 def _eligible(p: Tensor) -> bool:
     data, grad = p._data, p._grad
-    return (type(data) is np.ndarray and data.dtype.kind == "f" and data.size <= SMALL
-            and grad is not None and type(grad._data) is np.ndarray
-            and grad._data.dtype == data.dtype and grad._data.shape == data.shape)
+    return (
+        type(data) is np.ndarray
+        and data.dtype.kind == "f"
+        and data.size <= SMALL
+        and grad is not None
+        and type(grad._data) is np.ndarray
+        and grad._data.dtype == data.dtype
+        and grad._data.shape == data.shape
+    )
 
 
 def _build(optimizer, group, keys, make_state) -> FlatState | None:
@@ -106,8 +135,9 @@ def _build(optimizer, group, keys, make_state) -> FlatState | None:
         if any(not isinstance(t, Tensor) or type(t._data) is not np.ndarray for t in tensors):
             continue
         counter, moments = tensors[0]._data, tensors[1:]
-        if counter.shape != () or any(t._data.shape != p._data.shape
-                                      or t._data.dtype != p._data.dtype for t in moments):
+        if counter.shape != () or any(
+            t._data.shape != p._data.shape or t._data.dtype != p._data.dtype for t in moments
+        ):
             continue
         if dtype is None:
             dtype, step = p._data.dtype, (counter.dtype, counter.item())
@@ -126,12 +156,13 @@ def _build(optimizer, group, keys, make_state) -> FlatState | None:
     bounds = np.cumsum([0] + [p._data.size for p in chosen]).tolist()
     # the current values move into the flat arrays; the state tensors stay the same objects
     flat.steps = np.array([s[keys[0]]._data for s in states], dtype=step[0])
-    flat.flats = tuple(np.concatenate([s[key]._data for s in states], axis=None)
-                       for key in keys[1:])
+    flat.flats = tuple(
+        np.concatenate([s[key]._data for s in states], axis=None) for key in keys[1:]
+    )
     flat.grad = np.empty(bounds[-1], dtype)
     flat.update = np.empty(bounds[-1], dtype)
     flat.update_views = tuple(_pieces(flat.update, bounds, flat.shapes))
-    per_kind = [[flat.steps[i:i + 1].reshape(()) for i in range(len(chosen))]]
+    per_kind = [[flat.steps[i : i + 1].reshape(()) for i in range(len(chosen))]]
     per_kind += [_pieces(a, bounds, flat.shapes) for a in flat.flats]
     flat.tensors = tuple(tuple(s[key] for key in keys) for s in states)
     flat.views = tuple(zip(*per_kind))

@@ -78,8 +78,12 @@ class SGD(Optimizer):
         buf = state.get("momentum_buffer")
         if buf is not None and not group["nesterov"]:  # the common case: one threaded pass
             dampening = group["dampening"]
-            threads.foreach(lambda w, d, b: _momentum_step(w, d, b, momentum, dampening, lr),
-                            p._data, grad, buf._data)
+            threads.foreach(
+                lambda w, d, b: _momentum_step(w, d, b, momentum, dampening, lr),
+                p._data,
+                grad,
+                buf._data,
+            )
             buf._version_counter.value += 1  # see bump_state
             return
         if buf is None:  # the first step: the buffer starts as the gradient

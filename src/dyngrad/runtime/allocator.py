@@ -32,5 +32,6 @@ def tune_malloc() -> bool:
         mallopt = ctypes.CDLL("libc.so.6").mallopt
     except (OSError, AttributeError):  # not glibc (musl, ...): nothing to tune
         return False
-    return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-                and mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD))
+    return bool(
+        mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD) and mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+    )

@@ -74,8 +74,10 @@ def _slices(arrays):
     """The arrays' flat slices, one list per thread, or None when one call is better."""
     first = arrays[0]
     n = min(_threads, first.size // GRAIN)
-    if n < 2 or type(first) is not np.ndarray or any(
-        a.shape != first.shape or not a.flags.c_contiguous for a in arrays
+    if (
+        n < 2
+        or type(first) is not np.ndarray
+        or any(a.shape != first.shape or not a.flags.c_contiguous for a in arrays)
     ):
         return None
     flat = [a.reshape(-1) for a in arrays]

@@ -161,27 +161,29 @@ class KLDivLoss(_Loss):
 class MarginRankingLoss(_Loss):
     """Matches `torch.nn.MarginRankingLoss`."""
 
-    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
-                 reduction: str = "mean"):
+    def __init__(
+        self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean"
+    ):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input1, input2, target):
-        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
-                                     reduction=self.reduction)
+        return F.margin_ranking_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
 
 
 class HingeEmbeddingLoss(_Loss):
     """Matches `torch.nn.HingeEmbeddingLoss`."""
 
-    def __init__(self, margin: float = 1.0, size_average=None, reduce=None,
-                 reduction: str = "mean"):
+    def __init__(
+        self, margin: float = 1.0, size_average=None, reduce=None, reduction: str = "mean"
+    ):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input, target):
-        return F.hinge_embedding_loss(input, target, margin=self.margin,
-                                      reduction=self.reduction)
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
 class SoftMarginLoss(_Loss):
@@ -194,27 +196,42 @@ class SoftMarginLoss(_Loss):
 class CosineEmbeddingLoss(_Loss):
     """Matches `torch.nn.CosineEmbeddingLoss`."""
 
-    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
-                 reduction: str = "mean"):
+    def __init__(
+        self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean"
+    ):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input1, input2, target):
-        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
-                                       reduction=self.reduction)
+        return F.cosine_embedding_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
 
 
 class PoissonNLLLoss(_Loss):
     """Matches `torch.nn.PoissonNLLLoss`."""
 
-    def __init__(self, log_input: bool = True, full: bool = False, size_average=None,
-                 eps: float = 1e-8, reduce=None, reduction: str = "mean"):
+    def __init__(
+        self,
+        log_input: bool = True,
+        full: bool = False,
+        size_average=None,
+        eps: float = 1e-8,
+        reduce=None,
+        reduction: str = "mean",
+    ):
         super().__init__(size_average, reduce, reduction)
         self.log_input, self.full, self.eps = log_input, full, eps
 
     def forward(self, log_input, target):
-        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
-                                  eps=self.eps, reduction=self.reduction)
+        return F.poisson_nll_loss(
+            log_input,
+            target,
+            log_input=self.log_input,
+            full=self.full,
+            eps=self.eps,
+            reduction=self.reduction,
+        )
 
 
 class GaussianNLLLoss(_Loss):
@@ -225,29 +242,48 @@ class GaussianNLLLoss(_Loss):
         self.full, self.eps = full, eps
 
     def forward(self, input, target, var):
-        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
-                                   reduction=self.reduction)
+        return F.gaussian_nll_loss(
+            input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
+        )
 
 
 class TripletMarginLoss(_Loss):
     """Matches `torch.nn.TripletMarginLoss`."""
 
-    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
-                 swap: bool = False, size_average=None, reduce=None, reduction: str = "mean"):
+    def __init__(
+        self,
+        margin: float = 1.0,
+        p: float = 2.0,
+        eps: float = 1e-6,
+        swap: bool = False,
+        size_average=None,
+        reduce=None,
+        reduction: str = "mean",
+    ):
         super().__init__(size_average, reduce, reduction)
         if margin <= 0:
-            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got "
-                             f"{margin} instead")
+            raise ValueError(
+                f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead"
+            )
         self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
 
     def forward(self, anchor, positive, negative):
-        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
-                                     eps=self.eps, swap=self.swap, reduction=self.reduction)
+        return F.triplet_margin_loss(
+            anchor,
+            positive,
+            negative,
+            margin=self.margin,
+            p=self.p,
+            eps=self.eps,
+            swap=self.swap,
+            reduction=self.reduction,
+        )
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Matches `torch.nn.MultiLabelSoftMarginLoss`."""
 
     def forward(self, input, target):
-        return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
-                                             reduction=self.reduction)
+        return F.multilabel_soft_margin_loss(
+            input, target, weight=self.weight, reduction=self.reduction
+        )

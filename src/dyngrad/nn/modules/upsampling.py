@@ -8,8 +8,15 @@ from ...ops.nn.pixel import pixel_shuffle, pixel_unshuffle
 from ...ops.nn.upsample import interpolate
 from .module import Module
 
-__all__ = ["Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample",
-           "UpsamplingBilinear2d", "UpsamplingNearest2d"]
+__all__ = [
+    "Fold",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "Unfold",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
+]
 
 
 def _floats(value):
@@ -23,8 +30,14 @@ class Upsample(Module):
 
     __constants__ = ["size", "scale_factor", "mode", "align_corners", "name"]
 
-    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                 recompute_scale_factor=None):
+    def __init__(
+        self,
+        size=None,
+        scale_factor=None,
+        mode="nearest",
+        align_corners=None,
+        recompute_scale_factor=None,
+    ):
         super().__init__()
         self.name = type(self).__name__
         self.size = tuple(size) if isinstance(size, list) else size
@@ -34,8 +47,14 @@ class Upsample(Module):
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input):
-        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
-                           recompute_scale_factor=self.recompute_scale_factor)
+        return interpolate(
+            input,
+            self.size,
+            self.scale_factor,
+            self.mode,
+            self.align_corners,
+            recompute_scale_factor=self.recompute_scale_factor,
+        )
 
     def extra_repr(self) -> str:
         if self.scale_factor is not None:
@@ -105,8 +124,10 @@ class Unfold(Module):
         return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
-                f"padding={self.padding}, stride={self.stride}")
+        return (
+            f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
+            f"padding={self.padding}, stride={self.stride}"
+        )
 
 
 class Fold(Module):
@@ -120,9 +141,12 @@ class Fold(Module):
         self.dilation, self.padding, self.stride = dilation, padding, stride
 
     def forward(self, input):
-        return fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
-                    self.stride)
+        return fold(
+            input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride
+        )
 
     def extra_repr(self) -> str:
-        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
-                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
+        return (
+            f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
+            f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}"
+        )

@@ -40,8 +40,12 @@ def _ones(n: int, dtype) -> np.ndarray:
 
 def by_blas(a) -> bool:
     """Whether `a` is summed faster by GEMV: a large C-contiguous float32/float64 array."""
-    return (type(a) is np.ndarray and a.size >= _MIN_SIZE and a.dtype in _BLAS_DTYPES
-            and a.flags.c_contiguous)
+    return (
+        type(a) is np.ndarray
+        and a.size >= _MIN_SIZE
+        and a.dtype in _BLAS_DTYPES
+        and a.flags.c_contiguous
+    )
 
 
 def last_sum(xp, a):

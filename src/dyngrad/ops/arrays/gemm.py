@@ -27,8 +27,16 @@ def mm(xp, x, y):
     """`x @ y` for 2-D arrays, the transposed product where BLAS runs that faster (mm's row
     forward itself, hence the table's signature)."""
     a, b = x, y
-    if (b.shape[-1] >= _MIN_SIDE and a.shape[-1] >= _MIN_SIDE and a.shape[0] in _ROWS
-            and type(a) is np.ndarray and a.dtype is _F32 and b.dtype is _F32
-            and a.flags.c_contiguous and b.flags.f_contiguous and not b.flags.c_contiguous):
+    if (
+        b.shape[-1] >= _MIN_SIDE
+        and a.shape[-1] >= _MIN_SIDE
+        and a.shape[0] in _ROWS
+        and type(a) is np.ndarray
+        and a.dtype is _F32
+        and b.dtype is _F32
+        and a.flags.c_contiguous
+        and b.flags.f_contiguous
+        and not b.flags.c_contiguous
+    ):
         return np.ascontiguousarray((b.T @ a.T).T)
     return a @ b

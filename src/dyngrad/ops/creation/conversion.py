@@ -20,15 +20,25 @@ def _zeros_of(g):
     return zeros_like(g)
 
 
-TO_COPY = defop("to_copy", lambda xp, x, *, dtype: x.astype(dtype), {"x": lambda g: g},
-                node="ToCopyBackward0")
-COPY = defop("copy", lambda xp, x, src: xp.broadcast_to(src, x.shape).astype(x.dtype),
-             {"x": lambda g: _zeros_of(g), "src": lambda g: g}, node="CopyBackwards")
-FILL = defop("fill", lambda xp, x, *, value: xp.full_like(x, value),
-             {"x": lambda g: _zeros_of(g)}, node="FillBackward2")
+TO_COPY = defop(
+    "to_copy", lambda xp, x, *, dtype: x.astype(dtype), {"x": lambda g: g}, node="ToCopyBackward0"
+)
+COPY = defop(
+    "copy",
+    lambda xp, x, src: xp.broadcast_to(src, x.shape).astype(x.dtype),
+    {"x": lambda g: _zeros_of(g), "src": lambda g: g},
+    node="CopyBackwards",
+)
+FILL = defop(
+    "fill",
+    lambda xp, x, *, value: xp.full_like(x, value),
+    {"x": lambda g: _zeros_of(g)},
+    node="FillBackward2",
+)
 # fill_ with a 0-d tensor value: PyTorch's FillBackward3 (the value's gradient is g summed)
-FILL_TENSOR = defop("fill_tensor", COPY.fwd, {"x": lambda g: _zeros_of(g), "src": lambda g: g},
-                    node="FillBackward3")
+FILL_TENSOR = defop(
+    "fill_tensor", COPY.fwd, {"x": lambda g: _zeros_of(g), "src": lambda g: g}, node="FillBackward3"
+)
 ZERO = defop("zero", lambda xp, x: xp.zeros_like(x), {"x": lambda g: _zeros_of(g)})
 
 
@@ -50,8 +60,9 @@ def _parse_to(args, kwargs):
         elif isinstance(a, bool):
             copy = a
         elif a is not None:
-            raise TypeError(f"to() received an invalid combination of arguments - got "
-                            f"({type(a).__name__})")
+            raise TypeError(
+                f"to() received an invalid combination of arguments - got ({type(a).__name__})"
+            )
     return dtype, device, copy
 
 
@@ -61,12 +72,10 @@ def to(self, *args, **kwargs):
     dtype, device, copy = _parse_to(args, dict(kwargs))
     out = self
     if device is not None:
-
         out = to_device(out, Device(device))
     if dtype is not None and dtype.np != out._data.dtype:
         return apply(TO_COPY, (out,), {"dtype": dtype.np})
     if copy and out is self:
-
         return clone(self)
     return out
 
@@ -80,11 +89,20 @@ def _caster(name, dtype):
     public(cast, function=False)
 
 
-for _name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64),
-                      ("half", dtypes.float16), ("bfloat16", dtypes.bfloat16),
-                      ("long", dtypes.int64), ("int", dtypes.int32), ("short", dtypes.int16),
-                      ("char", dtypes.int8), ("byte", dtypes.uint8), ("bool", dtypes.bool_),
-                      ("cfloat", dtypes.complex64), ("cdouble", dtypes.complex128)):
+for _name, _dtype in (
+    ("float", dtypes.float32),
+    ("double", dtypes.float64),
+    ("half", dtypes.float16),
+    ("bfloat16", dtypes.bfloat16),
+    ("long", dtypes.int64),
+    ("int", dtypes.int32),
+    ("short", dtypes.int16),
+    ("char", dtypes.int8),
+    ("byte", dtypes.uint8),
+    ("bool", dtypes.bool_),
+    ("cfloat", dtypes.complex64),
+    ("cdouble", dtypes.complex128),
+):
     _caster(_name, _dtype)
 
 _LEGACY = {f"torch.{d._legacy}Tensor": d for d in dtypes.DTYPES}
@@ -121,8 +139,9 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
 def copy_(self, src, non_blocking=False):
     """Matches `torch.Tensor.copy_`: broadcast and cast `src` into `self`."""
     if not isinstance(src, Tensor):
-        raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
-                        f"{src.__class__.__name__}")
+        raise TypeError(
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {src.__class__.__name__}"
+        )
     return apply_inplace(COPY, (self, src), name="copy_")
 
 
@@ -133,7 +152,8 @@ def fill_(self, value):
         if value._data.ndim:
             raise RuntimeError(
                 "fill_ only supports 0-dimension value tensor but got tensor with "
-                f"{value._data.ndim} dimensions.")
+                f"{value._data.ndim} dimensions."
+            )
         return apply_inplace(FILL_TENSOR, (self, value), name="fill_")
     value = fill_value(value, self.dtype)
     return apply_inplace(FILL, (self,), {"value": value}, name="fill_")

@@ -25,7 +25,6 @@ REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can requ
 
 def _leaf(array, requires_grad: bool = False, device=None) -> Tensor:
     if device is not None:
-
         to_device(Tensor._wrap(array), Device(device))
     if requires_grad and array.dtype.kind not in "fc" and array.dtype != dtypes.bfloat16.np:
         raise RuntimeError(REQUIRES_GRAD_DTYPE)
@@ -224,8 +223,11 @@ def _fill_array(shape, np_dtype, fill):
 def _filled(fn, fill, shape, dtype, requires_grad, device, fallback=None, negative=None):
     np_dtype = _np_dtype(dtype, fallback)
     if fill is not None and fill != 0:
-        d = dtype if isinstance(dtype, dtypes.dtype) else (
-            fallback or defaults.float if dtype is None else from_numpy_dtype(np_dtype))
+        d = (
+            dtype
+            if isinstance(dtype, dtypes.dtype)
+            else (fallback or defaults.float if dtype is None else from_numpy_dtype(np_dtype))
+        )
         fill = fill_value(fill, d)
     array = allocate(shape, np_dtype, lambda s, d: _fill_array(s, d, fill), negative)
     return _leaf(array, requires_grad, device)

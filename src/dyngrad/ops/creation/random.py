@@ -116,8 +116,9 @@ def randint(
         )
     np_dtype = np.dtype(_np_dtype(dtype, dtypes.int64))
     _check_bounds(low, high, from_numpy_dtype(np_dtype))
-    array = allocate(shape, np.int64,
-                     lambda s, d: rng_of(generator).integers(low, high, s, dtype=d))
+    array = allocate(
+        shape, np.int64, lambda s, d: rng_of(generator).integers(low, high, s, dtype=d)
+    )
     return _leaf(array.astype(np_dtype), requires_grad, device)
 
 
@@ -202,5 +203,3 @@ def normal(
     np_dtype = like._data.dtype if like is not None else _np_dtype(dtype)
     array = (m + s * rng.standard_normal(shape)).astype(np_dtype)
     return _leaf(array, requires_grad, device)
-
-

@@ -195,8 +195,10 @@ def relu6(input, inplace=False):
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """Matches `torch.nn.functional.leaky_relu`."""
     if not isinstance(negative_slope, (int, float)):
-        raise TypeError(f"leaky_relu(): argument 'negative_slope' (position 2) must be Number, "
-                        f"not {type_name(negative_slope)}")
+        raise TypeError(
+            f"leaky_relu(): argument 'negative_slope' (position 2) must be Number, "
+            f"not {type_name(negative_slope)}"
+        )
     attrs = {"negative_slope": negative_slope}
     return _run(LEAKY_RELU, LEAKY_RELU_RESULT, input, inplace, attrs, "leaky_relu_")
 

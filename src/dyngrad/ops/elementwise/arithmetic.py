@@ -41,33 +41,75 @@ from .rounding import divide_rounded, divide_rounded_
 
 # ---- the table ------------------------------------------------------------------------------
 
-ADD = defop("add", lambda xp, x, y: x + y,
-            {"x": lambda g: g, "y": lambda g: g}, promote=promotion.binary, array_backward=FORMULAS)
-ADD_SCALED = defop("add_scaled", lambda xp, x, y, *, alpha: x + alpha * y,
-                   {"x": lambda g: g, "y": lambda g, alpha: g * alpha},
-                   node="AddBackward0", promote=promotion.binary, array_backward=FORMULAS)
-SUB = defop("sub", lambda xp, x, y: x - y,
-            {"x": lambda g: g, "y": lambda g: -g}, promote=promotion.subtraction,
-            array_backward=FORMULAS)
-SUB_SCALED = defop("sub_scaled", lambda xp, x, y, *, alpha: x - alpha * y,
-                   {"x": lambda g: g, "y": lambda g, alpha: g * -alpha},
-                   node="SubBackward0", promote=promotion.subtraction, array_backward=FORMULAS)
+ADD = defop(
+    "add",
+    lambda xp, x, y: x + y,
+    {"x": lambda g: g, "y": lambda g: g},
+    promote=promotion.binary,
+    array_backward=FORMULAS,
+)
+ADD_SCALED = defop(
+    "add_scaled",
+    lambda xp, x, y, *, alpha: x + alpha * y,
+    {"x": lambda g: g, "y": lambda g, alpha: g * alpha},
+    node="AddBackward0",
+    promote=promotion.binary,
+    array_backward=FORMULAS,
+)
+SUB = defop(
+    "sub",
+    lambda xp, x, y: x - y,
+    {"x": lambda g: g, "y": lambda g: -g},
+    promote=promotion.subtraction,
+    array_backward=FORMULAS,
+)
+SUB_SCALED = defop(
+    "sub_scaled",
+    lambda xp, x, y, *, alpha: x - alpha * y,
+    {"x": lambda g: g, "y": lambda g, alpha: g * -alpha},
+    node="SubBackward0",
+    promote=promotion.subtraction,
+    array_backward=FORMULAS,
+)
 # y - x for a Python number y: PyTorch's `1 - x` is RsubBackward1, tensor-tensor RsubBackward0
-RSUB = defop("rsub", lambda xp, x, y: y - x,
-             {"x": lambda g: -g, "y": lambda g: g}, node="RsubBackward0",
-             promote=promotion.subtraction, array_backward=FORMULAS)
-RSUB_SCALAR = defop("rsub_scalar", lambda xp, x, y: y - x, {"x": lambda g: -g},
-                    node="RsubBackward1", promote=promotion.subtraction, array_backward=FORMULAS)
-MUL = defop("mul", lambda xp, x, y: x * y,
-            {"x": lambda g, y: g * y, "y": lambda g, x: g * x}, promote=promotion.binary,
-            array_backward=FORMULAS)
-DIV = defop("div", lambda xp, x, y: x / y,
-            {"x": lambda g, y: g / y, "y": lambda g, x, y: -g * x / (y * y)},
-            promote=promotion.binary_floating, array_backward=FORMULAS)
+RSUB = defop(
+    "rsub",
+    lambda xp, x, y: y - x,
+    {"x": lambda g: -g, "y": lambda g: g},
+    node="RsubBackward0",
+    promote=promotion.subtraction,
+    array_backward=FORMULAS,
+)
+RSUB_SCALAR = defop(
+    "rsub_scalar",
+    lambda xp, x, y: y - x,
+    {"x": lambda g: -g},
+    node="RsubBackward1",
+    promote=promotion.subtraction,
+    array_backward=FORMULAS,
+)
+MUL = defop(
+    "mul",
+    lambda xp, x, y: x * y,
+    {"x": lambda g, y: g * y, "y": lambda g, x: g * x},
+    promote=promotion.binary,
+    array_backward=FORMULAS,
+)
+DIV = defop(
+    "div",
+    lambda xp, x, y: x / y,
+    {"x": lambda g, y: g / y, "y": lambda g, x, y: -g * x / (y * y)},
+    promote=promotion.binary_floating,
+    array_backward=FORMULAS,
+)
 NEG = defop("neg", lambda xp, x: -x, {"x": lambda g: -g}, array_backward=FORMULAS)
-RECIPROCAL = defop("reciprocal", lambda xp, x: 1 / x,
-                   {"x": lambda g, out: -g * out * out}, promote=promotion.floating,
-                   array_backward=FORMULAS)
+RECIPROCAL = defop(
+    "reciprocal",
+    lambda xp, x: 1 / x,
+    {"x": lambda g, out: -g * out * out},
+    promote=promotion.floating,
+    array_backward=FORMULAS,
+)
 
 
 def _pow_scalar_grad(g, x, y):
@@ -96,7 +138,7 @@ def _power(xp, x, y):
     # int exponent, and a negative tensor exponent gives 0 unless the base is 1 or -1
     if x.dtype == bool:
         if type(y) is not bool:
-            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         return x.copy() if y else xp.ones_like(x)
     if x.dtype.kind in "iu":
         if type(y) is int and y < 0:
@@ -106,33 +148,69 @@ def _power(xp, x, y):
             odd = (y % 2).astype(bool)
             inverse = xp.where(x == 1, 1, xp.where(x == -1, xp.where(odd, -1, 1), 0))
             return xp.where(y < 0, inverse, out).astype(out.dtype, copy=False)
-    return x ** y
+    return x**y
 
 
 POW = defop("pow", _power, {"x": _pow_scalar_grad}, promote=promotion.power)
-POW_TENSOR = defop("pow_tensor", _power,
-                   {"x": _pow_base_grad, "y": lambda g, x, y, out: _pow_exponent_grad(g, x, out)},
-                   node="PowBackward1", promote=promotion.rpower)
+POW_TENSOR = defop(
+    "pow_tensor",
+    _power,
+    {"x": _pow_base_grad, "y": lambda g, x, y, out: _pow_exponent_grad(g, x, out)},
+    node="PowBackward1",
+    promote=promotion.rpower,
+)
 # a Python number raised to a tensor: torch.pow(2, x) / 2 ** x
-RPOW = defop("rpow", lambda xp, y, x: _power(xp, xp.asarray(x, xp.result_type(y, x)), y),
-             {"y": lambda g, x, out: g * out * _log_scalar(x) if x > 0 else g * 0},
-             node="PowBackward2", promote=promotion.rpower)
+RPOW = defop(
+    "rpow",
+    lambda xp, y, x: _power(xp, xp.asarray(x, xp.result_type(y, x)), y),
+    {"y": lambda g, x, out: g * out * _log_scalar(x) if x > 0 else g * 0},
+    node="PowBackward2",
+    promote=promotion.rpower,
+)
 
-EXP = defop("exp", lambda xp, x: xp.exp(x), {"x": lambda g, out: g * out},
-            promote=promotion.floating, array_backward=FORMULAS)
-LOG = defop("log", lambda xp, x: xp.log(x), {"x": lambda g, x: g / x},
-            promote=promotion.floating, array_backward=FORMULAS)
-SQRT = defop("sqrt", lambda xp, x: xp.sqrt(x), {"x": lambda g, out: g / (2 * out)},
-             promote=promotion.floating, array_backward=FORMULAS)
-SIN = defop("sin", lambda xp, x: xp.sin(x), {"x": lambda g, x: g * x.cos()},
-            promote=promotion.floating)
-COS = defop("cos", lambda xp, x: xp.cos(x), {"x": lambda g, x: g * -x.sin()},
-            promote=promotion.floating)
-TANH = defop("tanh", lambda xp, x: xp.tanh(x), {"x": lambda g, out: g * (1 - out * out)},
-             promote=promotion.floating, array_backward=FORMULAS)
-SIGMOID = defop("sigmoid", lambda xp, x: _sigmoid(xp, x),
-                {"x": lambda g, out: g * (out * (1 - out))}, promote=promotion.floating,
-                array_backward=FORMULAS)
+EXP = defop(
+    "exp",
+    lambda xp, x: xp.exp(x),
+    {"x": lambda g, out: g * out},
+    promote=promotion.floating,
+    array_backward=FORMULAS,
+)
+LOG = defop(
+    "log",
+    lambda xp, x: xp.log(x),
+    {"x": lambda g, x: g / x},
+    promote=promotion.floating,
+    array_backward=FORMULAS,
+)
+SQRT = defop(
+    "sqrt",
+    lambda xp, x: xp.sqrt(x),
+    {"x": lambda g, out: g / (2 * out)},
+    promote=promotion.floating,
+    array_backward=FORMULAS,
+)
+SIN = defop(
+    "sin", lambda xp, x: xp.sin(x), {"x": lambda g, x: g * x.cos()}, promote=promotion.floating
+)
+COS = defop(
+    "cos", lambda xp, x: xp.cos(x), {"x": lambda g, x: g * -x.sin()}, promote=promotion.floating
+)
+TANH = defop(
+    "tanh",
+    lambda xp, x: xp.tanh(x),
+    {"x": lambda g, out: g * (1 - out * out)},
+    promote=promotion.floating,
+    array_backward=FORMULAS,
+)
+SIGMOID = defop(
+    "sigmoid",
+    lambda xp, x: _sigmoid(xp, x),
+    {"x": lambda g, out: g * (out * (1 - out))},
+    promote=promotion.floating,
+    array_backward=FORMULAS,
+)
+
+
 def _relu(xp, x):
     try:
         zero = _ZEROS[x.dtype]
@@ -148,14 +226,22 @@ def _no_bool(arrays, args):
     return arrays
 
 
-RELU = defop("relu", _relu,
-             {"x": lambda g, out: threshold_backward(g, out, 0)}, promote=_no_bool,
-             array_backward=ArrayBackward(lambda xp, needs, g, out: (g * (out > 0),)))
+RELU = defop(
+    "relu",
+    _relu,
+    {"x": lambda g, out: threshold_backward(g, out, 0)},
+    promote=_no_bool,
+    array_backward=ArrayBackward(lambda xp, needs, g, out: (g * (out > 0),)),
+)
 # PyTorch's own backward of relu/threshold: the gradient where y > threshold, else 0
 THRESHOLD_BACKWARD = defop(
-    "threshold_backward", lambda xp, grad, y, *, threshold: grad * (y > threshold),
-    {"grad": lambda g, y, threshold: threshold_backward(g, y, threshold),
-     "y": lambda g: g.new_zeros(g.shape)})
+    "threshold_backward",
+    lambda xp, grad, y, *, threshold: grad * (y > threshold),
+    {
+        "grad": lambda g, y, threshold: threshold_backward(g, y, threshold),
+        "y": lambda g: g.new_zeros(g.shape),
+    },
+)
 
 
 def threshold_backward(grad, y, threshold):
@@ -163,8 +249,12 @@ def threshold_backward(grad, y, threshold):
     return apply(THRESHOLD_BACKWARD, (grad, y), {"threshold": threshold})
 
 
-ABS = defop("abs", lambda xp, x: xp.abs(x), {"x": lambda g, x: g * x.sign()},
-            promote=promotion.no_bool("abs_cpu"))
+ABS = defop(
+    "abs",
+    lambda xp, x: xp.abs(x),
+    {"x": lambda g, x: g * x.sign()},
+    promote=promotion.no_bool("abs_cpu"),
+)
 SIGN = defop("sign", lambda xp, x: _sign(xp, x), {"x": lambda g: g * 0})
 
 
@@ -213,8 +303,9 @@ def _check_alpha(input, other, alpha) -> None:
     if type(alpha) is bool and result is not dtypes.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if isinstance(alpha, float) and not (result.is_floating_point or result.is_complex):
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
-                           "point number.")
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
 
 
 @public
@@ -297,7 +388,8 @@ def _check_not_bool(input):
     if input._data.dtype == bool:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-            "to invert a mask, use the `~` or `logical_not()` operator instead.")
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 negative = public(neg, name="negative")
@@ -370,11 +462,15 @@ _OPERATORS = {
     "__add__": _add,
     "__radd__": _add,  # other + self: PyTorch records it as self.add(other)
     "__iadd__": lambda self, other: apply_inplace(ADD, (self, other), name="add_"),
-    "__sub__": lambda self, other: _sub(self, other) if self._data.dtype != bool
-    else sub(self, other),
+    "__sub__": lambda self, other: (
+        _sub(self, other) if self._data.dtype != bool else sub(self, other)
+    ),
     # `1 - x` (in tanh's and sigmoid's backward, among others) takes the fast form
-    "__rsub__": lambda self, other: _rsub_scalar(self, other)
-    if type(other) is float or type(other) is int else rsub(self, other),
+    "__rsub__": lambda self, other: (
+        _rsub_scalar(self, other)
+        if type(other) is float or type(other) is int
+        else rsub(self, other)
+    ),
     "__isub__": lambda self, other: apply_inplace(SUB, (self, other), name="sub_"),
     "__mul__": _mul,
     "__rmul__": _mul,
@@ -410,15 +506,21 @@ def _comparable(other) -> bool:
 
 
 BITWISE_NOT = defop("bitwise_not", lambda xp, x: ~x)
-BITWISE = {kind: defop(f"bitwise_{kind}", fn, promote=promotion.integral(f"bitwise_{kind}_cpu"))
-           for kind, fn in (("and", lambda xp, x, y: x & y), ("or", lambda xp, x, y: x | y),
-                            ("xor", lambda xp, x, y: x ^ y))}
+BITWISE = {
+    kind: defop(f"bitwise_{kind}", fn, promote=promotion.integral(f"bitwise_{kind}_cpu"))
+    for kind, fn in (
+        ("and", lambda xp, x, y: x & y),
+        ("or", lambda xp, x, y: x | y),
+        ("xor", lambda xp, x, y: x ^ y),
+    )
+}
 
 
 def _invert(self):
     if self.is_floating_point():
-        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
-                        "tensors")
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+        )
     return apply(BITWISE_NOT, (self,))
 
 

@@ -46,33 +46,64 @@ def _fmin_keeps_x(x, y):
 
 # ---- the table ------------------------------------------------------------------------------
 
-HYPOT = defop("hypot", lambda xp, x, y: xp.hypot(x, y),
-              {"x": lambda g, x, out: g * x / out, "y": lambda g, y, out: g * y / out},
-              promote=promotion.floating_kernel("hypot_cpu"))
+HYPOT = defop(
+    "hypot",
+    lambda xp, x, y: xp.hypot(x, y),
+    {"x": lambda g, x, out: g * x / out, "y": lambda g, y, out: g * y / out},
+    promote=promotion.floating_kernel("hypot_cpu"),
+)
 LOGADDEXP = defop(
-    "logaddexp", lambda xp, x, y: xp.logaddexp(x, y),
+    "logaddexp",
+    lambda xp, x, y: xp.logaddexp(x, y),
     {"x": lambda g, x, y: g / ((y - x).exp() + 1), "y": lambda g, x, y: g / ((x - y).exp() + 1)},
-    promote=promotion.floating_kernel("logaddexp_cpu"))
+    promote=promotion.floating_kernel("logaddexp_cpu"),
+)
 LOGADDEXP2 = defop(
-    "logaddexp2", lambda xp, x, y: xp.logaddexp2(x, y),
+    "logaddexp2",
+    lambda xp, x, y: xp.logaddexp2(x, y),
     {"x": lambda g, x, y: g / ((y - x).exp2() + 1), "y": lambda g, x, y: g / ((x - y).exp2() + 1)},
-    promote=promotion.floating_kernel("logaddexp2_cpu"), node="Logaddexp2Backward0")
-XLOGY = defop("xlogy", _xlogy_fwd,
-              {"x": _xlogy_x_grad, "y": lambda g, x, y: g * x / y},
-              promote=promotion.binary_floating)
-FMAX = defop("fmax", lambda xp, x, y: xp.fmax(x, y),
-             {"x": lambda g, x, y: g.masked_fill(~_fmax_keeps_x(x, y), 0.0),
-              "y": lambda g, x, y: g.masked_fill(_fmax_keeps_x(x, y), 0.0)},
-             promote=promotion.binary)
-FMIN = defop("fmin", lambda xp, x, y: xp.fmin(x, y),
-             {"x": lambda g, x, y: g.masked_fill(~_fmin_keeps_x(x, y), 0.0),
-              "y": lambda g, x, y: g.masked_fill(_fmin_keeps_x(x, y), 0.0)},
-             promote=promotion.binary)
+    promote=promotion.floating_kernel("logaddexp2_cpu"),
+    node="Logaddexp2Backward0",
+)
+XLOGY = defop(
+    "xlogy",
+    _xlogy_fwd,
+    {"x": _xlogy_x_grad, "y": lambda g, x, y: g * x / y},
+    promote=promotion.binary_floating,
+)
+FMAX = defop(
+    "fmax",
+    lambda xp, x, y: xp.fmax(x, y),
+    {
+        "x": lambda g, x, y: g.masked_fill(~_fmax_keeps_x(x, y), 0.0),
+        "y": lambda g, x, y: g.masked_fill(_fmax_keeps_x(x, y), 0.0),
+    },
+    promote=promotion.binary,
+)
+FMIN = defop(
+    "fmin",
+    lambda xp, x, y: xp.fmin(x, y),
+    {
+        "x": lambda g, x, y: g.masked_fill(~_fmin_keeps_x(x, y), 0.0),
+        "y": lambda g, x, y: g.masked_fill(_fmin_keeps_x(x, y), 0.0),
+    },
+    promote=promotion.binary,
+)
 
-DEG2RAD = defop("deg2rad", lambda xp, x: x * _DEG, {"x": lambda g: g * _DEG},
-                promote=promotion.floating, node="Deg2RadBackward0")
-RAD2DEG = defop("rad2deg", lambda xp, x: x * (1 / _DEG), {"x": lambda g: g * (1 / _DEG)},
-                promote=promotion.floating, node="Rad2DegBackward0")
+DEG2RAD = defop(
+    "deg2rad",
+    lambda xp, x: x * _DEG,
+    {"x": lambda g: g * _DEG},
+    promote=promotion.floating,
+    node="Deg2RadBackward0",
+)
+RAD2DEG = defop(
+    "rad2deg",
+    lambda xp, x: x * (1 / _DEG),
+    {"x": lambda g: g * (1 / _DEG)},
+    promote=promotion.floating,
+    node="Rad2DegBackward0",
+)
 
 
 def _sinc_grad(g, x):
@@ -118,8 +149,9 @@ def _nan_to_num_fwd(xp, x, *, nan, posinf, neginf):
     return out
 
 
-NAN_TO_NUM = defop("nan_to_num", _nan_to_num_fwd, {"x": lambda g, x: g * x.isfinite()},
-                   node="NanToNumBackward0")
+NAN_TO_NUM = defop(
+    "nan_to_num", _nan_to_num_fwd, {"x": lambda g, x: g * x.isfinite()}, node="NanToNumBackward0"
+)
 SGN = defop("sgn", lambda xp, x: _sign(xp, x), {"x": lambda g: g * 0.0})  # sign's values
 
 
@@ -135,6 +167,7 @@ def _binary(name, op, inplace_method: bool = True):
     fn.__doc__ = f"Matches `torch.{name}`."
     public(fn, name=name)
     if inplace_method:
+
         def fn_(self, other):
             expect_tensor(name + "_", "other", 1, other)
             return apply_inplace(op, (self, other), name=name + "_")
@@ -193,16 +226,19 @@ def logit(input, eps=None):
 
 @public
 def logit_(input, eps=None):
-    return apply_inplace(LOGIT, (input,), {"eps": None if eps is None else float(eps)},
-                         name="logit_")
+    return apply_inplace(
+        LOGIT, (input,), {"eps": None if eps is None else float(eps)}, name="logit_"
+    )
 
 
 def _finite_bounds(input, nan, posinf, neginf) -> dict:
     dtype = input._data.dtype
     info = ml_dtypes.finfo(dtype) if _is_float(dtype) else None
-    return {"nan": float(nan),
-            "posinf": float(info.max) if posinf is None and info is not None else posinf,
-            "neginf": float(info.min) if neginf is None and info is not None else neginf}
+    return {
+        "nan": float(nan),
+        "posinf": float(info.max) if posinf is None and info is not None else posinf,
+        "neginf": float(info.min) if neginf is None and info is not None else neginf,
+    }
 
 
 @public
@@ -213,8 +249,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 @public
 def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
-    return apply_inplace(NAN_TO_NUM, (input,), _finite_bounds(input, nan, posinf, neginf),
-                         name="nan_to_num_")
+    return apply_inplace(
+        NAN_TO_NUM, (input,), _finite_bounds(input, nan, posinf, neginf), name="nan_to_num_"
+    )
 
 
 @public

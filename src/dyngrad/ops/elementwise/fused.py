@@ -141,7 +141,8 @@ def _lerp_call(input, end, weight):
     if not isinstance(end, Tensor) or weight is REQUIRED:
         raise TypeError(
             f"lerp() received an invalid combination of arguments - got (Tensor, "
-            f"{type_name(end)}" + (f", {type_name(weight)}" if weight is not REQUIRED else "")
+            f"{type_name(end)}"
+            + (f", {type_name(weight)}" if weight is not REQUIRED else "")
             + "), but expected one of:"
         )
     _check_same_dtype(input, end, "end")

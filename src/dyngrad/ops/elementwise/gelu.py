@@ -114,8 +114,11 @@ GELU = defop(
     "gelu",
     _gelu,
     {"x": lambda g, x, approximate: gelu_backward(g, x, approximate)},
-    array_backward=ArrayBackward(lambda xp, needs, g, x, approximate, stash: (
-        _gelu_backward_of(xp, g, x, approximate, stash),)),
+    array_backward=ArrayBackward(
+        lambda xp, needs, g, x, approximate, stash: (
+            _gelu_backward_of(xp, g, x, approximate, stash),
+        )
+    ),
     stash=True,
 )
 GELU_BACKWARD = defop(

@@ -50,9 +50,13 @@ def _svd_grad(g, out, full_matrices):
     return grad
 
 
-SVD = defop("linalg_svd",
-            lambda xp, x, *, full_matrices: tuple(xp.linalg.svd(x, full_matrices=full_matrices)),
-            {"x": _svd_grad}, outputs=3, node="LinalgSvdBackward0")
+SVD = defop(
+    "linalg_svd",
+    lambda xp, x, *, full_matrices: tuple(xp.linalg.svd(x, full_matrices=full_matrices)),
+    {"x": _svd_grad},
+    outputs=3,
+    node="LinalgSvdBackward0",
+)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):  # noqa: N803
@@ -72,8 +76,9 @@ def _check(A, name: str) -> None:
     if A._data.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if not (A.is_floating_point() or A.is_complex()):
-        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
-                           f"Got {A.dtype._legacy}")
+        raise RuntimeError(
+            f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype._legacy}"
+        )
 
 
 # ---- the inverse ------------------------------------------------------------------------------
@@ -106,13 +111,18 @@ def _inv_fwd(xp, a):
             if k:
                 raise _LinAlgError(
                     f"linalg.inv: The diagonal element {k} is zero, the inversion could not be "
-                    f"completed because the input matrix is singular.") from None
+                    f"completed because the input matrix is singular."
+                ) from None
         raise
 
 
 # d(A^-1) = -A^-1 dA A^-1, so the gradient of A is -A^-T g A^-T
-INV = defop("linalg_inv", _inv_fwd, {"a": lambda g, out: -(out.mT @ g @ out.mT)},
-            node="LinalgInvExBackward0")
+INV = defop(
+    "linalg_inv",
+    _inv_fwd,
+    {"a": lambda g, out: -(out.mT @ g @ out.mT)},
+    node="LinalgInvExBackward0",
+)
 
 
 @public(name="inverse")
@@ -121,9 +131,12 @@ def inv(A):
     shape = A._data.shape
     if len(shape) < 2 or shape[-1] != shape[-2]:
         dims = f"{shape[-2]} by {shape[-1]}" if len(shape) >= 2 else f"{len(shape)}-d"
-        raise RuntimeError(f"linalg.inv: A must be batches of square matrices, but they are "
-                           f"{dims} matrices")
+        raise RuntimeError(
+            f"linalg.inv: A must be batches of square matrices, but they are {dims} matrices"
+        )
     if A._data.dtype.kind not in "fc":
-        raise RuntimeError(f"linalg.inv: Expected a floating point or complex tensor as input. "
-                           f"Got {A.dtype._legacy}")
+        raise RuntimeError(
+            f"linalg.inv: Expected a floating point or complex tensor as input. "
+            f"Got {A.dtype._legacy}"
+        )
     return apply(INV, (A,))

@@ -26,7 +26,7 @@ def _cdist_fwd(xp, x1, x2, *, p):
         return diff.sum(axis=-1)
     if p == 2:
         return xp.sqrt((diff * diff).sum(axis=-1))
-    return (diff ** p).sum(axis=-1) ** (1 / p)
+    return (diff**p).sum(axis=-1) ** (1 / p)
 
 
 def _cdist_pair_grad(g, x1, x2, p, out):
@@ -47,10 +47,14 @@ def _cdist_pair_grad(g, x1, x2, p, out):
 
 
 CDIST = defop(
-    "cdist", _cdist_fwd,
-    {"x1": lambda g, x1, x2, p, out: _cdist_pair_grad(g, x1, x2, p, out).sum(-2),
-     "x2": lambda g, x1, x2, p, out: -_cdist_pair_grad(g, x1, x2, p, out).sum(-3)},
-    node="CdistBackward0")
+    "cdist",
+    _cdist_fwd,
+    {
+        "x1": lambda g, x1, x2, p, out: _cdist_pair_grad(g, x1, x2, p, out).sum(-2),
+        "x2": lambda g, x1, x2, p, out: -_cdist_pair_grad(g, x1, x2, p, out).sum(-3),
+    },
+    node="CdistBackward0",
+)
 
 
 def _euclidean_fwd(xp, x1, x2):
@@ -72,12 +76,19 @@ def _euclidean_x2_grad(g, x1, x2, out):
     return x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT.matmul(x1)
 
 
-EUCLIDEAN_DIST = defop("euclidean_dist", _euclidean_fwd,
-                       {"x1": _euclidean_x1_grad, "x2": _euclidean_x2_grad},
-                       node="EuclideanDistBackward0")
+EUCLIDEAN_DIST = defop(
+    "euclidean_dist",
+    _euclidean_fwd,
+    {"x1": _euclidean_x1_grad, "x2": _euclidean_x2_grad},
+    node="EuclideanDistBackward0",
+)
 
-_MODES = (None, "use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
-          "donot_use_mm_for_euclid_dist")
+_MODES = (
+    None,
+    "use_mm_for_euclid_dist_if_necessary",
+    "use_mm_for_euclid_dist",
+    "donot_use_mm_for_euclid_dist",
+)
 
 
 @public(method=False)
@@ -89,17 +100,22 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if b.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X2 got: {b.ndim}D")
     if a.shape[-1] != b.shape[-1]:
-        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
-                           f"{a.shape[-1]} X2: {b.shape[-1]}")
+        raise RuntimeError(
+            f"X1 and X2 must have the same number of columns. X1: {a.shape[-1]} X2: {b.shape[-1]}"
+        )
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     if compute_mode not in _MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     p = float(p)
     rows1, rows2 = a.shape[-2], b.shape[-2]
-    use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
-        compute_mode in (None, "use_mm_for_euclid_dist_if_necessary")
-        and (rows1 > 25 or rows2 > 25)))
+    use_mm = p == 2 and (
+        compute_mode == "use_mm_for_euclid_dist"
+        or (
+            compute_mode in (None, "use_mm_for_euclid_dist_if_necessary")
+            and (rows1 > 25 or rows2 > 25)
+        )
+    )
     if not use_mm:
         return apply(CDIST, (x1, x2), {"p": p})
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])

@@ -19,19 +19,35 @@ from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
 
-MM = defop("mm", gemm.mm,  # See Note [GEMM orientation]
-           {"x": lambda g, y: _mm(g, y.t()), "y": lambda g, x: _mm(x.t(), g)},
-           array_backward=ArrayBackward(lambda xp, needs, g, x, y: (gemm.mm(xp, g, y.T) if needs[0] else None,
-                                                     x.T @ g if needs[1] else None)))
-BMM = defop("bmm", lambda xp, x, y: x @ y,
-            {"x": lambda g, y: g.bmm(y.transpose(1, 2)),
-             "y": lambda g, x: x.transpose(1, 2).bmm(g)})
-MV = defop("mv", lambda xp, x, y: xp.dot(x, y),  # BLAS gemv; matmul takes a slower path
-           {"x": lambda g, y: g.unsqueeze(1) * y, "y": lambda g, x: x.t().mv(g)})
-DOT = defop("dot", lambda xp, x, y: xp.dot(x, y),
-            {"x": lambda g, y: g * y, "y": lambda g, x: g * x})
+MM = defop(
+    "mm",
+    gemm.mm,  # See Note [GEMM orientation]
+    {"x": lambda g, y: _mm(g, y.t()), "y": lambda g, x: _mm(x.t(), g)},
+    array_backward=ArrayBackward(
+        lambda xp, needs, g, x, y: (
+            gemm.mm(xp, g, y.T) if needs[0] else None,
+            x.T @ g if needs[1] else None,
+        )
+    ),
+)
+BMM = defop(
+    "bmm",
+    lambda xp, x, y: x @ y,
+    {"x": lambda g, y: g.bmm(y.transpose(1, 2)), "y": lambda g, x: x.transpose(1, 2).bmm(g)},
+)
+MV = defop(
+    "mv",
+    lambda xp, x, y: xp.dot(x, y),  # BLAS gemv; matmul takes a slower path
+    {"x": lambda g, y: g.unsqueeze(1) * y, "y": lambda g, x: x.t().mv(g)},
+)
+DOT = defop(
+    "dot", lambda xp, x, y: xp.dot(x, y), {"x": lambda g, y: g * y, "y": lambda g, x: g * x}
+)
+
+
 # Batched, broadcasting matmul; PyTorch folds it into bmm plus a view, so its node is
-# UnsafeViewBackward0. Broadcast batch dims are summed back by the node (see Note [One op, one entry]).
+# UnsafeViewBackward0. Broadcast batch dims are summed back by the node (see Note [One op,
+# one entry]).
 def _matmul_grad_x(g, x, y):
     if y.dim() == 1:  # (..., n, k) @ (k,)
         return g.unsqueeze(-1) * y
@@ -49,6 +65,8 @@ def _matmul_grad_y(g, x, y):
 
 
 _MATMUL_GRADS = {"x": _matmul_grad_x, "y": _matmul_grad_y}
+
+
 def _matmul_kernel(xp, needs, g, x, y):
     # (..., n, k) @ (..., k, m) on arrays, broadcast batch dims summed by the node; the 1-d
     # operand cases are left to the formulas
@@ -56,18 +74,35 @@ def _matmul_kernel(xp, needs, g, x, y):
         return None
     if g.ndim == 2:
         return (gemm.mm(xp, g, y.T) if needs[0] else None, x.T @ g if needs[1] else None)
-    return (xp.matmul(g, y.swapaxes(-1, -2)) if needs[0] else None,
-            xp.matmul(x.swapaxes(-1, -2), g) if needs[1] else None)
+    return (
+        xp.matmul(g, y.swapaxes(-1, -2)) if needs[0] else None,
+        xp.matmul(x.swapaxes(-1, -2), g) if needs[1] else None,
+    )
 
 
-MATMUL = defop("matmul", lambda xp, x, y: xp.matmul(x, y), _MATMUL_GRADS,
-               node="UnsafeViewBackward0", array_backward=ArrayBackward(_matmul_kernel))
+MATMUL = defop(
+    "matmul",
+    lambda xp, x, y: xp.matmul(x, y),
+    _MATMUL_GRADS,
+    node="UnsafeViewBackward0",
+    array_backward=ArrayBackward(_matmul_kernel),
+)
 # a matrix times a batch: PyTorch computes the transposed product and copies it back
-MATMUL_FOLDED = defop("matmul_folded", lambda xp, x, y: xp.matmul(x, y), _MATMUL_GRADS,
-                      node="CloneBackward0", array_backward=ArrayBackward(_matmul_kernel))
+MATMUL_FOLDED = defop(
+    "matmul_folded",
+    lambda xp, x, y: xp.matmul(x, y),
+    _MATMUL_GRADS,
+    node="CloneBackward0",
+    array_backward=ArrayBackward(_matmul_kernel),
+)
 # 1-D @ 2-D is unsqueeze, mm, squeeze in PyTorch: the top node is SqueezeBackward4
-SQUEEZE_ROW = defop("squeeze_row", lambda xp, x: x[0], {"x": lambda g: g.unsqueeze(0)},
-                    node="SqueezeBackward4", view=True)
+SQUEEZE_ROW = defop(
+    "squeeze_row",
+    lambda xp, x: x[0],
+    {"x": lambda g: g.unsqueeze(0)},
+    node="SqueezeBackward4",
+    view=True,
+)
 
 
 _mm = binary(MM)  # shapes already checked: formulas and mm() call the row directly
@@ -75,7 +110,6 @@ _mm = binary(MM)  # shapes already checked: formulas and mm() call the row direc
 
 def _dtype_check(a, b) -> None:
     if a._data.dtype != b._data.dtype:
-
         an, bn = (CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name) for t in (a, b))
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {an} != {bn}")
 
@@ -107,8 +141,10 @@ def bmm(input, mat2):
     if len(b) != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
     if b[:2] != (a[0], a[2]):
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}].")
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}]."
+        )
     _dtype_check(input, mat2)
     return apply(BMM, (input, mat2))
 
@@ -120,8 +156,7 @@ def mv(input, vec):
     if len(a) != 2 or len(b) != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {len(a)}, {len(b)}")
     if a[1] != b[0]:
-        raise RuntimeError(f"size mismatch, got input ({a[0]}), mat ({a[0]}x{a[1]}), vec "
-                           f"({b[0]})")
+        raise RuntimeError(f"size mismatch, got input ({a[0]}), mat ({a[0]}x{a[1]}), vec ({b[0]})")
     _dtype_check(input, vec)
     return apply(MV, (input, vec))
 
@@ -135,10 +170,13 @@ def dot(input, tensor):
     if a[0] != b[0]:
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the "
-            f"same number of elements, but got {a[0]} and {b[0]} elements respectively")
+            f"same number of elements, but got {a[0]} and {b[0]} elements respectively"
+        )
     if input._data.dtype != tensor._data.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{input.dtype._legacy} and {tensor.dtype._legacy}")
+        raise RuntimeError(
+            f"dot : expected both vectors to have same dtype, but found "
+            f"{input.dtype._legacy} and {tensor.dtype._legacy}"
+        )
     return apply(DOT, (input, tensor))
 
 
@@ -150,8 +188,9 @@ def matmul(input, other):
     if da == 2 and db == 2 and x.shape[1] == y.shape[0] and x.dtype == y.dtype:
         return _mm(input, other)  # the common case, checked here (mm() checks the others)
     if da == 0 or db == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{da}D and {db}D")
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
     if da == 1 and db == 1:
         return dot(input, other)
     if da == 2 and db == 1:
@@ -164,21 +203,26 @@ def matmul(input, other):
     if db == 1:  # a batch of matrices times a vector: PyTorch folds it into one mv
         rows = _prod(a[:-1])
         if a[-1] != b[0]:
-            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{a[-1]}), vec "
-                               f"({b[0]})")
+            raise RuntimeError(
+                f"size mismatch, got input ({rows}), mat ({rows}x{a[-1]}), vec ({b[0]})"
+            )
         if input._data.dtype != other._data.dtype:
             x, y = input.dtype._legacy, other.dtype._legacy
-            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {y}, "
-                               f"{x}, and {y}")
+            raise RuntimeError(
+                f"addmv input tensors must have the same dtype, but got {y}, {x}, and {y}"
+            )
         return apply(MATMUL, (input, other))
     batch = _batch_shape(a[:-2] if da > 1 else (), b[:-2])
     inner = a[-1]
     if inner != b[-2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{_prod(batch)}, {inner}] but got: [{_prod(batch)}, {b[-2]}].")
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{_prod(batch)}, {inner}] but got: [{_prod(batch)}, {b[-2]}]."
+        )
     if input._data.dtype != other._data.dtype:
-        raise RuntimeError(f"expected scalar type {input.dtype._legacy} but found "
-                           f"{other.dtype._legacy}")
+        raise RuntimeError(
+            f"expected scalar type {input.dtype._legacy} but found {other.dtype._legacy}"
+        )
     return apply(MATMUL_FOLDED if da == 2 else MATMUL, (input, other))
 
 
@@ -203,33 +247,55 @@ public(lambda self, other: matmul(other, self), name="__rmatmul__", function=Fal
 
 # ---- outer products and the fused add* forms -----------------------------------------------
 
-ADDMM = defop("addmm", lambda xp, x, mat1, mat2, *, beta, alpha:
-              _scaled_sum(x, mat1 @ mat2, beta, alpha),
-              {"x": lambda g, beta: g * beta,
-               "mat1": lambda g, mat2, alpha: _mm(g, mat2.t()) * alpha,
-               "mat2": lambda g, mat1, alpha: _mm(mat1.t(), g) * alpha})
-ADDMV = defop("addmv", lambda xp, x, mat, vec, *, beta, alpha:
-              _scaled_sum(x, mat @ vec, beta, alpha),
-              {"x": lambda g, beta: g * beta,
-               "mat": lambda g, vec, alpha: g.unsqueeze(1) * vec * alpha,
-               "vec": lambda g, mat, alpha: mat.t().mv(g) * alpha})
-ADDR = defop("addr", lambda xp, x, vec1, vec2, *, beta, alpha:
-             _scaled_sum(x, xp.multiply.outer(vec1, vec2), beta, alpha),
-             {"x": lambda g, beta: g * beta,
-              "vec1": lambda g, vec2, alpha: g.mv(vec2) * alpha,
-              "vec2": lambda g, vec1, alpha: g.t().mv(vec1) * alpha})
-BADDBMM = defop("baddbmm", lambda xp, x, batch1, batch2, *, beta, alpha:
-                _scaled_sum(x, batch1 @ batch2, beta, alpha),
-                {"x": lambda g, beta: g * beta,
-                 "batch1": lambda g, batch2, alpha: g.bmm(batch2.transpose(1, 2)) * alpha,
-                 "batch2": lambda g, batch1, alpha: batch1.transpose(1, 2).bmm(g) * alpha})
-ADDBMM = defop("addbmm", lambda xp, x, batch1, batch2, *, beta, alpha:
-               _scaled_sum(x, (batch1 @ batch2).sum(0), beta, alpha),
-               {"x": lambda g, beta: g * beta,
-                "batch1": lambda g, batch2, alpha:
-                g.unsqueeze(0).matmul(batch2.transpose(1, 2)) * alpha,
-                "batch2": lambda g, batch1, alpha:
-                batch1.transpose(1, 2).matmul(g.unsqueeze(0)) * alpha})
+ADDMM = defop(
+    "addmm",
+    lambda xp, x, mat1, mat2, *, beta, alpha: _scaled_sum(x, mat1 @ mat2, beta, alpha),
+    {
+        "x": lambda g, beta: g * beta,
+        "mat1": lambda g, mat2, alpha: _mm(g, mat2.t()) * alpha,
+        "mat2": lambda g, mat1, alpha: _mm(mat1.t(), g) * alpha,
+    },
+)
+ADDMV = defop(
+    "addmv",
+    lambda xp, x, mat, vec, *, beta, alpha: _scaled_sum(x, mat @ vec, beta, alpha),
+    {
+        "x": lambda g, beta: g * beta,
+        "mat": lambda g, vec, alpha: g.unsqueeze(1) * vec * alpha,
+        "vec": lambda g, mat, alpha: mat.t().mv(g) * alpha,
+    },
+)
+ADDR = defop(
+    "addr",
+    lambda xp, x, vec1, vec2, *, beta, alpha: _scaled_sum(
+        x, xp.multiply.outer(vec1, vec2), beta, alpha
+    ),
+    {
+        "x": lambda g, beta: g * beta,
+        "vec1": lambda g, vec2, alpha: g.mv(vec2) * alpha,
+        "vec2": lambda g, vec1, alpha: g.t().mv(vec1) * alpha,
+    },
+)
+BADDBMM = defop(
+    "baddbmm",
+    lambda xp, x, batch1, batch2, *, beta, alpha: _scaled_sum(x, batch1 @ batch2, beta, alpha),
+    {
+        "x": lambda g, beta: g * beta,
+        "batch1": lambda g, batch2, alpha: g.bmm(batch2.transpose(1, 2)) * alpha,
+        "batch2": lambda g, batch1, alpha: batch1.transpose(1, 2).bmm(g) * alpha,
+    },
+)
+ADDBMM = defop(
+    "addbmm",
+    lambda xp, x, batch1, batch2, *, beta, alpha: _scaled_sum(
+        x, (batch1 @ batch2).sum(0), beta, alpha
+    ),
+    {
+        "x": lambda g, beta: g * beta,
+        "batch1": lambda g, batch2, alpha: g.unsqueeze(0).matmul(batch2.transpose(1, 2)) * alpha,
+        "batch2": lambda g, batch1, alpha: batch1.transpose(1, 2).matmul(g.unsqueeze(0)) * alpha,
+    },
+)
 
 
 def _scaled_sum(x, product, beta, alpha):
@@ -248,8 +314,10 @@ def _fused(op, name, input, a, b, shape, beta, alpha):
 
 def _need(t, ndim, what):
     if t._data.ndim != ndim:
-        raise RuntimeError(f"{what} must be a {'matrix' if ndim == 2 else f'{ndim}D tensor'}, "
-                           f"got {t._data.ndim}-D tensor")
+        raise RuntimeError(
+            f"{what} must be a {'matrix' if ndim == 2 else f'{ndim}D tensor'}, "
+            f"got {t._data.ndim}-D tensor"
+        )
 
 
 @public
@@ -268,11 +336,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """Matches `torch.addmv`: beta * input + alpha * (mat @ vec)."""
     a, b = mat._data.shape, vec._data.shape
     if len(a) != 2 or len(b) != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, "
-                           f"{len(a)}, {len(b)}")
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {input._data.ndim}, {len(a)}, {len(b)}"
+        )
     if a[1] != b[0]:
-        raise RuntimeError(f"size mismatch, got input ({a[0]}), mat ({a[0]}x{a[1]}), vec "
-                           f"({b[0]})")
+        raise RuntimeError(f"size mismatch, got input ({a[0]}), mat ({a[0]}x{a[1]}), vec ({b[0]})")
     return _fused(ADDMV, "addmv", input, mat, vec, (a[0],), beta, alpha)
 
 
@@ -281,8 +349,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """Matches `torch.addr`: beta * input + alpha * outer(vec1, vec2)."""
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v._data.ndim != 1:
-            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got "
-                               f"{v._data.ndim}-D")
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v._data.ndim}-D")
     shape = (vec1._data.shape[0], vec2._data.shape[0])
     return _fused(ADDR, "addr", input, vec1, vec2, shape, beta, alpha)
 
@@ -292,8 +359,10 @@ def _batches(batch1, batch2):
     _need(batch2, 3, "batch2")
     a, b = batch1._data.shape, batch2._data.shape
     if b[:2] != (a[0], a[2]):
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}].")
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}]."
+        )
     return a, b
 
 
@@ -316,8 +385,7 @@ def outer(input, vec2):
     """Matches `torch.outer`: input[:, None] * vec2 (MulBackward0, as in PyTorch)."""
     for name, v in (("self", input), ("vec2", vec2)):  # (addr says vec1: PyTorch's names)
         if v._data.ndim != 1:
-            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got "
-                               f"{v._data.ndim}-D")
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v._data.ndim}-D")
     return input.unsqueeze(1) * vec2
 
 
@@ -327,8 +395,10 @@ ger = public(outer, name="ger")
 CROSS = defop(
     "linalg_cross",
     lambda xp, x, y, *, dim: xp.cross(x, y, axis=dim),
-    {"x": lambda g, y, dim: apply(CROSS, (y, g), {"dim": dim}),
-     "y": lambda g, x, dim: apply(CROSS, (g, x), {"dim": dim})},
+    {
+        "x": lambda g, y, dim: apply(CROSS, (y, g), {"dim": dim}),
+        "y": lambda g, x, dim: apply(CROSS, (g, x), {"dim": dim}),
+    },
     promote=promotion.binary,
 )
 
@@ -340,8 +410,9 @@ def linalg_cross(input, other, *, dim=-1):
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = wrap_dim(dim, len(a))
     if a[d] != 3 or b[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
-                           f"{a[d]} and {b[d]}")
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {a[d]} and {b[d]}"
+        )
     return apply(CROSS, (input, other), {"dim": d - len(a)})
 
 
@@ -349,10 +420,14 @@ def linalg_cross(input, other, *, dim=-1):
 def cross(input, other, dim=None):
     """Matches `torch.cross`: without `dim`, the first dim of size 3 (with PyTorch's warning)."""
     if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
-                      "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
-                      "The default value of dim will change to agree with that of linalg.cross "
-                      "in a future release.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\n"
+            "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+            "The default value of dim will change to agree with that of linalg.cross "
+            "in a future release.",
+            UserWarning,
+            stacklevel=2,
+        )
         shape = broadcast_shapes(input._data.shape, other._data.shape)
         dim = next((i for i, s in enumerate(shape) if s == 3), -1)
     return linalg_cross(input, other, dim=dim)
@@ -371,8 +446,9 @@ def kron(input, other):
     b = (1,) * (ndim - len(b)) + b
     a_view = tuple(s for size in a for s in (size, 1))
     b_view = tuple(s for size in b for s in (1, size))
-    product = (apply(UNSAFE_VIEW, (input,), {"shape": a_view})
-               * apply(UNSAFE_VIEW, (other,), {"shape": b_view}))
+    product = apply(UNSAFE_VIEW, (input,), {"shape": a_view}) * apply(
+        UNSAFE_VIEW, (other,), {"shape": b_view}
+    )
     shape = tuple(x * y for x, y in zip(a, b))
     try:  # the product keeps a transposed input's layout, which PyTorch's view then refuses
         np.reshape(product._data, shape, copy=False)

@@ -260,14 +260,18 @@ def _check_params(input, weight, stride, padding, dilation, groups, nd: int) -> 
             continue
         values = _tuple(value, nd)
         if len(values) not in (1, k):
-            raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} "
-                               f"values to match the convolution dimensions, but got "
-                               f"{name}={list(values)}")
+            raise RuntimeError(
+                f"expected {name} to be a single integer value or a list of {k} "
+                f"values to match the convolution dimensions, but got "
+                f"{name}={list(values)}"
+            )
     x, w = input._data, weight._data
     if x.ndim != w.ndim:
-        raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight "
-                           f"{list(w.shape)}, but got {x.ndim}-dimensional input of size "
-                           f"{list(x.shape)} instead")
+        raise RuntimeError(
+            f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight "
+            f"{list(w.shape)}, but got {x.ndim}-dimensional input of size "
+            f"{list(x.shape)} instead"
+        )
     if any(s <= 0 for s in _tuple(stride, nd)):
         raise RuntimeError("non-positive stride is not supported")
     if not isinstance(padding, str) and any(p < 0 for p in _tuple(padding, nd)):
@@ -277,8 +281,10 @@ def _check_params(input, weight, stride, padding, dilation, groups, nd: int) -> 
         shown = [1, *dilation] if nd == 1 else list(dilation)
         raise RuntimeError(f"dilation should be greater than zero, but got {shown}")
     if w.shape[0] % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
-                           f"at dimension 0, but got weight of size [{list(w.shape)}] instead")
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} "
+            f"at dimension 0, but got weight of size [{list(w.shape)}] instead"
+        )
 
 
 def convolution(input, weight, bias, stride, padding, dilation, groups, nd: int):
@@ -292,8 +298,9 @@ def convolution(input, weight, bias, stride, padding, dilation, groups, nd: int)
     _check_input(input, weight, nd, False, groups)
     _check_bias(weight, bias, False, groups)
     if input.dtype != weight.dtype:
-        raise RuntimeError(f"expected scalar type {input.dtype._legacy} but found "
-                           f"{weight.dtype._legacy}")
+        raise RuntimeError(
+            f"expected scalar type {input.dtype._legacy} but found {weight.dtype._legacy}"
+        )
     stride, dilation = _tuple(stride, nd), _tuple(dilation, nd)
     input, padding = _padding(input, weight, padding, stride, dilation, nd)
     _check_kernel(input, weight, padding, dilation, nd)

@@ -57,9 +57,14 @@ def _embedding_fwd(xp, weight, indices, *, padding_idx, scale_grad_by_freq=False
 
 
 def _embedding_kernel(xp, needs, g, indices, weight_shape, padding_idx, scale_grad_by_freq):
-    grad = _embedding_backward_fwd(xp, g, indices, num_weights=weight_shape[0],
-                                   padding_idx=padding_idx,
-                                   scale_grad_by_freq=scale_grad_by_freq)
+    grad = _embedding_backward_fwd(
+        xp,
+        g,
+        indices,
+        num_weights=weight_shape[0],
+        padding_idx=padding_idx,
+        scale_grad_by_freq=scale_grad_by_freq,
+    )
     return grad, None
 
 
@@ -96,8 +101,10 @@ def _renorm_rows(weight, indices, max_norm, norm_type) -> None:
     n = weight._data.shape[0]
     if rows.size and (rows[0] < -n or rows[-1] >= n):  # PyTorch selects each row in turn
         bad = int(rows[-1] if rows[-1] >= n else rows[0])
-        raise IndexError(f"select(): index {bad} out of range for tensor of size "
-                         f"{list(weight._data.shape)} at dimension 0")
+        raise IndexError(
+            f"select(): index {bad} out of range for tensor of size "
+            f"{list(weight._data.shape)} at dimension 0"
+        )
     w = weight._data[rows]
     norms = np.linalg.norm(w.astype(np.float64), ord=norm_type, axis=1)
     scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)

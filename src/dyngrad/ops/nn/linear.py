@@ -37,8 +37,11 @@ def _linear_kernel(xp, needs, g, x, weight):
 LINEAR = defop(
     "linear",
     _linear_fwd,
-    {"x": lambda g, weight: _mm(g, weight), "weight": lambda g, x: _mm(g.t(), x),
-     "bias": lambda g: g},
+    {
+        "x": lambda g, weight: _mm(g, weight),
+        "weight": lambda g, x: _mm(g.t(), x),
+        "bias": lambda g: g,
+    },
     node="AddmmBackward0",
     array_backward=ArrayBackward(_linear_kernel),
 )
@@ -49,8 +52,7 @@ def _raise_mismatch(input: Tensor, weight: Tensor, bias) -> None:
     x, w = input._data, weight._data
     if x.ndim == 0 or w.ndim == 0:
         raise RuntimeError(
-            f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and "
-            f"{w.ndim}D"
+            f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D"
         )
     k = x.shape[-1]
     if w.ndim != 2 or w.shape[1] != k:
@@ -94,7 +96,9 @@ def _check_addmm_bias(bias: Tensor, input: Tensor, rows: int, columns: int) -> N
     # addmm expands the bias to the product's (rows, columns): PyTorch's errors if it cannot
     b = bias._data
     if b.dtype != input._data.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
-                           f"{bias.dtype._legacy} and {input.dtype._legacy}")
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got "
+            f"{bias.dtype._legacy} and {input.dtype._legacy}"
+        )
     if b.shape != (columns,):
         bias.expand(rows, columns)  # raises expand's own message when it does not fit

@@ -211,8 +211,14 @@ def _nll_coef(x_shape, t, weight, reduction, ignore_index, dtype):
 
 
 def _nll_grad(g, x_shape, target, weight, reduction, ignore_index):
-    coef = _nll_coef(x_shape, target._data, None if weight is None else weight._data,
-                     reduction, ignore_index, g._data.dtype)
+    coef = _nll_coef(
+        x_shape,
+        target._data,
+        None if weight is None else weight._data,
+        reduction,
+        ignore_index,
+        g._data.dtype,
+    )
     if reduction == "none" and len(x_shape) > 1:
         g = g.unsqueeze(1)
     return g * Tensor._wrap(coef)
@@ -226,11 +232,21 @@ def _nll_kernel(xp, needs, g, x_shape, target, weight, reduction, ignore_index):
     return coef, None, None
 
 
-NLL_LOSS = defop("nll_loss", _nll_fwd, {"x": _nll_grad}, node="NllLossBackward0",
-                 array_backward=ArrayBackward(_nll_kernel, mixed_dtypes=True))
+NLL_LOSS = defop(
+    "nll_loss",
+    _nll_fwd,
+    {"x": _nll_grad},
+    node="NllLossBackward0",
+    array_backward=ArrayBackward(_nll_kernel, mixed_dtypes=True),
+)
 # PyTorch runs inputs with spatial dims through nll_loss2d: same math, another node name
-NLL_LOSS_2D = defop("nll_loss2d", _nll_fwd, {"x": _nll_grad}, node="NllLoss2DBackward0",
-                    array_backward=ArrayBackward(_nll_kernel, mixed_dtypes=True))
+NLL_LOSS_2D = defop(
+    "nll_loss2d",
+    _nll_fwd,
+    {"x": _nll_grad},
+    node="NllLoss2DBackward0",
+    array_backward=ArrayBackward(_nll_kernel, mixed_dtypes=True),
+)
 # loss / count inside PyTorch's C++ composites is div(Tensor, Scalar): DivBackward1
 DIV_BY_COUNT = defop(
     "loss_div_count",

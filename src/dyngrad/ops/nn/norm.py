@@ -293,29 +293,36 @@ def _verify_batch_size(size) -> None:
     for extent in size[2:]:
         n *= extent
     if n == 1:
-
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                         f"{Size(size) if isinstance(size, tuple) else size}")
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size "
+            f"{Size(size) if isinstance(size, tuple) else size}"
+        )
 
 
 def _check_batch_norm_args(input, running_mean, running_var, weight, bias, training) -> None:
     c = input._data.shape[1] if input._data.ndim > 1 else 0
-    for name, t in (("running_mean", running_mean), ("running_var", running_var),
-                    ("weight", weight), ("bias", bias)):
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
         if t is not None and t._data.size != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
     if training and (running_mean is None) != (running_var is None):
-        raise ValueError("running_mean and running_var must either both be None or neither be "
-                         "None")
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
     if not training and (running_mean is None or running_var is None):
-        raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be "
-                           "defined in evaluation mode")
+        raise RuntimeError(
+            f"running_{'mean' if running_mean is None else 'var'} must be "
+            "defined in evaluation mode"
+        )
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"batch_norm\" not implemented for '{input.dtype._legacy}'")
     for t in (running_mean, running_var, weight, bias):
         if t is not None and t.dtype != input.dtype:
-            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
-                               f"{input.dtype._legacy}")
+            raise RuntimeError(
+                f"mixed dtype (CPU): expect parameter to have scalar type of {input.dtype._legacy}"
+            )
 
 
 def batch_norm(
@@ -343,8 +350,10 @@ def normalized_shape_arg(fn: str, normalized_shape) -> tuple:
     """`normalized_shape` as PyTorch parses it: a sequence of ints, at least one."""
     shape = int_list(fn, (normalized_shape,), "normalized_shape", 2, varargs=False)
     if not shape:
-        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
-                           "containing at least one element, but got normalized_shape = []")
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., "
+            "containing at least one element, but got normalized_shape = []"
+        )
     return shape
 
 
@@ -366,8 +375,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             f"{list(input._data.shape)}"
         )
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for "
-                                  f"'{input.dtype._legacy}'")
+        raise NotImplementedError(
+            f"\"LayerNormKernelImpl\" not implemented for '{input.dtype._legacy}'"
+        )
     return apply(LAYER_NORM, (input, weight, bias), {"normalized_ndim": k, "eps": eps})
 
 
@@ -375,12 +385,15 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Matches `torch.nn.functional.group_norm`."""
     shape = input._data.shape
     if len(shape) < 2:
-        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
-                           f"{len(shape)}")
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {len(shape)}"
+        )
     _verify_batch_size([shape[0] * shape[1] // num_groups, num_groups, *shape[2:]])
     if not is_int(num_groups):
-        raise TypeError(f"group_norm(): argument 'num_groups' (position 2) must be int, not "
-                        f"{type_name(num_groups)}")
+        raise TypeError(
+            f"group_norm(): argument 'num_groups' (position 2) must be int, not "
+            f"{type_name(num_groups)}"
+        )
     if num_groups <= 0:
         raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     if input._data.shape[1] % num_groups:
@@ -390,7 +403,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             f"num_groups={num_groups}"
         )
     if weight is not None and (weight._data.ndim != 1 or weight._data.size != shape[1]):
-        raise RuntimeError(f"Expected weight to be a vector of size equal to the number of "
-                           f"channels in input, but got weight of shape "
-                           f"{list(weight._data.shape)} and input of shape {list(shape)}")
+        raise RuntimeError(
+            f"Expected weight to be a vector of size equal to the number of "
+            f"channels in input, but got weight of shape "
+            f"{list(weight._data.shape)} and input of shape {list(shape)}"
+        )
     return apply(GROUP_NORM, (input, weight, bias), {"num_groups": num_groups, "eps": eps})

@@ -42,8 +42,14 @@ def _adaptive_max_grad(g, x, out):
     return plane.scatter_add(-1, out[1].flatten(-2), g[0].flatten(-2)).view(*x.shape)
 
 
-ADAPTIVE_MAX_POOL = defop("adaptive_max_pool2d", _adaptive_max_fwd, {"x": _adaptive_max_grad},
-                          node="AdaptiveMaxPool2DBackward0", outputs=2, differentiable=(0,))
+ADAPTIVE_MAX_POOL = defop(
+    "adaptive_max_pool2d",
+    _adaptive_max_fwd,
+    {"x": _adaptive_max_grad},
+    node="AdaptiveMaxPool2DBackward0",
+    outputs=2,
+    differentiable=(0,),
+)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -51,15 +57,19 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     size = adaptive_output_size("adaptive_max_pool2d", input, output_size, 2)
     shape = input._data.shape
     if len(shape) not in (3, 4):
-        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
-                           f"{list(shape)}")
+        raise RuntimeError(
+            f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(shape)}"
+        )
     if min(size) < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: "
-                           f"{list(shape[:-2] + size)}")
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension {min(size)}: "
+            f"{list(shape[:-2] + size)}"
+        )
     check_nonempty("adaptive_max_pool2d", shape)
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"adaptive_max_pool2d\" not implemented for "
-                                  f"'{input.dtype._legacy}'")
+        raise NotImplementedError(
+            f"\"adaptive_max_pool2d\" not implemented for '{input.dtype._legacy}'"
+        )
     values, indices = apply(ADAPTIVE_MAX_POOL, (input,), {"output_size": size})
     return (values, indices) if return_indices else values
 
@@ -67,8 +77,9 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Matches `torch.nn.functional.adaptive_max_pool1d`."""
     if input._data.ndim not in (2, 3):
-        raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: "
-                           f"{list(input._data.shape)}")
+        raise RuntimeError(
+            f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: {list(input._data.shape)}"
+        )
     size = _tuple(output_size, 1)[0]
     values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices=True)
     values, indices = values.squeeze(-2), indices.squeeze(-2)

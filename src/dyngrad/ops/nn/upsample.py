@@ -65,12 +65,17 @@ def _apply_maps(xp, x, maps, transpose):
 
 def _row(name, node):
     forward = defop(
-        name, lambda xp, x, *, maps: _apply_maps(xp, x, maps, False),
-        {"x": lambda g, maps: apply(adjoint, (g,), {"maps": maps})}, node=node)
+        name,
+        lambda xp, x, *, maps: _apply_maps(xp, x, maps, False),
+        {"x": lambda g, maps: apply(adjoint, (g,), {"maps": maps})},
+        node=node,
+    )
     adjoint = defop(
-        name + "_backward", lambda xp, grad, *, maps: _apply_maps(xp, grad, maps, True),
+        name + "_backward",
+        lambda xp, grad, *, maps: _apply_maps(xp, grad, maps, True),
         {"grad": lambda g, maps: apply(forward, (g,), {"maps": maps})},
-        node=node.replace("Backward0", "BackwardBackward0"))
+        node=node.replace("Backward0", "BackwardBackward0"),
+    )
     return forward
 
 
@@ -91,21 +96,30 @@ def _per_dim(value, in_sizes: tuple, name: str) -> list:
     if isinstance(value, (list, tuple)):
         if len(value) != len(in_sizes):
             what = "output size of" if name == "output" else "scale_factor of shape"
-            form = "output size in (o1, o2, ...,oK)" if name == "output" else \
-                "scale_factor in (s1, s2, ...,sK)"
-            raise ValueError(f"Input and {name} must have the same number of spatial "
-                             f"dimensions, but got input with spatial dimensions of "
-                             f"{list(in_sizes)} and {what} {value}. Please provide input tensor "
-                             f"in (N, C, d1, d2, ...,dK) format and {form} format.")
+            form = (
+                "output size in (o1, o2, ...,oK)"
+                if name == "output"
+                else "scale_factor in (s1, s2, ...,sK)"
+            )
+            raise ValueError(
+                f"Input and {name} must have the same number of spatial "
+                f"dimensions, but got input with spatial dimensions of "
+                f"{list(in_sizes)} and {what} {value}. Please provide input tensor "
+                f"in (N, C, d1, d2, ...,dK) format and {form} format."
+            )
         return list(value)
     return [value] * len(in_sizes)
 
 
 # the kernel names PyTorch's errors give, by (mode, spatial dims)
-_KERNELS = {("nearest", 1): "upsample_nearest1d", ("nearest", 2): "upsample_nearest2d",
-            ("nearest-exact", 1): "_upsample_nearest_exact1d",
-            ("nearest-exact", 2): "_upsample_nearest_exact2d", ("linear", 1): "upsample_linear1d",
-            ("bilinear", 2): "upsample_bilinear2d"}
+_KERNELS = {
+    ("nearest", 1): "upsample_nearest1d",
+    ("nearest", 2): "upsample_nearest2d",
+    ("nearest-exact", 1): "_upsample_nearest_exact1d",
+    ("nearest-exact", 2): "_upsample_nearest_exact2d",
+    ("linear", 1): "upsample_linear1d",
+    ("bilinear", 2): "upsample_bilinear2d",
+}
 _INT_KERNELS = {1: "compute_indices_weights_{}", 2: "upsample_{}2d_channels_last"}
 
 
@@ -119,8 +133,7 @@ def _output_sizes(input, size, scale_factor, mode) -> tuple:
     if size is not None:
         sizes = _per_dim(size, in_sizes, "output")
         if not all(is_int(s) for s in sizes) and (mode, len(in_sizes)) in _KERNELS:
-            raise invalid_combination(_KERNELS[mode, len(in_sizes)],
-                                      (input, sizes, None))
+            raise invalid_combination(_KERNELS[mode, len(in_sizes)], (input, sizes, None))
         return [int(s) for s in sizes], [None] * len(in_sizes)
     scales = [float(s) for s in _per_dim(scale_factor, in_sizes, "scale_factor")]
     if any(s != s for s in scales):  # NaN: the size cannot be an int64
@@ -131,53 +144,71 @@ def _output_sizes(input, size, scale_factor, mode) -> tuple:
 def _check_sizes(in_sizes, out_sizes) -> None:
     if min(in_sizes) > 0 and min(out_sizes) > 0:
         return
-    names = "DHW"[3 - len(in_sizes):]
+    names = "DHW"[3 - len(in_sizes) :]
     have = ", ".join(f"{c}: {n}" for c, n in zip(names, in_sizes))
     got = ", ".join(f"{c}: {n}" for c, n in zip(names, out_sizes))
     joint = " and output" if len(in_sizes) != 2 else " output"
-    raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
-                       f"({have}){joint} ({got})")
+    raise RuntimeError(
+        f"Input and output sizes should be greater than 0, but got input ({have}){joint} ({got})"
+    )
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False):
+def interpolate(
+    input,
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias=False,
+):
     """Matches `torch.nn.functional.interpolate` for nearest, nearest-exact, linear and
     bilinear (bicubic, trilinear and area raise NotImplementedError)."""
     if align_corners is not None and mode in ("nearest", "area", "nearest-exact"):
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: "
+            "linear | bilinear | bicubic | trilinear"
+        )
     out_sizes, scales = _output_sizes(input, size, scale_factor, mode)
     ndim = input._data.ndim
     if mode not in _MODES or ndim not in (3, 4, 5):
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {ndim}D) for the "
             f"modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
-            f"nearest-exact (got {mode})")
+            f"nearest-exact (got {mode})"
+        )
     if mode in _NEEDS and ndim != _NEEDS[mode]:
-        raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs {_NEEDS[mode]}D "
-                                  f"input")
+        raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs {_NEEDS[mode]}D input")
     spatial = ndim - 2
     in_sizes = input._data.shape[2:]
     _check_sizes(in_sizes, out_sizes)
     if scale_factor is not None and recompute_scale_factor:
         scales = [None] * spatial
     if not input.dtype.is_floating_point and mode == "bicubic":
-        raise NotImplementedError(f"\"compute_indices_weights_cubic\" not implemented for "
-                                  f"'{input.dtype._legacy}'")
+        raise NotImplementedError(
+            f"\"compute_indices_weights_cubic\" not implemented for '{input.dtype._legacy}'"
+        )
     if not input.dtype.is_floating_point and spatial in _INT_KERNELS:
         kind = {"bilinear": "bilinear", "linear": "linear"}.get(mode, "nearest")
-        raise NotImplementedError(f"\"{_INT_KERNELS[spatial].format(kind)}\" not implemented "
-                                  f"for '{input.dtype._legacy}'")
+        raise NotImplementedError(
+            f"\"{_INT_KERNELS[spatial].format(kind)}\" not implemented for '{input.dtype._legacy}'"
+        )
     row = _ROWS.get((mode, spatial))
     if row is None or antialias:
-        raise NotImplementedError(f"dyngrad does not implement interpolate(mode='{mode}'"
-                                  f"{', antialias=True' if antialias else ''}) for "
-                                  f"{spatial}-d inputs yet")
+        raise NotImplementedError(
+            f"dyngrad does not implement interpolate(mode='{mode}'"
+            f"{', antialias=True' if antialias else ''}) for "
+            f"{spatial}-d inputs yet"
+        )
     dtype = input._data.dtype if input._data.dtype == np.float64 else np.dtype(np.float32)
     if mode in ("nearest", "nearest-exact"):
-        maps = tuple(_nearest(n, o, s, mode == "nearest-exact", dtype)
-                     for n, o, s in zip(in_sizes, out_sizes, scales))
+        maps = tuple(
+            _nearest(n, o, s, mode == "nearest-exact", dtype)
+            for n, o, s in zip(in_sizes, out_sizes, scales)
+        )
     else:
-        maps = tuple(_linear(n, o, s, bool(align_corners), dtype)
-                     for n, o, s in zip(in_sizes, out_sizes, scales))
+        maps = tuple(
+            _linear(n, o, s, bool(align_corners), dtype)
+            for n, o, s in zip(in_sizes, out_sizes, scales)
+        )
     return apply(row, (input,), {"maps": maps})

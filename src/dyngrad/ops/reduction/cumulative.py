@@ -136,10 +136,20 @@ def _cum_extreme_grad(g, x, dim, out):
     return zeros_like(x).scatter_add(dim, out[1], g[0])
 
 
-CUMMAX = defop("cummax", _cum_extreme(np.maximum, lambda x, v: x >= v),
-               {"x": _cum_extreme_grad}, outputs=2, differentiable=(0,))
-CUMMIN = defop("cummin", _cum_extreme(np.minimum, lambda x, v: x <= v),
-               {"x": _cum_extreme_grad}, outputs=2, differentiable=(0,))
+CUMMAX = defop(
+    "cummax",
+    _cum_extreme(np.maximum, lambda x, v: x >= v),
+    {"x": _cum_extreme_grad},
+    outputs=2,
+    differentiable=(0,),
+)
+CUMMIN = defop(
+    "cummin",
+    _cum_extreme(np.minimum, lambda x, v: x <= v),
+    {"x": _cum_extreme_grad},
+    outputs=2,
+    differentiable=(0,),
+)
 
 
 def _cum_extreme_call(op, result, input, dim):

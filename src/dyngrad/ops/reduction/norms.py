@@ -138,12 +138,14 @@ def _spectral_norm(A, ord, d0: int, d1: int, keepdim: bool):  # noqa: A002
     """The largest (2) or smallest (-2) singular value, or their sum ('nuc')."""
 
     if A.dtype in (dtypes.float16, dtypes.bfloat16):
-        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
-                           f"{A.dtype._legacy}")
+        raise RuntimeError(
+            f"linalg.matrix_norm: Low precision dtypes not supported. Got {A.dtype._legacy}"
+        )
     if not np.isfinite(A._data).all():  # LAPACK's SVD fails on these: PyTorch's words for it
-
-        raise _LinAlgError("linalg.svd: The algorithm failed to converge because the input "
-                           "matrix contained non-finite values.")
+        raise _LinAlgError(
+            "linalg.svd: The algorithm failed to converge because the input "
+            "matrix contained non-finite values."
+        )
     values = svdvals(A.movedim((d0, d1), (-2, -1)))
     if ord == "nuc":
         result = values.sum(-1)
@@ -181,8 +183,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa
 def torch_norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
     """Matches `torch.norm`: numbers and 'fro' are vector norms over `dim` (or everything)."""
     if not isinstance(p, (int, float, str, np.number)) and p is not None:
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
-                        f"{type_name(p)}")
+        raise TypeError(
+            f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type_name(p)}"
+        )
     if isinstance(dim, int):
         dim = (dim,)
     if p == "fro" or p is None:

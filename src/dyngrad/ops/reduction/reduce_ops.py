@@ -42,7 +42,7 @@ def expand_reduced(g, x_shape, dim, keepdim):
 
 def _count(x_shape, dim) -> int:
     n = 1
-    for d in (range(len(x_shape)) if dim is None else dim):
+    for d in range(len(x_shape)) if dim is None else dim:
         n *= x_shape[d]
     return n
 
@@ -73,26 +73,51 @@ def _reduced_grad(xp, g, x_shape, dim, keepdim, count: bool):
 
 def _reduced_kernel(count: bool, along_dims: bool):
     if along_dims:
-        return ArrayBackward(lambda xp, needs, g, x_shape, dim, keepdim:
-                      _reduced_grad(xp, g, x_shape, dim, keepdim, count))
-    return ArrayBackward(lambda xp, needs, g, x_shape: _reduced_grad(xp, g, x_shape, None, False, count))
+        return ArrayBackward(
+            lambda xp, needs, g, x_shape, dim, keepdim: _reduced_grad(
+                xp, g, x_shape, dim, keepdim, count
+            )
+        )
+    return ArrayBackward(
+        lambda xp, needs, g, x_shape: _reduced_grad(xp, g, x_shape, None, False, count)
+    )
 
 
-SUM = defop("sum", lambda xp, x, *, dtype=None: xp.add.reduce(x, None)
-            if dtype is None and x.dtype.kind == "f"
-            else x.sum(dtype=_accumulate_dtype(x, dtype)),
-            {"x": lambda g, x_shape: g.expand(x_shape)}, array_backward=_reduced_kernel(False, False))
+SUM = defop(
+    "sum",
+    lambda xp, x, *, dtype=None: (
+        xp.add.reduce(x, None)
+        if dtype is None and x.dtype.kind == "f"
+        else x.sum(dtype=_accumulate_dtype(x, dtype))
+    ),
+    {"x": lambda g, x_shape: g.expand(x_shape)},
+    array_backward=_reduced_kernel(False, False),
+)
 _sum_all = unary(SUM)  # x.sum(): the fast form (see Note [Hot path])
-SUM_DIM = defop("sum_dim", _sum_fwd,
-                {"x": lambda g, x_shape, dim, keepdim: expand_reduced(g, x_shape, dim, keepdim)},
-                node="SumBackward1", array_backward=_reduced_kernel(False, True))
-MEAN = defop("mean", lambda xp, x: _mean_fwd(xp, x),
-             {"x": lambda g, x_shape: g.expand(x_shape) / _count(x_shape, None)},
-             array_backward=_reduced_kernel(True, False))
-MEAN_DIM = defop("mean_dim", _mean_fwd,
-                 {"x": lambda g, x_shape, dim, keepdim:
-                  expand_reduced(g, x_shape, dim, keepdim) / _count(x_shape, dim)},
-                 node="MeanBackward1", array_backward=_reduced_kernel(True, True))
+SUM_DIM = defop(
+    "sum_dim",
+    _sum_fwd,
+    {"x": lambda g, x_shape, dim, keepdim: expand_reduced(g, x_shape, dim, keepdim)},
+    node="SumBackward1",
+    array_backward=_reduced_kernel(False, True),
+)
+MEAN = defop(
+    "mean",
+    lambda xp, x: _mean_fwd(xp, x),
+    {"x": lambda g, x_shape: g.expand(x_shape) / _count(x_shape, None)},
+    array_backward=_reduced_kernel(True, False),
+)
+MEAN_DIM = defop(
+    "mean_dim",
+    _mean_fwd,
+    {
+        "x": lambda g, x_shape, dim, keepdim: (
+            expand_reduced(g, x_shape, dim, keepdim) / _count(x_shape, dim)
+        )
+    },
+    node="MeanBackward1",
+    array_backward=_reduced_kernel(True, True),
+)
 
 
 def _prod_grad(g, x, out, dim, keepdim):
@@ -124,14 +149,19 @@ def prod_of_others(x, dim):
     return left * right
 
 
-PROD = defop("prod", lambda xp, x, *, dtype=None:
-             xp.prod(x, dtype=_accumulate_dtype(x, dtype)),
-             {"x": lambda g, x, out: _prod_grad(g, x, out, None, False)})
-PROD_DIM = defop("prod_dim", lambda xp, x, *, dim, keepdim, dtype=None:
-                 xp.prod(x, axis=dim if x.ndim else None, keepdims=keepdim,
-                         dtype=_accumulate_dtype(x, dtype)),
-                 {"x": lambda g, x, out, dim, keepdim: _prod_grad(g, x, out, dim, keepdim)},
-                 node="ProdBackward1")
+PROD = defop(
+    "prod",
+    lambda xp, x, *, dtype=None: xp.prod(x, dtype=_accumulate_dtype(x, dtype)),
+    {"x": lambda g, x, out: _prod_grad(g, x, out, None, False)},
+)
+PROD_DIM = defop(
+    "prod_dim",
+    lambda xp, x, *, dim, keepdim, dtype=None: xp.prod(
+        x, axis=dim if x.ndim else None, keepdims=keepdim, dtype=_accumulate_dtype(x, dtype)
+    ),
+    {"x": lambda g, x, out, dim, keepdim: _prod_grad(g, x, out, dim, keepdim)},
+    node="ProdBackward1",
+)
 
 
 def _evenly_distribute(g, x, out):
@@ -158,10 +188,16 @@ def _select_along(g, x_shape, dim, keepdim, indices):
 
 MAX = defop("max", lambda xp, x: xp.max(x), {"x": _evenly_distribute}, node="MaxBackward1")
 MIN = defop("min", lambda xp, x: xp.min(x), {"x": _evenly_distribute}, node="MinBackward1")
-AMAX = defop("amax", lambda xp, x, *, dim, keepdim: xp.amax(x, axis=dim, keepdims=keepdim),
-             {"x": _spread_ties})
-AMIN = defop("amin", lambda xp, x, *, dim, keepdim: xp.amin(x, axis=dim, keepdims=keepdim),
-             {"x": _spread_ties})
+AMAX = defop(
+    "amax",
+    lambda xp, x, *, dim, keepdim: xp.amax(x, axis=dim, keepdims=keepdim),
+    {"x": _spread_ties},
+)
+AMIN = defop(
+    "amin",
+    lambda xp, x, *, dim, keepdim: xp.amin(x, axis=dim, keepdims=keepdim),
+    {"x": _spread_ties},
+)
 
 
 def _arg_reduce(fn_index):
@@ -175,18 +211,30 @@ def _arg_reduce(fn_index):
     return fwd
 
 
-MAX_DIM = defop("max_dim", _arg_reduce(lambda x, **kw: x.argmax(**kw)),
-                {"x": lambda g, x_shape, dim, keepdim, out:
-                 _select_along(g[0], x_shape, dim, keepdim, out[1])},
-                node="MaxBackward0", outputs=2, differentiable=(0,))
-MIN_DIM = defop("min_dim", _arg_reduce(lambda x, **kw: x.argmin(**kw)),
-                {"x": lambda g, x_shape, dim, keepdim, out:
-                 _select_along(g[0], x_shape, dim, keepdim, out[1])},
-                node="MinBackward0", outputs=2, differentiable=(0,))
-ARGMAX = defop("argmax", lambda xp, x, *, dim, keepdim:
-               xp.argmax(x, axis=dim, keepdims=keepdim).astype(xp.int64))
-ARGMIN = defop("argmin", lambda xp, x, *, dim, keepdim:
-               xp.argmin(x, axis=dim, keepdims=keepdim).astype(xp.int64))
+MAX_DIM = defop(
+    "max_dim",
+    _arg_reduce(lambda x, **kw: x.argmax(**kw)),
+    {"x": lambda g, x_shape, dim, keepdim, out: _select_along(g[0], x_shape, dim, keepdim, out[1])},
+    node="MaxBackward0",
+    outputs=2,
+    differentiable=(0,),
+)
+MIN_DIM = defop(
+    "min_dim",
+    _arg_reduce(lambda x, **kw: x.argmin(**kw)),
+    {"x": lambda g, x_shape, dim, keepdim, out: _select_along(g[0], x_shape, dim, keepdim, out[1])},
+    node="MinBackward0",
+    outputs=2,
+    differentiable=(0,),
+)
+ARGMAX = defop(
+    "argmax",
+    lambda xp, x, *, dim, keepdim: xp.argmax(x, axis=dim, keepdims=keepdim).astype(xp.int64),
+)
+ARGMIN = defop(
+    "argmin",
+    lambda xp, x, *, dim, keepdim: xp.argmin(x, axis=dim, keepdims=keepdim).astype(xp.int64),
+)
 
 
 def _logical_reduce(fn):
@@ -213,19 +261,29 @@ def _logsumexp_fwd(xp, x, *, dim, keepdim):
     return out if keepdim else out.squeeze(dim)
 
 
-LOGSUMEXP = defop("logsumexp", _logsumexp_fwd,
-                  {"x": lambda g, x, out, dim, keepdim:
-                   expand_reduced(g, x.shape, dim, keepdim)
-                   * (x - expand_reduced(out, x.shape, dim, keepdim)).exp()},
-                  promote=promotion.floating)
+LOGSUMEXP = defop(
+    "logsumexp",
+    _logsumexp_fwd,
+    {
+        "x": lambda g, x, out, dim, keepdim: (
+            expand_reduced(g, x.shape, dim, keepdim)
+            * (x - expand_reduced(out, x.shape, dim, keepdim)).exp()
+        )
+    },
+    promote=promotion.floating,
+)
 
 # ---- public functions -----------------------------------------------------------------------
 
 
 def check_grad_dtype(input, dtype) -> None:
     """PyTorch refuses a differentiable reduction into an integer dtype."""
-    if dtype is not None and input._requires_grad and grad_state.enabled and not (
-            dtype.is_floating_point or dtype.is_complex):
+    if (
+        dtype is not None
+        and input._requires_grad
+        and grad_state.enabled
+        and not (dtype.is_floating_point or dtype.is_complex)
+    ):
         raise RuntimeError(f"Autograd not support dtype: {dtype._legacy}")
 
 
@@ -251,12 +309,14 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         if not (dtype.is_floating_point or dtype.is_complex):
             raise RuntimeError(
                 "mean(): could not infer output dtype. Optional dtype must be either a floating "
-                f"point or complex dtype. Got: {dtype._legacy}")
+                f"point or complex dtype. Got: {dtype._legacy}"
+            )
         input = input.to(dtype)
     if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {input.dtype._legacy}")
+            f"or complex dtype. Got: {input.dtype._legacy}"
+        )
     if dim is None and not keepdim:
         return apply(MEAN, (input,))
     return apply(MEAN_DIM, (input,), {"dim": reduce_dims(input, dim), "keepdim": keepdim})
@@ -278,7 +338,8 @@ def _check_nonempty(input, dims, name, whole: bool) -> None:
     if whole and input._data.size == 0:
         raise RuntimeError(
             f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-            "Specify the reduction dim with the 'dim' argument.")
+            "Specify the reduction dim with the 'dim' argument."
+        )
     for d in dims:
         if shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -344,8 +405,9 @@ def _arg(op, name, input, dim, keepdim):
         raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if input._data.size == 0:
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
-                             "input.numel() == 0.")
+            raise IndexError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
         out = apply(op, (input.reshape(-1),), {"dim": 0, "keepdim": False})
         return out.reshape((1,) * ndim) if keepdim else out
     d = wrap_dim(dim, ndim)
@@ -393,8 +455,9 @@ def logsumexp(input, dim=REQUIRED, keepdim=False):
         raise type_error(dim, "tuple of ints")
     if isinstance(dim, (tuple, list)) and not dim and input._data.ndim and input._data.size:
         # PyTorch reduces nothing into a 0-d output and fails to write it back
-        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
-                           f"{[1] * input._data.ndim}")
+        raise RuntimeError(
+            f"output with shape [] doesn't match the broadcast shape {[1] * input._data.ndim}"
+        )
     return apply(LOGSUMEXP, (input,), {"dim": reduce_dims(input, dim), "keepdim": keepdim})
 
 
@@ -402,4 +465,3 @@ def logsumexp(input, dim=REQUIRED, keepdim=False):
 def count_nonzero(input, dim=None):
     """Matches `torch.count_nonzero`."""
     return sum(input != 0, dim if dim is not None else None)
-

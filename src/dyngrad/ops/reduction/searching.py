@@ -15,8 +15,7 @@ def bincount(input, weights=None, minlength=0):
     """Matches `torch.bincount`: counts (or summed weights) of each non-negative integer."""
     x = input._data
     if x.dtype.kind not in "iu":
-        raise NotImplementedError(
-            f"\"bincount_cpu\" not implemented for '{input.dtype._legacy}'")
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{input.dtype._legacy}'")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     if x.ndim == 1 and x.size == 0:  # counts of nothing: int64 zeros, with or without weights
@@ -48,8 +47,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         raise TypeError(f"_unique2(): argument 'sorted' must be bool, not {type_name(sorted)}")
     x = input._data
     if dim is None:
-        values, inverse, counts = np.unique(x.reshape(-1), return_inverse=True,
-                                            return_counts=True, equal_nan=False)
+        values, inverse, counts = np.unique(
+            x.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
+        )
         inverse = inverse.reshape(x.shape)
     else:
         d = wrap_dim(dim, x.ndim)
@@ -64,8 +64,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 @public
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
-                 sorter=None):
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """Matches `torch.searchsorted`: insertion points of `input` in each sorted row."""
     if side is not None:
         right = side == "right"
@@ -87,28 +86,34 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 def _check_searchsorted(seq, values) -> None:
     if values.ndim == 0 and seq.ndim != 1:
-        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when "
-                           f"boundaries tensor dimension is 1, but we got boundaries tensor "
-                           f"dim({seq.ndim}) and input value's dim({values.ndim}) "
-                           f"numel({values.size})")
+        raise RuntimeError(
+            f"torch.searchsorted(): input value can be a scalar only when "
+            f"boundaries tensor dimension is 1, but we got boundaries tensor "
+            f"dim({seq.ndim}) and input value's dim({values.ndim}) "
+            f"numel({values.size})"
+        )
     if seq.ndim == 0:
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
-                           "dimension, but got 0 dimension")
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should have positive "
+            "dimension, but got 0 dimension"
+        )
     if seq.ndim > 1 and (values.ndim != seq.ndim or values.shape[:-1] != seq.shape[:-1]):
-        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or "
-                           f"the first N-1 dimensions of boundaries tensor and input value "
-                           f"tensor must match, but we got boundaries tensor {list(seq.shape)} "
-                           f"and input value tensor {list(values.shape)}")
+        raise RuntimeError(
+            f"torch.searchsorted(): boundaries tensor should be 1 dimension or "
+            f"the first N-1 dimensions of boundaries tensor and input value "
+            f"tensor must match, but we got boundaries tensor {list(seq.shape)} "
+            f"and input value tensor {list(values.shape)}"
+        )
 
 
 @public
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """Matches `torch.bucketize`: the bucket of each value among 1-d sorted boundaries."""
     if boundaries._data.ndim != 1:
-        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
-                           f"{boundaries._data.ndim})")
+        raise RuntimeError(
+            f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})"
+        )
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
 # ---- the cross product ------------------------------------------------------------------------
-

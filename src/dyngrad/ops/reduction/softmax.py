@@ -108,7 +108,9 @@ SOFTMAX = defop(
     "softmax",
     _softmax_fwd,
     {"x": lambda g, out, dim: softmax_backward(g, out, dim)},
-    array_backward=ArrayBackward(lambda xp, needs, g, out, dim: (_softmax_backward_fwd(xp, g, out, dim=dim),)),
+    array_backward=ArrayBackward(
+        lambda xp, needs, g, out, dim: (_softmax_backward_fwd(xp, g, out, dim=dim),)
+    ),
 )
 LOG_SOFTMAX = defop(
     "log_softmax",

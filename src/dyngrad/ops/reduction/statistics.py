@@ -243,11 +243,16 @@ aminmax_result = _result_type("aminmax", ("min", "max"))
 def aminmax(input, *, dim=None, keepdim=False):
     """Matches `torch.aminmax`: `(min, max)` over everything or along `dim`."""
 
-    empty = input._data.size == 0 if dim is None else (
-        input._data.ndim and input._data.shape[wrap_dim(dim, input._data.ndim)] == 0)
+    empty = (
+        input._data.size == 0
+        if dim is None
+        else (input._data.ndim and input._data.shape[wrap_dim(dim, input._data.ndim)] == 0)
+    )
     if empty:
-        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
-                           "operation has no identity.")
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the "
+            "operation has no identity."
+        )
     dims = () if dim is None else dim
     if dim is None and keepdim:
         dims = tuple(range(input._data.ndim))
@@ -271,8 +276,11 @@ NANSUM = defop("nansum", _nansum_fwd, {"x": _nansum_grad})
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Matches `torch.nansum`: the sum with nan counted as zero."""
     dims = reduce_dims(input, dim)
-    return apply(NANSUM, (input,), {"dim": dims, "keepdim": keepdim,
-                                    "dtype": None if dtype is None else dtype.np})
+    return apply(
+        NANSUM,
+        (input,),
+        {"dim": dims, "keepdim": keepdim, "dtype": None if dtype is None else dtype.np},
+    )
 
 
 @public
@@ -282,10 +290,10 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         as_ints(dim)  # a dim of the wrong type is a TypeError before the dtype is looked at
     x = input if dtype is None else input.to(dtype)
     if not (x.is_floating_point() or x.is_complex()):
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
-                           f"but got {x.dtype._legacy}")
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype "
+            f"but got {x.dtype._legacy}"
+        )
     kept = ~x.isnan()
     count = kept.sum() if dim is None else kept.sum(dim, keepdim=keepdim)
     return nansum(x, dim, keepdim) / count
-
-

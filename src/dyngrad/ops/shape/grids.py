@@ -40,7 +40,8 @@ def broadcast_shapes(*shapes):
                 raise RuntimeError(
                     f"Attempting to broadcast a dimension of length {size} at -{i}! Mismatching "
                     f"argument at index {index} had {tuple(shape)}; but expected shape should be "
-                    f"broadcastable to {list(result)}")
+                    f"broadcastable to {list(result)}"
+                )
     return Size(tuple(result))
 
 
@@ -57,16 +58,22 @@ def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "torch.meshgrid: in an upcoming release, it will be required to pass the "
+            "indexing argument.",
+            UserWarning,
+            stacklevel=2,
+        )
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
-                           f"received: {indexing}")
+        raise RuntimeError(
+            f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
+        )
     for t in tensors:
         if t._data.ndim > 1:
-            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
-                               f"got: {t}")
+            raise RuntimeError(
+                f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}"
+            )
     swap = indexing == "xy" and len(tensors) >= 2
     order = list(tensors)
     if swap:  # 'xy' is 'ij' with the first two inputs swapped, and their grids swapped back
@@ -126,9 +133,12 @@ def _rot90_fwd(xp, x, *, k, dims):
     return xp.ascontiguousarray(xp.rot90(x, k, axes=dims))
 
 
-ROT90 = defop("rot90", _rot90_fwd,
-              {"x": lambda g, k, dims: apply(ROT90, (g,), {"k": -k, "dims": dims})},
-              node="Rot90Backward0")
+ROT90 = defop(
+    "rot90",
+    _rot90_fwd,
+    {"x": lambda g, k, dims: apply(ROT90, (g,), {"k": -k, "dims": dims})},
+    node="Rot90Backward0",
+)
 
 
 @public
@@ -142,8 +152,7 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {ndim}")
     d0, d1 = (wrap_dim(d, ndim) for d in dims)
     if d0 == d1:
-        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
-                           f"and dim1 = {dims[1]}")
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
+        )
     return apply(ROT90, (input,), {"k": int(k) % 4, "dims": (d0, d1)})
-
-

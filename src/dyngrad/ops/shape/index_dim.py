@@ -106,8 +106,7 @@ def _empty_select(input, d, a) -> None:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     bad = (a < 0) | (a >= size)
     if bad.any():
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={a[bad][0]} "
-                           f"axis_dim={size}")
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={a[bad][0]} axis_dim={size}")
 
 
 @public

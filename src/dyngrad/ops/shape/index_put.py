@@ -68,11 +68,9 @@ def setitem(self, key, value):
     view = getitem(self, key)
     if isinstance(value, Tensor):
         if value._data.shape != view._data.shape:  # PyTorch's message for a bad shape
-
             expand(value.detach(), view._data.shape)
         view.copy_(value)
     else:
-
         apply_inplace(FILL, (view,), {"value": value}, name="fill_")
 
 

@@ -78,12 +78,14 @@ def _scatter_add_fwd(xp, grad, *, shape, key):
 
 
 # The backward of a view: the view's gradient placed into zeros of the base's shape.
-EMBED = defop("embed", _embed_fwd, {"grad": lambda g, key: g[key]},
-              node="SliceBackwardBackward0")
+EMBED = defop("embed", _embed_fwd, {"grad": lambda g, key: g[key]}, node="SliceBackwardBackward0")
 # The backward of advanced indexing: repeated indices add up.
-INDEX_ADD_ZEROS = defop("index_add_zeros", _scatter_add_fwd,
-                        {"grad": lambda g, key: apply(INDEX, (g,), {"key": key})},
-                        node="IndexBackwardBackward0")
+INDEX_ADD_ZEROS = defop(
+    "index_add_zeros",
+    _scatter_add_fwd,
+    {"grad": lambda g, key: apply(INDEX, (g,), {"key": key})},
+    node="IndexBackwardBackward0",
+)
 
 
 def _dim_key(dim, item):
@@ -91,18 +93,38 @@ def _dim_key(dim, item):
     return (_FULL,) * dim + (item, Ellipsis)
 
 
-SELECT = defop("select", lambda xp, x, *, dim, index: x[_dim_key(dim, index)],
-               {"x": lambda g, x_shape, dim, index:
-                apply(EMBED, (g,), {"shape": x_shape, "key": _dim_key(dim, index)})},
-               view=True,
-               array_backward=ArrayBackward(lambda xp, needs, g, x_shape, dim, index:
-                             (_embed_fwd(xp, g, shape=x_shape, key=_dim_key(dim, index)),)))
-SLICE = defop("slice", lambda xp, x, *, dim, item: x[_dim_key(dim, item)],
-              {"x": lambda g, x_shape, dim, item:
-               apply(EMBED, (g,), {"shape": x_shape, "key": _dim_key(dim, item)})},
-              view=True,
-              array_backward=ArrayBackward(lambda xp, needs, g, x_shape, dim, item:
-                            (_embed_fwd(xp, g, shape=x_shape, key=_dim_key(dim, item)),)))
+SELECT = defop(
+    "select",
+    lambda xp, x, *, dim, index: x[_dim_key(dim, index)],
+    {
+        "x": lambda g, x_shape, dim, index: apply(
+            EMBED, (g,), {"shape": x_shape, "key": _dim_key(dim, index)}
+        )
+    },
+    view=True,
+    array_backward=ArrayBackward(
+        lambda xp, needs, g, x_shape, dim, index: (
+            _embed_fwd(xp, g, shape=x_shape, key=_dim_key(dim, index)),
+        )
+    ),
+)
+SLICE = defop(
+    "slice",
+    lambda xp, x, *, dim, item: x[_dim_key(dim, item)],
+    {
+        "x": lambda g, x_shape, dim, item: apply(
+            EMBED, (g,), {"shape": x_shape, "key": _dim_key(dim, item)}
+        )
+    },
+    view=True,
+    array_backward=ArrayBackward(
+        lambda xp, needs, g, x_shape, dim, item: (
+            _embed_fwd(xp, g, shape=x_shape, key=_dim_key(dim, item)),
+        )
+    ),
+)
+
+
 def _index_fwd(xp, x, *, key):
     try:
         return x[key]
@@ -116,8 +138,9 @@ def _index_fwd(xp, x, *, key):
 
 def _result_shape(shape: tuple, key: tuple):
     # what x[key] would give, found with every index in range on a zero-strided stand-in
-    safe = tuple(np.zeros_like(k) if isinstance(k, np.ndarray) and k.dtype != np.bool_ else k
-                 for k in key)
+    safe = tuple(
+        np.zeros_like(k) if isinstance(k, np.ndarray) and k.dtype != np.bool_ else k for k in key
+    )
     try:
         return np.broadcast_to(np.empty((), np.bool_), shape)[safe].shape
     except IndexError:
@@ -127,8 +150,11 @@ def _result_shape(shape: tuple, key: tuple):
 def _index_bounds_error(exc: IndexError, shape: tuple, key: tuple) -> IndexError:
     # PyTorch numbers an out-of-range index by its place among the index tensors (x[:, i]
     # says dimension 0), NumPy by the axis it indexes: find the first array out of range
-    explicit = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
-                   for k in key if k is not None and k is not Ellipsis)
+    explicit = sum(
+        k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+        for k in key
+        if k is not None and k is not Ellipsis
+    )
     axis = arrays = 0
     for k in key:
         if k is None:
@@ -142,18 +168,23 @@ def _index_bounds_error(exc: IndexError, shape: tuple, key: tuple) -> IndexError
             if bad.size and size == 0:
                 return IndexError("index is out of bounds for dimension with size 0")
             if bad.size:
-                return IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension "
-                                  f"{arrays} with size {size}")
+                return IndexError(
+                    f"index {int(bad.flat[0])} is out of bounds for dimension "
+                    f"{arrays} with size {size}"
+                )
             arrays += 1
         axis += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
     return exc
 
 
-INDEX = defop("index", _index_fwd,
-              {"x": lambda g, x_shape, key:
-               apply(INDEX_ADD_ZEROS, (g,), {"shape": x_shape, "key": key})},
-              array_backward=ArrayBackward(lambda xp, needs, g, x_shape, key:
-                            (_scatter_add_fwd(xp, g, shape=x_shape, key=key),)))
+INDEX = defop(
+    "index",
+    _index_fwd,
+    {"x": lambda g, x_shape, key: apply(INDEX_ADD_ZEROS, (g,), {"shape": x_shape, "key": key})},
+    array_backward=ArrayBackward(
+        lambda xp, needs, g, x_shape, key: (_scatter_add_fwd(xp, g, shape=x_shape, key=key),)
+    ),
+)
 
 
 # ---- __getitem__ ------------------------------------------------------------------------------
@@ -175,15 +206,21 @@ def _index_array(item):
     if a.dtype.kind not in "iub":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if a.dtype == np.uint8:  # a byte tensor is a mask, as PyTorch still reads it
-        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
-                      "torch.bool instead.", UserWarning, stacklevel=4)
+        warnings.warn(
+            "indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+            "torch.bool instead.",
+            UserWarning,
+            stacklevel=4,
+        )
         return a.astype(np.bool_)
     return a
 
 
 def _advanced_key(key: tuple) -> tuple:
-    return tuple(_index_array(k) if _is_advanced(k) else
-                 (int(k) if isinstance(k, Tensor) else k) for k in key)
+    return tuple(
+        _index_array(k) if _is_advanced(k) else (int(k) if isinstance(k, Tensor) else k)
+        for k in key
+    )
 
 
 def _expand_ellipsis(key: tuple, ndim: int) -> tuple:
@@ -192,7 +229,8 @@ def _expand_ellipsis(key: tuple, ndim: int) -> tuple:
         if ndim == 0:
             raise IndexError(
                 "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+            )
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     out = []
     seen = False
@@ -212,8 +250,11 @@ def _check_advanced(shape: tuple, key: tuple) -> None:
     if len(key) == 1 and type(key[0]) is np.ndarray and key[0].dtype.kind in "iu":
         return  # one integer index array (rows of a table): nothing to broadcast
     ndim = len(shape)
-    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
-                   for k in key if k is not None and k is not Ellipsis and type(k) is not bool)
+    consumed = sum(
+        k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+        for k in key
+        if k is not None and k is not Ellipsis and type(k) is not bool
+    )
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     pos, shapes, seen = 0, [], False
@@ -226,7 +267,8 @@ def _check_advanced(shape: tuple, key: tuple) -> None:
                 if pos + j >= ndim or size != shape[pos + j]:
                     raise IndexError(
                         f"The shape of the mask {list(k.shape)} at index {j} does not match the "
-                        f"shape of the indexed tensor {list(shape[pos:])} at index {j}")
+                        f"shape of the indexed tensor {list(shape[pos:])} at index {j}"
+                    )
             shapes.append((int(k.sum()),))
             pos += k.ndim
         elif isinstance(k, np.ndarray) and k.dtype != np.bool_:
@@ -237,8 +279,10 @@ def _check_advanced(shape: tuple, key: tuple) -> None:
     try:
         np.broadcast_shapes(*shapes)
     except ValueError:
-        raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
-                         "with shapes " + ", ".join(str(list(s)) for s in shapes)) from None
+        raise IndexError(
+            "shape mismatch: indexing tensors could not be broadcast together "
+            "with shapes " + ", ".join(str(list(s)) for s in shapes)
+        ) from None
 
 
 def _check_index(index: int, dim: int, size: int) -> int:
@@ -251,15 +295,16 @@ def _sequence_as_tuple(key: list) -> bool:
     # PyTorch (after NumPy) reads a short list holding a sequence, slice, tensor, None or
     # Ellipsis as a tuple of indices
     return len(key) < 32 and any(
-        isinstance(k, (Tensor, list, tuple, str, slice)) or k is None or k is Ellipsis
-        for k in key)
+        isinstance(k, (Tensor, list, tuple, str, slice)) or k is None or k is Ellipsis for k in key
+    )
 
 
 _LIST_AS_TUPLE = (
     "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
     "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
     "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
-    "a different result")
+    "a different result"
+)
 
 
 def _zero_dim_key(key) -> None:
@@ -274,7 +319,8 @@ def _zero_dim_key(key) -> None:
         if keys[0] == 0:
             raise IndexError(
                 "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+            )
         raise IndexError(f"index {keys[0]} is out of bounds for dimension 0 with size 0")
     raise IndexError("too many indices for tensor of dimension 0")
 
@@ -339,15 +385,18 @@ def _integer(k) -> int:
     if isinstance(k, Tensor):
         return int(k)
     if not isinstance(k, (int, np.integer)):
-        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                         "Variables are valid indices (got " + type(k).__name__ + ")")
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+            "Variables are valid indices (got " + type(k).__name__ + ")"
+        )
     return int(k)
 
 
 def _normalize_slice(k: slice) -> slice:
     if k.step is not None and k.step <= 0:
-        raise ValueError("slice step cannot be zero" if k.step == 0 else
-                         "step must be greater than zero")
+        raise ValueError(
+            "slice step cannot be zero" if k.step == 0 else "step must be greater than zero"
+        )
     return k
 
 
@@ -368,12 +417,12 @@ def narrow(input, dim, start, length):
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     if not -size <= start <= size:
-        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
-                         f"but got {start})")
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
     start = start + size if start < 0 else start
     if start + length > size:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
-                           f"({size}).")
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return apply(SLICE, (input,), {"dim": d, "item": slice(start, start + length)})
 
 
@@ -387,8 +436,10 @@ def select(input, dim, index):
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
     if not -size <= index < size:
-        raise IndexError(f"select(): index {index} out of range for tensor of size "
-                         f"{list(input._data.shape)} at dimension {d}")
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size "
+            f"{list(input._data.shape)} at dimension {d}"
+        )
     return apply(SELECT, (input,), {"dim": d, "index": index + size if index < 0 else index})
 
 

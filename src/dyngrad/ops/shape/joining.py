@@ -57,15 +57,23 @@ def _cat_kernel(xp, needs, g, dim, sizes):
     return grads
 
 
-CAT = defop("cat", _cat_fwd, {"tensors": _cat_grad}, promote=_promote_all,
-            array_backward=ArrayBackward(_cat_kernel))
+CAT = defop(
+    "cat",
+    _cat_fwd,
+    {"tensors": _cat_grad},
+    promote=_promote_all,
+    array_backward=ArrayBackward(_cat_kernel),
+)
 STACK = defop(
     "stack",
     lambda xp, *tensors, dim: xp.stack(tensors, axis=dim),
     {"tensors": lambda g, i, dim: g.select(dim, i)},
     promote=_promote_all,
-    array_backward=ArrayBackward(lambda xp, needs, g, dim: [
-        xp.take(g, i, axis=dim) if need else None for i, need in enumerate(needs)]),
+    array_backward=ArrayBackward(
+        lambda xp, needs, g, dim: [
+            xp.take(g, i, axis=dim) if need else None for i, need in enumerate(needs)
+        ]
+    ),
 )
 
 
@@ -102,13 +110,17 @@ def _unbind_grad(g, x_shape, dim):
 def _pieces(xp, g, x_shape, dim, sizes):
     # the pieces' gradient arrays, zeros for those that got none
     dtype = next(p for p in g if p is not None).dtype
-    return [p if p is not None else
-            xp.zeros(x_shape[:dim] + (size,) + x_shape[dim + 1 :], dtype=dtype)
-            for p, size in zip(g, sizes)]
+    return [
+        p if p is not None else xp.zeros(x_shape[:dim] + (size,) + x_shape[dim + 1 :], dtype=dtype)
+        for p, size in zip(g, sizes)
+    ]
 
 
-_SPLIT_KERNEL = ArrayBackward(lambda xp, needs, g, x_shape, dim, sizes: (
-    xp.concatenate(_pieces(xp, g, x_shape, dim, sizes), axis=dim),))
+_SPLIT_KERNEL = ArrayBackward(
+    lambda xp, needs, g, x_shape, dim, sizes: (
+        xp.concatenate(_pieces(xp, g, x_shape, dim, sizes), axis=dim),
+    )
+)
 SPLIT = defop(
     "split",
     _split_fwd,
@@ -125,11 +137,12 @@ SPLIT_WITH_SIZES = defop(
     view=True,
     array_backward=_SPLIT_KERNEL,
 )
+
+
 def _unbind_kernel(xp, needs, g, x_shape, dim):
     shape = x_shape[:dim] + x_shape[dim + 1 :]
     dtype = next(p for p in g if p is not None).dtype
-    return (xp.stack([p if p is not None else xp.zeros(shape, dtype=dtype) for p in g],
-                     axis=dim),)
+    return (xp.stack([p if p is not None else xp.zeros(shape, dtype=dtype) for p in g], axis=dim),)
 
 
 UNBIND = defop(
@@ -308,8 +321,10 @@ def split(tensor, split_size_or_sections, dim=0):
         return split_with_sizes(tensor, split_size_or_sections, dim)
     if not is_int(split_size_or_sections):  # PyTorch hands anything else to split_with_sizes
         # `Tensor.split` calls the function form: position 2 however it was called
-        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be "
-                        f"tuple of ints, not {type_name(split_size_or_sections)}")
+        raise TypeError(
+            f"split_with_sizes(): argument 'split_sizes' (position 2) must be "
+            f"tuple of ints, not {type_name(split_size_or_sections)}"
+        )
     size = as_int(split_size_or_sections)
     d = _piece_dim(tensor, dim, "split")
     length = tensor._data.shape[d]
@@ -331,8 +346,10 @@ def split_with_sizes(input, split_sizes, dim=0):
     d = _piece_dim(input, dim, "split")
     length = input._data.shape[d]
     if any(s < 0 for s in sizes):
-        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
-                           f"entries, but got split_sizes={list(sizes)}")
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes have only non-negative "
+            f"entries, but got split_sizes={list(sizes)}"
+        )
     if sum(sizes) != length:
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's "
@@ -374,8 +391,9 @@ def _piece_dim(input, dim, fn: str) -> int:
 def tensor_split(input, indices_or_sections, dim=0):
     """Matches `torch.tensor_split`: each piece a slice view (SliceBackward0)."""
     if input._data.ndim == 0:
-        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
-                           "tensor with 0 dims")
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
     d = wrap_dim(dim, input._data.ndim)
     length = input._data.shape[d]
     if isinstance(indices_or_sections, int):

@@ -21,7 +21,9 @@ MASKED_FILL = defop(
     "masked_fill",
     lambda xp, x, mask, *, value: xp.where(mask, value, x),
     {"x": lambda g, mask: g.masked_fill(mask, 0.0)},
-    array_backward=ArrayBackward(lambda xp, needs, g, mask: (xp.where(mask, 0.0, g), None), mixed_dtypes=True),
+    array_backward=ArrayBackward(
+        lambda xp, needs, g, mask: (xp.where(mask, 0.0, g), None), mixed_dtypes=True
+    ),
 )
 MASKED_FILL_TENSOR = defop(
     "masked_fill_tensor",

@@ -27,8 +27,9 @@ def wrap_dim(dim: int, ndim: int) -> int:
         dim = as_int(dim)
     n = ndim if ndim > 0 else 1
     if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {dim})")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
     return dim + n if dim < 0 else dim
 
 
@@ -76,12 +77,14 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
             known *= s
     if unknown is not None:
         if known == 0 and numel == 0:
-            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} "
-                               "because the unspecified dimension size -1 can be any value and "
-                               "is ambiguous")
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} "
+                "because the unspecified dimension size -1 can be any value and "
+                "is ambiguous"
+            )
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-        shape = shape[:unknown] + (numel // known,) + shape[unknown + 1:]
+        shape = shape[:unknown] + (numel // known,) + shape[unknown + 1 :]
     elif known != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
@@ -98,20 +101,46 @@ def _view_fwd(xp, x, *, shape):
 
 
 # The view rows' backward kernels (Note [Array backwards]) are the same reshapes on arrays
-VIEW = defop("view", _view_fwd, {"x": lambda g, x_shape: g.reshape(x_shape)}, view=True,
-             array_backward=FORMULAS)
-UNSAFE_VIEW = defop("unsafe_view", lambda xp, x, *, shape: xp.reshape(x, shape),
-                    {"x": lambda g, x_shape: g.reshape(x_shape)}, array_backward=FORMULAS)
-ALIAS = defop("alias", lambda xp, x: x.view(), {"x": lambda g: g}, view=True, array_backward=FORMULAS)
+VIEW = defop(
+    "view",
+    _view_fwd,
+    {"x": lambda g, x_shape: g.reshape(x_shape)},
+    view=True,
+    array_backward=FORMULAS,
+)
+UNSAFE_VIEW = defop(
+    "unsafe_view",
+    lambda xp, x, *, shape: xp.reshape(x, shape),
+    {"x": lambda g, x_shape: g.reshape(x_shape)},
+    array_backward=FORMULAS,
+)
+ALIAS = defop(
+    "alias", lambda xp, x: x.view(), {"x": lambda g: g}, view=True, array_backward=FORMULAS
+)
 CLONE = defop("clone", lambda xp, x: x.copy(order="K"), {"x": lambda g: g}, array_backward=FORMULAS)
-TRANSPOSE = defop("transpose", lambda xp, x, *, dim0, dim1: xp.swapaxes(x, dim0, dim1),
-                  {"x": lambda g, dim0, dim1: g.transpose(dim0, dim1)}, view=True,
-                  array_backward=ArrayBackward(lambda xp, needs, g, dim0, dim1: (g.swapaxes(dim0, dim1),)))
-T = defop("t", lambda xp, x: x.T, {"x": lambda g: g.t()}, view=True,
-          array_backward=ArrayBackward(lambda xp, needs, g: (g.T,)))
-PERMUTE = defop("permute", lambda xp, x, *, dims: xp.transpose(x, dims),
-                {"x": lambda g, dims: g.permute(tuple(np.argsort(dims).tolist()))}, view=True,
-                array_backward=ArrayBackward(lambda xp, needs, g, dims: (g.transpose(np.argsort(dims)),)))
+TRANSPOSE = defop(
+    "transpose",
+    lambda xp, x, *, dim0, dim1: xp.swapaxes(x, dim0, dim1),
+    {"x": lambda g, dim0, dim1: g.transpose(dim0, dim1)},
+    view=True,
+    array_backward=ArrayBackward(lambda xp, needs, g, dim0, dim1: (g.swapaxes(dim0, dim1),)),
+)
+T = defop(
+    "t",
+    lambda xp, x: x.T,
+    {"x": lambda g: g.t()},
+    view=True,
+    array_backward=ArrayBackward(lambda xp, needs, g: (g.T,)),
+)
+PERMUTE = defop(
+    "permute",
+    lambda xp, x, *, dims: xp.transpose(x, dims),
+    {"x": lambda g, dims: g.permute(tuple(np.argsort(dims).tolist()))},
+    view=True,
+    array_backward=ArrayBackward(lambda xp, needs, g, dims: (g.transpose(np.argsort(dims)),)),
+)
+
+
 def _expand_fwd(xp, x, *, size):
     # np.broadcast_to costs ~4 us; building the strided view directly costs a tenth of that
     if type(x) is np.ndarray and x.flags.c_contiguous:
@@ -119,8 +148,9 @@ def _expand_fwd(xp, x, *, size):
         if x.ndim == 0:
             strides = (0,) * lead
         else:
-            strides = (0,) * lead + tuple(0 if own == 1 else st for own, st in
-                                          zip(x.shape, x.strides))
+            strides = (0,) * lead + tuple(
+                0 if own == 1 else st for own, st in zip(x.shape, x.strides)
+            )
         out = np.ndarray(size, x.dtype, x, 0, strides)
         out.flags.writeable = False
         return out
@@ -128,23 +158,50 @@ def _expand_fwd(xp, x, *, size):
 
 
 # (expand's kernel hands g on whole: the node sums it back to the input's shape)
-EXPAND = defop("expand", _expand_fwd,
-               {"x": lambda g, x_shape: g.sum_to_size(x_shape)}, view=True,
-               array_backward=ArrayBackward(lambda xp, needs, g: (g,)))
-SQUEEZE = defop("squeeze", lambda xp, x: x.reshape([s for s in x.shape if s != 1]),
-                {"x": lambda g, x_shape: g.reshape(x_shape)}, view=True, array_backward=FORMULAS)
-SQUEEZE_DIM = defop("squeeze_dim", lambda xp, x, *, dim: _squeeze_dims(x, (dim,)),
-                    {"x": lambda g, x_shape: g.reshape(x_shape)}, node="SqueezeBackward1",
-                    view=True, array_backward=FORMULAS)
-SQUEEZE_DIMS = defop("squeeze_dims", lambda xp, x, *, dims: _squeeze_dims(x, dims),
-                     {"x": lambda g, x_shape: g.reshape(x_shape)}, node="SqueezeBackward2",
-                     view=True, array_backward=FORMULAS)
-UNSQUEEZE = defop("unsqueeze", lambda xp, x, *, dim: xp.expand_dims(x, dim),
-                  {"x": lambda g, dim: g.squeeze(dim)}, view=True, array_backward=FORMULAS)
-SUM_TO_SIZE = defop("sum_to_size", lambda xp, x, *, size: sum_to(xp, x, size),
-                    {"x": lambda g, x_shape: g.expand(x_shape)}, node="SumBackward1",
-                    array_backward=ArrayBackward(lambda xp, needs, g, x_shape:
-                                  (_expand_fwd(xp, g, size=x_shape),)))
+EXPAND = defop(
+    "expand",
+    _expand_fwd,
+    {"x": lambda g, x_shape: g.sum_to_size(x_shape)},
+    view=True,
+    array_backward=ArrayBackward(lambda xp, needs, g: (g,)),
+)
+SQUEEZE = defop(
+    "squeeze",
+    lambda xp, x: x.reshape([s for s in x.shape if s != 1]),
+    {"x": lambda g, x_shape: g.reshape(x_shape)},
+    view=True,
+    array_backward=FORMULAS,
+)
+SQUEEZE_DIM = defop(
+    "squeeze_dim",
+    lambda xp, x, *, dim: _squeeze_dims(x, (dim,)),
+    {"x": lambda g, x_shape: g.reshape(x_shape)},
+    node="SqueezeBackward1",
+    view=True,
+    array_backward=FORMULAS,
+)
+SQUEEZE_DIMS = defop(
+    "squeeze_dims",
+    lambda xp, x, *, dims: _squeeze_dims(x, dims),
+    {"x": lambda g, x_shape: g.reshape(x_shape)},
+    node="SqueezeBackward2",
+    view=True,
+    array_backward=FORMULAS,
+)
+UNSQUEEZE = defop(
+    "unsqueeze",
+    lambda xp, x, *, dim: xp.expand_dims(x, dim),
+    {"x": lambda g, dim: g.squeeze(dim)},
+    view=True,
+    array_backward=FORMULAS,
+)
+SUM_TO_SIZE = defop(
+    "sum_to_size",
+    lambda xp, x, *, size: sum_to(xp, x, size),
+    {"x": lambda g, x_shape: g.expand(x_shape)},
+    node="SumBackward1",
+    array_backward=ArrayBackward(lambda xp, needs, g, x_shape: (_expand_fwd(xp, g, size=x_shape),)),
+)
 
 
 def _squeeze_dims(x, dims):
@@ -170,8 +227,9 @@ def view(self, *shape):
         return view_as_dtype(self, shape[0])
     if shape and not (is_int(shape[0]) or len(shape) == 1 and isinstance(shape[0], (tuple, list))):
         raise invalid_combination("view", shape)  # neither view(dtype) nor view(*size)
-    return apply(VIEW, (self,), {"shape": infer_shape(int_list("view", shape, position=2),
-                                                      self._data.size)})
+    return apply(
+        VIEW, (self,), {"shape": infer_shape(int_list("view", shape, position=2), self._data.size)}
+    )
 
 
 @public(function=False)
@@ -196,7 +254,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     if start == end:
         return input
     s = input._data.shape
-    return reshape(input, s[:start] + (-1,) + s[end + 1:])
+    return reshape(input, s[:start] + (-1,) + s[end + 1 :])
 
 
 @public
@@ -209,15 +267,17 @@ def unflatten(input, dim, sizes):
     s = input._data.shape
     try:
         if -1 not in sizes and int(np.prod(sizes)) != s[d]:
-            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
-                               f"the size of dim {d} ({s[d]}) in the input tensor")
+            raise RuntimeError(
+                f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
+                f"the size of dim {d} ({s[d]}) in the input tensor"
+            )
         sizes = infer_shape(sizes, s[d])
     except (IndexError, RuntimeError) as exc:
         if str(exc).startswith("unflatten:"):
             raise
         # PyTorch wraps what its size inference raises (a 0-d input, two -1s)
         raise RuntimeError(f"unflatten got an unexpected error:\n{exc}") from None
-    return view(input, s[:d] + tuple(sizes) + s[d + 1:])
+    return view(input, s[:d] + tuple(sizes) + s[d + 1 :])
 
 
 @public
@@ -238,8 +298,9 @@ swapdims = public(transpose, name="swapdims")
 def t(input):
     """Matches `torch.t`: transpose of a tensor with at most 2 dims."""
     if input._data.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
-                           f"{input._data.ndim}D")
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D"
+        )
     return apply(T, (input,))
 
 
@@ -252,7 +313,8 @@ def permute(input, *dims):
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the "
             f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not "
-            f"equal to len(dims) = {len(dims)}")
+            f"equal to len(dims) = {len(dims)}"
+        )
     dims = tuple(wrap_dim(d, ndim) for d in dims)
     if len(set(dims)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
@@ -266,15 +328,19 @@ def expand(self, *sizes):
     shape = self._data.shape
     if not shape and any(s < 0 for s in sizes):  # PyTorch's 0-d path multiplies them out first
         raise RuntimeError("numel: integer multiplication overflow")
-    if len(sizes) == len(shape) and -1 not in sizes and all(
-            own == 1 or own == s for own, s in zip(shape, sizes)):
+    if (
+        len(sizes) == len(shape)
+        and -1 not in sizes
+        and all(own == 1 or own == s for own, s in zip(shape, sizes))
+    ):
         return apply(EXPAND, (self,), {"size": sizes})
     if len(sizes) < len(shape):
         raise RuntimeError(
             f"expand({legacy_type(self)}{{{list(shape)}}}, size={list(sizes)}): "
             "the number of "
             "sizes provided (%d) must be greater or equal to the number of dimensions in the "
-            "tensor (%d)" % (len(sizes), len(shape)))
+            "tensor (%d)" % (len(sizes), len(shape))
+        )
     lead = len(sizes) - len(shape)
     target = []
     for i in range(len(sizes) - 1, -1, -1):  # from the last dim, as PyTorch checks them
@@ -282,14 +348,17 @@ def expand(self, *sizes):
         own = shape[i - lead] if i >= lead else None
         if s == -1:
             if own is None:
-                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
-                                   f"leading, non-existing dimension {i}")
+                raise RuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a "
+                    f"leading, non-existing dimension {i}"
+                )
             s = own
         elif own is not None and own != s and own != 1:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({own}) "
                 f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
-                f"{list(shape)}")
+                f"{list(shape)}"
+            )
         target.append(s)
     return apply(EXPAND, (self,), {"size": tuple(reversed(target))})
 
@@ -330,10 +399,10 @@ def sum_to_size(self, *size):
     shape = self._data.shape
     if size == shape:
         return self
-    if len(size) > len(shape) or any(s != t and s != 1 for s, t in
-                                     zip(reversed(size), reversed(shape))):
-        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
-                           f"{{{list(shape)}}}.")
+    if len(size) > len(shape) or any(
+        s != t and s != 1 for s, t in zip(reversed(size), reversed(shape))
+    ):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
     return apply(SUM_TO_SIZE, (self,), {"size": size})
 
 
@@ -366,7 +435,6 @@ def _T(self):
     # PyTorch's .T is a permute (PermuteBackward0), also for matrices
     ndim = self._data.ndim
     if ndim != 2:
-
         warnings.warn(_T_ZERO_D if ndim == 0 else _T_DEPRECATED, UserWarning, stacklevel=2)
     return permute(self, tuple(range(ndim - 1, -1, -1)))
 
@@ -376,13 +444,16 @@ _T_DEPRECATED = (
     "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
     "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
     "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
-    "tensor.")
+    "tensor."
+)
 
 
 def _mT(self):
     if self._data.ndim < 2:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
-                           f"Got {self._data.ndim}-D tensor.")
+        raise RuntimeError(
+            "tensor.mT is only supported on matrices or batches of matrices. "
+            f"Got {self._data.ndim}-D tensor."
+        )
     return transpose(self, -2, -1)
 
 

@@ -194,12 +194,16 @@ def take_along_dim(input, indices, dim=None):
     if dim is not None:
         dim = as_int(dim)
         if input._data.ndim != indices._data.ndim:
-            raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
-                               f"number of dimensions, but got {input._data.ndim} dimensions "
-                               f"for input, and {indices._data.ndim} dimensions for indices")
+            raise RuntimeError(
+                f"torch.take_along_dim(): input and indices should have the same "
+                f"number of dimensions, but got {input._data.ndim} dimensions "
+                f"for input, and {indices._data.ndim} dimensions for indices"
+            )
     if indices._data.dtype != np.int64:
-        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
-                           f"{indices.dtype._legacy}")
+        raise RuntimeError(
+            f"torch.take_along_dim(): dtype of indices should be Long but got "
+            f"{indices.dtype._legacy}"
+        )
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     d = wrap_dim(dim, input._data.ndim)

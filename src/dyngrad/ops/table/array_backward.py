@@ -127,8 +127,15 @@ def _generated(op, grads: str, mixed_dtypes: bool, names: dict):
     source = _RUN.format(grads=grads).replace("def run(", f"def {name}(", 1)
     filename = f"<array backward of {name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"np": np, "_ndarray": _ndarray, "_EMPTY": _EMPTY, "_wrap": _wrap,
-                 "_saved_arrays": _saved_arrays, "mixed_dtypes": mixed_dtypes, **names}
+    namespace = {
+        "np": np,
+        "_ndarray": _ndarray,
+        "_EMPTY": _EMPTY,
+        "_wrap": _wrap,
+        "_saved_arrays": _saved_arrays,
+        "mixed_dtypes": mixed_dtypes,
+        **names,
+    }
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (names from signatures)
     return namespace[name]
 

@@ -98,7 +98,6 @@ def translate(op, args, attrs, exc: Exception) -> Exception:
     if isinstance(exc, RuntimeError):
         return exc
     if isinstance(exc, MemoryError):  # NumPy's names the shape and dtype it could not get
-
         shape, dtype = getattr(exc, "shape", ()), getattr(exc, "dtype", np.dtype(np.uint8))
         return allocation_error(int(np.prod(shape, dtype=object)) * dtype.itemsize)
     text = str(exc)

@@ -95,8 +95,7 @@ def unary(op):
             xd = x._data
         except AttributeError:
             raise TypeError(
-                f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
-                f"{type(x).__name__}"
+                f"{op.name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}"
             ) from None
         if type(xd) is not _ndarray or xd.dtype.kind != "f":
             return apply(op, (x,))

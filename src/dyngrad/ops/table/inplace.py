@@ -87,8 +87,10 @@ def _check_inplace_result(self: Tensor, out) -> None:
         if np.broadcast_shapes(out.shape, self._data.shape) != self._data.shape:
             raise RuntimeError(
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
-                f"{list(out.shape)}")
+                f"{list(out.shape)}"
+            )
     src, dst = dtypes.from_numpy_dtype(out.dtype), dtypes.from_numpy_dtype(self._data.dtype)
     if not dtypes.can_cast(src, dst):
-        raise RuntimeError(f"result type {src._legacy} can't be cast to the desired output "
-                           f"type {dst._legacy}")
+        raise RuntimeError(
+            f"result type {src._legacy} can't be cast to the desired output type {dst._legacy}"
+        )

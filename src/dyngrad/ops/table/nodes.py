@@ -13,8 +13,14 @@ from ...graph.saved import SavedOutput
 from ...runtime import dtypes
 from . import record
 
-__all__ = ["OpNode", "StashOpNode", "VariadicOpNode", "unpack_saved", "check_unmodified",
-           "sum_to_input"]
+__all__ = [
+    "OpNode",
+    "StashOpNode",
+    "VariadicOpNode",
+    "unpack_saved",
+    "check_unmodified",
+    "sum_to_input",
+]
 
 _EMPTY: dict = {}
 
@@ -106,8 +112,6 @@ class OpNode(Node):
 _TORCH_SAVED_NAMES = {"self": "x", "other": "y", "result": "out"}
 
 
-
-
 def sum_to_input(grad: Tensor, meta) -> Tensor:
     """A formula's gradient summed back to its input's shape and cast to its dtype: the one
     place (with the array backwards' `axis_sums.sum_to`) where broadcasting is undone."""
@@ -181,23 +185,27 @@ def _freed_detail(node) -> str:
     # See Note [Backward passes] in graph/passes.py
     freed = getattr(node, "_freed_in", None)
     if freed is None:
-        return (f"\n[dyngrad] {node.name()} already released its saved tensors in an earlier "
-                "backward. Pass retain_graph=True to the first backward() if you need a second "
-                "one, or run the forward again to build a fresh graph.")
+        return (
+            f"\n[dyngrad] {node.name()} already released its saved tensors in an earlier "
+            "backward. Pass retain_graph=True to the first backward() if you need a second "
+            "one, or run the forward again to build a fresh graph."
+        )
     number, first_seq, _ = freed
     now = passes.current
-    head = (f"\n[dyngrad] {node.name()} released its saved tensors in backward pass #{number}; "
-            f"this is pass #{now[0]}.")
+    head = (
+        f"\n[dyngrad] {node.name()} released its saved tensors in backward pass #{number}; "
+        f"this is pass #{now[0]}."
+    )
     if now[2] > first_seq:
         return head + (
             f" The tensor you called backward() on was made after pass #{number}, yet its "
             "graph reaches into the graph that pass used: a value from an earlier iteration "
             "was carried into this one (a running total such as `total_loss += loss`, or a "
             "hidden state that was not detached). Fix: carry `.detach()` (or `.item()`) of "
-            "it across iterations.")
+            "it across iterations."
+        )
     return head + (
         f" This graph was already used by backward pass #{number}. Fix: pass "
         "retain_graph=True to that first backward() if you need to go through the graph "
-        "again, or run the forward again to build a fresh graph.")
-
-
+        "again, or run the forward again to build a fresh graph."
+    )

@@ -30,9 +30,25 @@ OPS: dict[str, OpDef] = {}
 class OpDef:
     """One row of the op table."""
 
-    __slots__ = ("name", "fwd", "inputs", "attrs", "formulas", "node_cls", "plans", "promote",
-                 "view", "n_outputs", "differentiable", "variadic", "shape_names", "readers",
-                 "reads_shapes", "array_backward", "stash")
+    __slots__ = (
+        "name",
+        "fwd",
+        "inputs",
+        "attrs",
+        "formulas",
+        "node_cls",
+        "plans",
+        "promote",
+        "view",
+        "n_outputs",
+        "differentiable",
+        "variadic",
+        "shape_names",
+        "readers",
+        "reads_shapes",
+        "array_backward",
+        "stash",
+    )
 
     def __repr__(self) -> str:
         return f"OpDef({self.name})"
@@ -46,10 +62,19 @@ def _node_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_")) + "Backward0"
 
 
-def defop(name: str, fwd, grads: dict | None = None, *, node: str | None = None,
-          promote=None, view: bool = False, outputs: int | None = 1,
-          differentiable: tuple | None = None, array_backward=None,
-          stash: bool = False) -> OpDef:
+def defop(
+    name: str,
+    fwd,
+    grads: dict | None = None,
+    *,
+    node: str | None = None,
+    promote=None,
+    view: bool = False,
+    outputs: int | None = 1,
+    differentiable: tuple | None = None,
+    array_backward=None,
+    stash: bool = False,
+) -> OpDef:
     """Register an op: its forward on arrays and each input's backward formula.
 
     `promote` casts the input arrays first (see `ops.promotion`); `view=True` marks an output
@@ -139,5 +164,3 @@ def _save_plans(op: OpDef) -> dict:
         ordered = dict.fromkeys(names)
         plans[mask] = tuple((n, -1 if n == "out" else op.inputs.index(n)) for n in ordered)
     return plans
-
-

@@ -12,8 +12,7 @@ FUNCTIONS: dict = {}
 METHODS: dict = {}
 
 
-def public(fn=None, *, name: str | None = None, method: bool | str = True,
-           function: bool = True):
+def public(fn=None, *, name: str | None = None, method: bool | str = True, function: bool = True):
     """Publish `fn` as `dyngrad.<name>` and (unless method=False) as `Tensor.<name>`.
 
     `method` may be a different name for the method (`__add__`).

@@ -205,7 +205,6 @@ def _describe_exit(code: int | None) -> str:
     if code is None:
         return "still running"
     if code < 0:
-
         try:
             return f"killed by signal {signal.Signals(-code).name}"
         except ValueError:
