@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import re
 
 from .registry import OPS
 
@@ -62,7 +63,15 @@ def _source(fn) -> str:
     if fn.__name__ != "<lambda>":
         return f"{fn.__name__}({', '.join(params)})"
     found = _lambda_text(fn, params)
-    return " ".join(found.split()) if found else "<lambda>"
+    return _one_line(found) if found else "<lambda>"
+
+
+def _one_line(text: str) -> str:
+    # a formula the formatter wrapped over lines, as it would read on one
+    text = " ".join(text.split())
+    text = re.sub(r"([(\[{]) ", r"\1", text)
+    text = re.sub(r",? ([)\]}])", r"\1", text)
+    return text
 
 
 @functools.cache
