@@ -59,6 +59,7 @@ class Example:
     parity: str = "exact"
     needs: tuple[str, ...] = ()  # names under dyngrad that other issues are still building
     torch_prelude: str = ""
+    requires: tuple[str, ...] = ()  # optional packages it needs; skipped without them
 
 
 # torch has no text view of its graph; this one walks torch's graph as dyngrad's `describe`
@@ -314,6 +315,16 @@ CATALOGUE = [
         ),
         parity="",
     ),
+    Example(  # dyngrad only: a world of one here; the same losses on 2 ranks (docs/distributed.md)
+        "ddp_train",
+        (
+            "ranks: 1, samples per rank and epoch: 600",
+            "replicas equal: True",
+            "accuracy above 0.9: True",
+        ),
+        parity="",
+        requires=("mpi4py",),
+    ),
 ]
 BY_NAME = {e.name: e for e in CATALOGUE}
 
@@ -416,6 +427,9 @@ def _params():
     for e in CATALOGUE:
         reason = missing(e.needs)
         marks = [pytest.mark.xfail(strict=False, reason=reason)] if reason else []
+        absent = [m for m in e.requires if importlib.util.find_spec(m) is None]
+        if absent:
+            marks.append(pytest.mark.skip(reason=f"needs {', '.join(absent)}"))
         yield pytest.param(e, id=e.name, marks=marks)
 
 

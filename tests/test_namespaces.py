@@ -3,6 +3,7 @@ distributed, onnx and backends, answered as PyTorch on a CPU machine answers the
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import textwrap
@@ -93,25 +94,28 @@ def test_data_parallel_function_raises_as_torch_without_a_device(torch):
             lib.nn.parallel.data_parallel(lib.nn.Linear(2, 2), lib.zeros(1, 2))
 
 
-def test_distributed_data_parallel_is_a_module_class_that_refuses_to_build():
+def test_distributed_data_parallel_needs_a_process_group_as_torch(torch):
     ddp = dyngrad.nn.parallel.DistributedDataParallel
     assert issubclass(ddp, dyngrad.nn.Module)
     assert not isinstance(dyngrad.nn.Linear(2, 2), ddp)
-    with pytest.raises(RuntimeError, match="DistributedDataParallel is not supported by dyngrad"):
-        ddp(dyngrad.nn.Linear(2, 2), device_ids=[0])
+    for lib in (dyngrad, torch):
+        with pytest.raises(ValueError, match="Default process group has not been initialized"):
+            lib.nn.parallel.DistributedDataParallel(lib.nn.Linear(2, 2))
 
 
-def test_distributed_is_not_available_and_its_calls_raise():
+def test_distributed_is_available_with_mpi4py_and_uninitialized_calls_raise(torch):
     dist = dyngrad.distributed
+    has_mpi4py = importlib.util.find_spec("mpi4py") is not None
     assert (dist.is_available(), dist.is_initialized(), dist.is_nccl_available()) == (
-        False,
+        has_mpi4py,
         False,
         False,
     )
     assert dist.ReduceOp.SUM is not dist.ReduceOp.AVG
-    for call in (lambda: dist.init_process_group("gloo"), dist.get_rank, dist.barrier):
-        with pytest.raises(RuntimeError, match="is not supported by dyngrad yet"):
-            call()
+    for lib in (dyngrad, torch):
+        for call in (lib.distributed.get_rank, lib.distributed.barrier):
+            with pytest.raises(ValueError, match="Default process group has not been initialized"):
+                call()
 
 
 def test_onnx_export_raises_and_no_export_is_running():

@@ -16,6 +16,18 @@ from dyngrad import _torch_alias
 
 CASES = Path(__file__).resolve().parent / "cases"
 MARK = re.compile(r"#\s*doctor:\s*([\w-]+)")
+RANKS = re.compile(r"^#\s*ranks:\s*(\d+)", re.MULTILINE)
+
+
+def ranks(path: Path) -> int:
+    """How many ranks the script runs on (a `# ranks: N` line; one by default)."""
+    found = RANKS.search(path.read_text())
+    return int(found.group(1)) if found else 1
+
+
+def needs_mpi(path: Path) -> bool:
+    """Whether the script starts a process group (it needs mpi4py, even alone)."""
+    return "init_process_group" in path.read_text()
 
 
 def expected(path: Path) -> set:

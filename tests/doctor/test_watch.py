@@ -157,6 +157,9 @@ def test_kinds_are_the_issues_vocabulary():
         "retain-graph-growth",
         "worker-graph",
         "backward-twice",
+        "missing-set-epoch",
+        "params-differ",
+        "unsynced-grads",
     )
     assert set(doctor.HINTS) == set(doctor.KINDS)
 

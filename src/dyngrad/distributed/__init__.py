@@ -1,84 +1,154 @@
-"""`torch.distributed`, not built yet: `is_available()` is False and the rest raises.
+"""`torch.distributed` on MPI (mpi4py): process groups, collectives, and the launcher.
 
-Scripts that ask `dist.is_available()` or `dist.is_initialized()` take their single-process
-path; calls that need a process group raise a clear error instead of an AttributeError.
+Start N ranks with `mpiexec -n N python script.py`, or with torchrun's interface:
+`python -m dyngrad.distributed.run --nproc-per-node N script.py`. Without mpi4py
+(`pip install 'dyngrad[distributed]'`) `is_available()` is False and calls that need a
+process group raise.
 """
 
 from __future__ import annotations
 
-from enum import Enum
+import sys
+
+from ..nn.parallel import distributed as _ddp
+from ..utils.data import distributed as _sampler
+from . import module_states, mpi, reducer  # noqa: F401 - DDP reaches them as attributes
+from .collectives import (
+    all_gather,
+    all_gather_into_tensor,
+    all_reduce,
+    all_to_all_single,
+    barrier,
+    broadcast,
+    gather,
+    reduce,
+    reduce_scatter,
+    reduce_scatter_tensor,
+    scatter,
+)
+from .names import (
+    Backend,
+    DistBackendError,
+    DistError,
+    DistNetworkError,
+    DistStoreError,
+    ReduceOp,
+    default_pg_nccl_timeout,
+    default_pg_timeout,
+    supports_complex,
+)
+from .objects import (
+    all_gather_object,
+    broadcast_object_list,
+    gather_object,
+    scatter_object_list,
+)
+from .point_to_point import P2POp, batch_isend_irecv, irecv, isend, recv, send
+from .process_group import (
+    GroupMember,
+    ProcessGroup,
+    Work,
+    destroy_process_group,
+    group,
+    init_process_group,
+    is_initialized,
+    new_group,
+)
+from .ranks import (
+    get_backend,
+    get_global_rank,
+    get_group_rank,
+    get_node_local_rank,
+    get_pg_count,
+    get_process_group_ranks,
+    get_rank,
+    get_world_size,
+    is_torchelastic_launched,
+)
 
 __all__ = [
-    "ReduceOp",
     "is_available",
-    "is_initialized",
     "is_gloo_available",
     "is_mpi_available",
     "is_nccl_available",
+    "is_ucc_available",
+    "is_xccl_available",
+    "is_backend_available",
+    "is_initialized",
     "is_torchelastic_launched",
+    "init_process_group",
+    "destroy_process_group",
+    "new_group",
+    "get_rank",
+    "get_world_size",
+    "get_backend",
+    "get_group_rank",
+    "get_global_rank",
+    "get_process_group_ranks",
+    "get_pg_count",
+    "get_node_local_rank",
+    "ProcessGroup",
+    "Work",
+    "GroupMember",
+    "group",
+    "ReduceOp",
+    "Backend",
+    "DistError",
+    "DistBackendError",
+    "DistNetworkError",
+    "DistStoreError",
+    "default_pg_timeout",
+    "default_pg_nccl_timeout",
+    "supports_complex",
+    "all_reduce",
+    "reduce",
+    "broadcast",
+    "all_gather",
+    "all_gather_into_tensor",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "gather",
+    "scatter",
+    "all_to_all_single",
+    "barrier",
+    "send",
+    "recv",
+    "isend",
+    "irecv",
+    "P2POp",
+    "batch_isend_irecv",
+    "all_gather_object",
+    "broadcast_object_list",
+    "gather_object",
+    "scatter_object_list",
 ]
 
 
 def is_available() -> bool:
-    """Whether dyngrad's torch.distributed exists: False until it is built."""
+    """Matches `torch.distributed.is_available`: True when mpi4py is installed."""
+    return mpi.available()
+
+
+def is_gloo_available() -> bool:
+    """Whether `backend="gloo"` works: dyngrad carries it out on MPI."""
+    return mpi.available()
+
+
+is_mpi_available = is_gloo_available
+
+
+def is_nccl_available() -> bool:
     return False
 
 
-def is_initialized() -> bool:
-    return False
+is_ucc_available = is_xccl_available = is_nccl_available
 
 
-def is_torchelastic_launched() -> bool:
-    return False
+def is_backend_available(backend: str) -> bool:
+    """Matches `torch.distributed.is_backend_available`."""
+    return Backend(backend) in (Backend.GLOO, Backend.MPI) and mpi.available()
 
 
-is_gloo_available = is_mpi_available = is_nccl_available = is_available
-
-
-class ReduceOp(Enum):
-    """The reduction names of `torch.distributed.ReduceOp`, so default arguments resolve."""
-
-    SUM = "sum"
-    PRODUCT = "product"
-    MIN = "min"
-    MAX = "max"
-    BAND = "band"
-    BOR = "bor"
-    BXOR = "bxor"
-    AVG = "avg"
-    PREMUL_SUM = "premul_sum"
-
-
-def _not_supported(name: str):
-    def call(*args, **kwargs):
-        raise NotImplementedError(
-            f"torch.distributed.{name} is not supported by dyngrad yet "
-            "(torch.distributed.is_available() is False)"
-        )
-
-    call.__name__ = call.__qualname__ = name
-    call.__doc__ = f"`torch.distributed.{name}`: raises until dyngrad's distributed exists."
-    return call
-
-
-init_process_group = _not_supported("init_process_group")
-destroy_process_group = _not_supported("destroy_process_group")
-new_group = _not_supported("new_group")
-get_rank = _not_supported("get_rank")
-get_world_size = _not_supported("get_world_size")
-get_backend = _not_supported("get_backend")
-barrier = _not_supported("barrier")
-broadcast = _not_supported("broadcast")
-broadcast_object_list = _not_supported("broadcast_object_list")
-all_reduce = _not_supported("all_reduce")
-reduce = _not_supported("reduce")
-all_gather = _not_supported("all_gather")
-all_gather_object = _not_supported("all_gather_object")
-gather = _not_supported("gather")
-scatter = _not_supported("scatter")
-reduce_scatter = _not_supported("reduce_scatter")
-all_to_all = _not_supported("all_to_all")
-send = _not_supported("send")
-recv = _not_supported("recv")
-isend = _not_supported("isend")
-irecv = _not_supported("irecv")
+# nn.parallel's DistributedDataParallel and utils.data's DistributedSampler reach this
+# package through the hook they give (See Note [Calls up the layers])
+_ddp.above.distributed = _sampler.above.distributed = sys.modules[__name__]

@@ -33,8 +33,16 @@ def run(script: str, args: list[str], json_path: str | None = None) -> int:
     sys.stdout.flush()
     print("\n" + report.format_table(), file=sys.stderr)
     if json_path is not None:
-        report.write_json(json_path)
+        report.write_json(_rank_path(json_path, report.rank))
     return status
+
+
+def _rank_path(path: str, rank) -> str:
+    # each rank of a distributed job writes its own file: out.json -> out.rank1.json
+    if rank is None:
+        return path
+    stem, ext = os.path.splitext(path)
+    return f"{stem}.rank{rank[0]}{ext}"
 
 
 def _exit_status(exc: SystemExit) -> int:

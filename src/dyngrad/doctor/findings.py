@@ -24,6 +24,9 @@ KINDS = (
     "retain-graph-growth",
     "worker-graph",
     "backward-twice",
+    "missing-set-epoch",
+    "params-differ",
+    "unsynced-grads",
 )
 
 HINTS = {
@@ -53,6 +56,12 @@ HINTS = {
     "`with torch.no_grad():` or use tensors that do not require grad",
     "backward-twice": "pass retain_graph=True to the first backward() if you need two, or "
     "run the forward again (and detach values carried across iterations)",
+    "missing-set-epoch": "call sampler.set_epoch(epoch) at the start of each epoch, before "
+    "iterating the DataLoader",
+    "params-differ": "wrap the model in DistributedDataParallel (it broadcasts rank 0's "
+    "parameters and averages gradients), and change parameters alike on every rank",
+    "unsynced-grads": "run the last backward before each step outside no_sync(): that backward "
+    "averages everything accumulated",
 }
 
 
@@ -81,6 +90,7 @@ class Report:
         self.findings: list[Finding] = []
         self._seen: set = set()
         self.spool: str | None = None  # a worker process appends its findings here
+        self.rank: tuple[int, int] | None = None  # (rank, world size) in a distributed job
 
     def add(self, kind: str, site, message: str, hint: str | None = None) -> bool:
         """Record a finding at `site` = (file, line); False if that kind and line is known."""
@@ -138,10 +148,13 @@ class Report:
 
     def format_table(self, width: int = 100) -> str:
         """The findings as a table: kind and file:line, then the message and the hint."""
+        who = "dyngrad doctor"
+        if self.rank is not None:
+            who += ", rank {} of {}".format(*self.rank)
         if not self.findings:
-            return "dyngrad doctor: no findings"
+            return f"{who}: no findings"
         count = len(self.findings)
-        lines = [f"dyngrad doctor: {count} finding{'s' if count > 1 else ''}", ""]
+        lines = [f"{who}: {count} finding{'s' if count > 1 else ''}", ""]
         kind_w = max(len("KIND"), *(len(f.kind) for f in self.findings))
         where_w = max(len("WHERE"), *(len(f.where) for f in self.findings))
         lines.append(f"{'KIND':<{kind_w}}  {'WHERE':<{where_w}}  MESSAGE / HINT")

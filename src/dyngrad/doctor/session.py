@@ -16,7 +16,7 @@ import tempfile
 import weakref
 
 from ..graph.node import _sequence
-from . import backward, cuts, ops, training
+from . import backward, cuts, data_parallel, ops, training
 from .findings import Report
 
 __all__ = ["Session", "current", "ParamState", "watch", "watching"]
@@ -145,7 +145,7 @@ class Session:
         self.report.open_spool(tempfile.mkdtemp(prefix="dyngrad-doctor-"))
         _active = self
         try:
-            for module in (ops, backward, cuts, training):
+            for module in (ops, backward, cuts, training, data_parallel):
                 module.install(self, self._patcher)
         except BaseException:
             self._patcher.restore()
@@ -161,6 +161,7 @@ class Session:
             self._patcher.restore()
             training.finish(self)
             cuts.finish(self)
+            data_parallel.finish(self)
         finally:
             _active = None
             self.report.merge_spool()
