@@ -24,3 +24,11 @@ def _seeded():
 def torch():
     """The real PyTorch, as an oracle; tests that take it skip cleanly without it."""
     return pytest.importorskip("torch")
+
+
+@pytest.fixture(params=["dyngrad", "torch"])
+def lib(request):
+    """dyngrad, then the real torch: the same assertions prove dyngrad matches PyTorch."""
+    if request.param == "torch":
+        return pytest.importorskip("torch")
+    return dyngrad

@@ -934,3 +934,9 @@ def test_setitem_with_tensors_and_numbers(lib):
     t[1, 1:] = 7.0
     t[t == 0] = -1.0
     assert t.tolist() == [[1.0, 2.0, 3.0], [-1.0, 7.0, 7.0]]
+
+
+def test_is_view_is_a_method_as_in_pytorch(lib):
+    x = lib.ones(3)
+    assert x[0]._is_view() and not x._is_view()
+    assert not hasattr(x, "is_view")

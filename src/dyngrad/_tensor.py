@@ -409,11 +409,8 @@ class Tensor:
     def _version(self) -> int:
         return self._version_counter.value
 
-    @property
     def _is_view(self) -> bool:
-        return self._base is not None
-
-    def is_view(self) -> bool:
+        """Matches `torch.Tensor._is_view()` (a method, as torchviz calls it)."""
         return self._base is not None
 
     @property

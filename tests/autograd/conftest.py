@@ -1,18 +1,6 @@
-"""The `lib` fixture: each test runs on dyngrad and, as the oracle, on the real torch."""
+"""Helpers of the autograd tests (the `lib` fixture is in tests/conftest.py)."""
 
 from __future__ import annotations
-
-import pytest
-
-import dyngrad
-
-
-@pytest.fixture(params=["dyngrad", "torch"])
-def lib(request):
-    """dyngrad, then the real torch: the same assertions prove dyngrad matches PyTorch."""
-    if request.param == "torch":
-        return pytest.importorskip("torch")
-    return dyngrad
 
 
 def first_line(excinfo) -> str:

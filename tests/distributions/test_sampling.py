@@ -143,10 +143,11 @@ def _recording(monkeypatch, owner, name, calls):
         return
     # a function: wherever dyngrad's modules bound it, under any name (the distributions
     # import it directly)
+    targets = {id(original), id(getattr(original, "__wrapped__", original))}  # its out= form
     for module in list(sys.modules.values()):
         if getattr(module, "__name__", "").startswith("dyngrad"):
             for key, value in list(vars(module).items()):
-                if value is original:
+                if id(value) in targets:
                     monkeypatch.setattr(module, key, record)
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import os
 
 import numpy as np
 
@@ -125,7 +126,7 @@ def _generated(op, grads: str, mixed_dtypes: bool, names: dict):
     # own, so profilers and tracebacks show which backward ran and its generated line
     name = op.node_cls.__name__ if op.node_cls is not None else op.name
     source = _RUN.format(grads=grads).replace("def run(", f"def {name}(", 1)
-    filename = f"<array backward of {name}>"
+    filename = os.path.join(os.path.dirname(__file__), f"<array backward of {name}>")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {
         "np": np,

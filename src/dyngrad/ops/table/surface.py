@@ -5,6 +5,7 @@ from __future__ import annotations
 from .argument_errors import method_copy, register
 from .fast import unary
 from .inplace import apply_inplace
+from .out import OUT_FUNCTIONS, with_out
 
 __all__ = ["FUNCTIONS", "METHODS", "public", "public_unary", "install"]
 
@@ -55,6 +56,9 @@ def install(cls) -> None:
     functions = {id(fn) for fn in FUNCTIONS.values()}
     for key, fn in FUNCTIONS.items():
         register(fn, key, method=False)
+    for key in OUT_FUNCTIONS & FUNCTIONS.keys():  # See Note [out= arguments]
+        FUNCTIONS[key] = with_out(FUNCTIONS[key], key)
+        register(FUNCTIONS[key], key, method=False)  # the frame argument errors look for
     for key, fn in METHODS.items():
         if id(fn) in functions and not key.startswith("__"):
             fn = METHODS[key] = method_copy(fn)

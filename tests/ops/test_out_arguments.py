@@ -1,0 +1,162 @@
+"""`out=` on every public function PyTorch gives it: values written into `out`, the resize
+warning, dtype and autograd refusals (Note [out= arguments])."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import dyngrad
+from dyngrad.ops.table.out import OUT_FUNCTIONS
+
+RESIZED = "An output with one or more elements was resized since it had shape"
+NO_AUTOGRAD = "functions with out=... arguments don't support automatic differentiation"
+
+
+def _patterns(lib):
+    x = lib.rand(3, 3) + 0.5
+    i = lib.tensor([0, 1])
+    xi = lib.tensor([1, 2, 0])
+    return [
+        (x,), (x, 0), (x, x), (x, 1.0), (x, x, x), ((x, x),), (x, (0,)), (xi,), (x, i),
+        (x, 0, i), (x, 0, i, x[:2]), (x, x > 1, x), (x, x > 1), (3,), ((2, 3),), (2, 3), (0, 5),
+        (0.0, 1.0, 5), (x, x, 1), (x.sum(),), (x > 1, x, x), (x, 1, 0),
+    ]  # fmt: skip
+
+
+SPECIAL = {
+    "normal": lambda lib: (lib.zeros(3), lib.ones(3)),
+    "multinomial": lambda lib: (lib.ones(4), 2),
+    "mvlgamma": lambda lib: (lib.full((3,), 2.0), 2),
+    "polygamma": lambda lib: (1, lib.full((3,), 2.0)),
+    "bmm": lambda lib: (lib.ones(2, 3, 4), lib.ones(2, 4, 5)),
+    "baddbmm": lambda lib: (lib.ones(2, 3, 5), lib.ones(2, 3, 4), lib.ones(2, 4, 5)),
+    "addbmm": lambda lib: (lib.ones(3, 5), lib.ones(2, 3, 4), lib.ones(2, 4, 5)),
+    "addmv": lambda lib: (lib.ones(3), lib.ones(3, 4), lib.ones(4)),
+    "addr": lambda lib: (lib.ones(3, 4), lib.ones(3), lib.ones(4)),
+    "mv": lambda lib: (lib.ones(3, 4), lib.ones(4)),
+    "dot": lambda lib: (lib.ones(3), lib.ones(3)),
+    "outer": lambda lib: (lib.ones(3), lib.ones(4)),
+    "ger": lambda lib: (lib.ones(3), lib.ones(4)),
+    "gather": lambda lib: (lib.ones(3, 3), 1, lib.tensor([[0], [1], [2]])),
+    "scatter": lambda lib: (lib.zeros(3, 3), 1, lib.tensor([[0], [1], [2]]), lib.ones(3, 1)),
+    "full": lambda lib: ((2, 3), 1.5),
+    "median": lambda lib: (lib.tensor([[3.0, 1.0, 2.0]]), 1),
+    "randint": lambda lib: (0, 5, (3,)),
+    "cholesky": lambda lib: (lib.eye(3) * 2,),
+    "inverse": lambda lib: (lib.eye(3) * 2,),
+    "bitwise_and": lambda lib: (lib.tensor([1, 2]), lib.tensor([3, 1])),
+    "bitwise_or": lambda lib: (lib.tensor([1, 2]), lib.tensor([3, 1])),
+    "bitwise_xor": lambda lib: (lib.tensor([1, 2]), lib.tensor([3, 1])),
+    "bitwise_left_shift": lambda lib: (lib.tensor([1, 2]), lib.tensor([3, 1])),
+    "bitwise_right_shift": lambda lib: (lib.tensor([8, 2]), lib.tensor([3, 1])),
+}
+RANDOM = {"rand", "randn", "randint", "randperm", "normal", "multinomial", "empty"}
+
+
+def _call_args(name):
+    fn = getattr(dyngrad, name)
+    candidates = [SPECIAL[name](dyngrad)] if name in SPECIAL else _patterns(dyngrad)
+    for args in candidates:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = fn(*args)
+        except Exception:
+            continue
+        if isinstance(result, dyngrad.Tensor) or (
+            isinstance(result, tuple) and all(isinstance(r, dyngrad.Tensor) for r in result)
+        ):
+            return args, result
+    return None, None
+
+
+NAMES = sorted(n for n in OUT_FUNCTIONS if hasattr(dyngrad, n))
+
+
+def _empty_like(result):
+    if isinstance(result, tuple):
+        return tuple(dyngrad.empty(0, dtype=r.dtype) for r in result)
+    return dyngrad.empty(0, dtype=result.dtype)
+
+
+def _values(t):
+    return [r.tolist() for r in t] if isinstance(t, tuple) else t.tolist()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_out_receives_the_result(name):
+    args, expected = _call_args(name)
+    assert args is not None, f"no sample arguments for torch.{name}"
+    out = _empty_like(expected)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=RESIZED)  # an empty out is resized silently
+        returned = getattr(dyngrad, name)(*args, out=out)
+    outs = out if isinstance(out, tuple) else (out,)
+    got = returned if isinstance(returned, tuple) else (returned,)
+    assert all(a is b for a, b in zip(got, outs))  # the very tensors passed in
+    if name not in RANDOM:
+        np.testing.assert_equal(_values(out), _values(expected))
+    else:
+        assert [o.shape for o in outs] == [
+            e.shape for e in (expected if isinstance(expected, tuple) else (expected,))
+        ]
+
+
+def test_a_nonempty_out_of_another_shape_is_resized_with_pytorchs_warning(lib):
+    a = lib.ones(3)
+    out = lib.empty(2)
+    with pytest.warns(UserWarning, match=RESIZED) as record:
+        result = lib.add(a, a, out=out)
+    assert result is out and out.tolist() == [2.0, 2.0, 2.0]
+    assert str(record[0].message).startswith(
+        "An output with one or more elements was resized since it had shape [2], which does "
+        "not match the required output shape [3]."
+    )
+
+
+def test_out_of_the_same_shape_is_written_in_place_and_its_version_moves(lib):
+    base = lib.zeros(2, 3)
+    view = base[0]
+    lib.add(lib.ones(3), lib.ones(3), out=view)
+    assert base.tolist() == [[2.0, 2.0, 2.0], [0.0, 0.0, 0.0]]
+    assert view._version == 1
+
+
+def test_an_input_that_requires_grad_is_refused(lib):
+    b = lib.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^add\\(\\): " + NO_AUTOGRAD):
+        lib.add(b, lib.ones(3), out=lib.empty(3))
+    with pytest.raises(RuntimeError, match="^exp\\(\\): " + NO_AUTOGRAD):
+        lib.exp(lib.ones(3), out=lib.empty(3, requires_grad=True))
+    with lib.no_grad():
+        out = lib.empty(3)
+        assert lib.add(b, lib.ones(3), out=out) is out and not out.requires_grad
+
+
+def test_a_result_that_cannot_be_cast_to_out_is_refused(lib):
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired"):
+        lib.add(lib.ones(3), lib.ones(3), out=lib.empty(3, dtype=lib.int64))
+    out = lib.empty(3)
+    lib.add(lib.ones(3, dtype=lib.int64), 1, out=out)
+    assert (out.dtype, out.tolist()) == (lib.float32, [2.0, 2.0, 2.0])
+
+
+def test_a_tuple_out_takes_each_result(lib):
+    values, indices = lib.empty(0), lib.empty(0, dtype=lib.int64)
+    result = lib.max(lib.tensor([[1.0, 3.0], [4.0, 2.0]]), 1, out=(values, indices))
+    assert result[0] is values and result[1] is indices
+    assert (values.tolist(), indices.tolist()) == ([3.0, 4.0], [1, 0])
+
+
+def test_functions_without_out_refuse_it(lib):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'out'"):
+        lib.zeros_like(lib.ones(2), out=lib.empty(2))
+
+
+def test_an_out_form_is_named_after_its_function():
+    assert dyngrad.exp.__name__ == "exp" and dyngrad.exp.__code__.co_name == "exp"
+    with pytest.raises(TypeError, match="^exp\\(\\)"):
+        dyngrad.exp(dyngrad.ones(2), bogus=1)
