@@ -19,7 +19,7 @@ from .runtime import random as _random
 from .runtime.dtypes import from_numpy_dtype
 from .size import Size
 
-__all__ = ["Tensor", "VersionCounter", "above"]
+__all__ = ["Tensor", "VersionCounter", "above", "new_tensor"]
 
 
 class _Above:
@@ -132,18 +132,9 @@ class Tensor:
         self._version_counter = VersionCounter()
         self._base = None
 
-    @classmethod
-    def _wrap(cls, data, requires_grad: bool = False, grad_fn=None, output_nr: int = 0):
-        # The hot-path constructor: no validation, the array is taken as is.
-        self = object.__new__(cls)
-        self._data = data
-        self._requires_grad = requires_grad
-        self._grad_fn = grad_fn
-        self._out_nr = output_nr
-        self._grad = None
-        self._version_counter = VersionCounter()
-        self._base = None
-        return self
+    # The one builder of tensors from arrays (a plain function, not a classmethod: it runs
+    # for every op output and a classmethod call costs more); defined below the class.
+    _wrap = None
 
     # ---- array facts ----------------------------------------------------------------------
     @property
@@ -471,6 +462,23 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Matches `torch.Tensor.backward`."""
         above.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def new_tensor(data, requires_grad: bool = False, grad_fn=None, output_nr: int = 0) -> Tensor:
+    """A Tensor on `data` (taken as it is, no validation): every op output is built here."""
+    self = _new(Tensor)
+    self._data = data
+    self._requires_grad = requires_grad
+    self._grad_fn = grad_fn
+    self._out_nr = output_nr
+    self._grad = None
+    self._version_counter = VersionCounter()
+    self._base = None
+    return self
+
+
+_new = object.__new__
+Tensor._wrap = staticmethod(new_tensor)
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

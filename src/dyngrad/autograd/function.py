@@ -18,7 +18,7 @@ from ..graph.grad_mode import state as grad_state
 from ..graph.node import SECOND_BACKWARD, Node
 from ..graph.saved import SavedOutput
 from ..ops.creation.factories import zeros
-from ..ops.table.record import connect, gradient_edge
+from ..ops.table.record import gradient_edge, record
 from ..ops.table.views import check_inplace_allowed, rebase_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
@@ -183,7 +183,7 @@ class Function(metaclass=_FunctionMeta):
         mask = sum(1 << i for i, t in enumerate(tensors) if t._requires_grad)
         tracking = grad_state.enabled and mask != 0
         if tracking:  # numbered and connected before forward runs, as PyTorch's node is
-            connect(ctx, tensors, mask)  # See Note [One recording path]
+            record(ctx, tensors, mask, plan=None)  # See Note [One recording path]
         ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
         # PyTorch reads requires_grad alone here, so it is True even under no_grad
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 
-__all__ = ["SavedOutput", "TORCH_SAVED_NAMES"]
+__all__ = ["SavedOutput", "SAVES_OUTPUT", "TORCH_SAVED_NAMES"]
+
+# The save plan (name, input index; -1 the output) of ops whose formulas read only their output
+# (relu, exp, tanh...): one shared object, so recording tests it with `is`.
+SAVES_OUTPUT = (("out", -1),)
 
 # dyngrad's formula names -> PyTorch's `_saved_<name>` attributes
 TORCH_SAVED_NAMES = {"x": "self", "y": "other", "out": "result"}

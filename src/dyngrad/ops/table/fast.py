@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._tensor import Tensor, new_tensor
 from ...graph.grad_mode import state as grad_state
-from . import record
+from . import record as recording
 from .errors import translate
-from .record import apply, connect, note_no_grad, save
+from .record import apply, note_no_grad, record
 
 __all__ = ["binary", "unary", "named"]
 
@@ -23,7 +23,7 @@ __all__ = ["binary", "unary", "named"]
 _EMPTY: dict = {}
 _new = object.__new__
 _ndarray = np.ndarray
-_wrap = Tensor._wrap
+_wrap = new_tensor
 _ERRORS = (ValueError, IndexError, TypeError, MemoryError)
 
 
@@ -65,19 +65,15 @@ def binary(op):
             out = np.asarray(out)
         mask = x._requires_grad | yrg << 1
         if mask and differentiable and grad_state.enabled:
-            node = connect(_new(node_cls), (x, y), mask)
+            node = _new(node_cls)
             t = _wrap(out, True, node)
-            plan = plans[mask]
-            if plan:
-                save(node, plan, (x, y), t)
-            else:
-                node._saved = node._versions = _EMPTY
+            record(node, (x, y), mask, _EMPTY, plans[mask], t)
         else:
             t = _wrap(out)
             if mask and differentiable:  # grad mode is off
                 note_no_grad(t, (x, y))
-        if record.observer is not None:  # See Note [Op observer]
-            record.observer(op, (x, y), _EMPTY, t)
+        if recording.observer is not None:  # See Note [Op observer]
+            recording.observer(op, (x, y), _EMPTY, t)
         return t
 
     return named(run, op.name)
@@ -103,18 +99,15 @@ def unary(op):
         if type(out) is not _ndarray:
             out = np.array(out)  # a NumPy scalar from a full reduction
         if x._requires_grad and differentiable and grad_state.enabled:
-            node = connect(_new(node_cls), (x,), 1)
+            node = _new(node_cls)
             t = _wrap(out, True, node)
-            if plan:
-                save(node, plan, (x,), t)
-            else:
-                node._saved = node._versions = _EMPTY
+            record(node, (x,), 1, _EMPTY, plan, t)
         else:
             t = _wrap(out)
             if x._requires_grad and differentiable:  # grad mode is off
                 note_no_grad(t, (x,))
-        if record.observer is not None:  # See Note [Op observer]
-            record.observer(op, (x,), _EMPTY, t)
+        if recording.observer is not None:  # See Note [Op observer]
+            recording.observer(op, (x,), _EMPTY, t)
         return t
 
     return named(run, op.name)

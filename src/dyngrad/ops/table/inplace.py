@@ -11,10 +11,11 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...graph.grad_mode import state as grad_state
+from ...graph.saved import SavedOutput
 from ...runtime import dtypes, namespace
-from . import record
+from . import record as recording
 from .errors import translate
-from .record import connect, save
+from .record import gradient_edge, record
 from .views import check_inplace_allowed, rebase_history
 
 __all__ = ["apply_inplace"]
@@ -53,33 +54,40 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
             mask |= 1 << i
     node = None
     if grad_on and mask and op.node_cls is not None:
-        plan = op.plans[mask]
-        inputs = list(args)
-        if any(index == 0 for _, index in plan):  # the formula needs self before the write
-            inputs[0] = _snapshot(self)
-        node = connect(_new(op.node_cls), args, mask, attrs)
+        node = _new(op.node_cls)
         if op.stash:
             node._stash = stash
-    before = self._version_counter.value
+        plan = op.plans[mask]
+        inputs = args
+        if any(index == 0 for _, index in plan):  # the formula reads self before the write
+            inputs = (_snapshot(self),) + args[1:]
     try:
         self._data[...] = out
     except ValueError:  # NumPy's read-only array
         raise RuntimeError(OVERLAP) from None
+    if node is not None:
+        # Recorded between the write and the bump, so an input saved that shares self's
+        # counter (`y.mul_(y)`) keeps its version from before the write: backward then sees
+        # that it changed, as PyTorch does.
+        record(node, inputs, mask, attrs, plan, self)
     self._version_counter.bump(name or op.name + "_")
     if node is not None:
+        for key, value in node._saved.items():
+            if type(value) is SavedOutput:  # self as the write left it
+                node._versions[key] = self._version_counter.value
         rebase_history(self, node)
-        save(node, plan, tuple(inputs), self)
-        for key, value in node._saved.items():  # `y.mul_(y)`: y was saved before the write
-            if type(value) is Tensor and value._version_counter is self._version_counter:
-                node._versions[key] = before
-    if record.observer is not None:  # See Note [Op observer]
-        record.observer(op, args, attrs, self)
+    if recording.observer is not None:  # See Note [Op observer]
+        recording.observer(op, args, attrs, self)
     return self
 
 
 def _snapshot(t: Tensor) -> Tensor:
-    copy = Tensor._wrap(t._data.copy(), t._requires_grad, t._grad_fn, t._out_nr)
-    return copy
+    """A copy of `t` as it is before the write, with `t`'s gradient edge (so the node recorded
+    on it connects to `t`'s history, through its base if `t` is a view)."""
+    if not t._requires_grad:
+        return Tensor._wrap(t._data.copy())
+    fn, output_nr = gradient_edge(t)
+    return Tensor._wrap(t._data.copy(), True, fn, output_nr)
 
 
 def _check_inplace_result(self: Tensor, out) -> None:

@@ -20,6 +20,7 @@ import inspect
 from collections import defaultdict
 from operator import itemgetter
 
+from ...graph.saved import SAVES_OUTPUT
 from .nodes import OpNode, StashOpNode, VariadicOpNode
 
 __all__ = ["OpDef", "defop", "OPS"]
@@ -162,5 +163,6 @@ def _save_plans(op: OpDef) -> dict:
             if mask >> i & 1 and formula is not None:
                 names += [p for p in formula[1] if p in op.inputs or p == "out"]
         ordered = dict.fromkeys(names)
-        plans[mask] = tuple((n, -1 if n == "out" else op.inputs.index(n)) for n in ordered)
+        plan = tuple((n, -1 if n == "out" else op.inputs.index(n)) for n in ordered)
+        plans[mask] = SAVES_OUTPUT if plan == SAVES_OUTPUT else plan
     return plans
