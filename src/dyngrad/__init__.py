@@ -92,6 +92,11 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
+def is_inference(input) -> bool:
+    """Matches `torch.is_inference`: whether `input` was made in inference mode."""
+    return input.is_inference()
+
+
 def is_floating_point(input) -> bool:
     return input.is_floating_point()
 
@@ -126,6 +131,7 @@ __all__ = sorted(
         "result_type",
         "can_cast",
         "is_tensor",
+        "is_inference",
         "numel",
         "is_floating_point",
         "is_anomaly_enabled",

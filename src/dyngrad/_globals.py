@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import warnings
 
+from .runtime.warn_always import is_warn_always_enabled, set_warn_always
+
 __all__ = [
     "e",
     "inf",
@@ -23,24 +25,7 @@ nan = math.nan
 pi = math.pi
 newaxis = None
 
-_warn_always = False
 _matmul_precision = "highest"
-
-
-def set_warn_always(b: bool, /) -> None:
-    """Matches `torch.set_warn_always`.
-
-    The flag is stored; dyngrad's once-per-process warnings do not consult it yet.
-    """
-    global _warn_always
-    if not isinstance(b, bool):
-        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
-    _warn_always = b
-
-
-def is_warn_always_enabled() -> bool:
-    """Matches `torch.is_warn_always_enabled`."""
-    return _warn_always
 
 
 def set_float32_matmul_precision(precision: str) -> None:

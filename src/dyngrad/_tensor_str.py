@@ -205,9 +205,13 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
         if dtype not in (default, default.to_complex(), dtypes.int64, dtypes.bool_):
             suffixes.append(f"dtype={dtype}")
         body = _tensor_str(values, indent)
-    fn = t.grad_fn
+    try:
+        fn = t.grad_fn
+        name = type(fn).__name__  # not name(): `<CopySlices>`
+    except RuntimeError:  # a view whose history can't be rebuilt: PyTorch prints it so
+        fn, name = True, "Invalid"
     if fn is not None:
-        suffixes.append(f"grad_fn=<{type(fn).__name__}>")  # not name(): `<CopySlices>`
+        suffixes.append(f"grad_fn=<{name}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

@@ -66,8 +66,13 @@ def accumulate_leaf(task, node: AccumulateGrad, g) -> None:
 def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) -> None:
     """Add a gradient into `var.grad` (in place unless create_graph); `shared` means `g` may
     be seen elsewhere, so it is copied rather than adopted (Note [Gradient buffer ownership])."""
-    if g._data.dtype != var._data.dtype and var._grad_fn is None:
-        g = g.to(dtypes.from_numpy_dtype(var._data.dtype))
+    if var._grad_fn is None:  # a leaf's gradient takes its grad_dtype (None: any)
+        if "_grad_dtype" in var.__dict__:
+            dtype = var._grad_dtype
+            if dtype is not None and g.dtype is not dtype:
+                g = g.to(dtype)
+        elif g._data.dtype != var._data.dtype:
+            g = g.to(dtypes.from_numpy_dtype(var._data.dtype))
     current = var._grad
     if current is None:
         if create_graph:  # a copy with history, as PyTorch's (CopyBackwards), never `g` itself

@@ -14,12 +14,13 @@ import threading
 import warnings
 
 from .._tensor import Tensor, above
-from ..graph import passes
+from ..graph import grad_mode, passes
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import zeros_like
 from ..ops.table.record import gradient_edge
 from ..runtime import namespace, quiet_floating_point
+from ..runtime.warn_always import warn_once
 from ..size import Size
 from . import accumulate
 from .errors import explain_no_grad
@@ -130,12 +131,10 @@ CREATE_GRAPH_CYCLE = (
     "reset the .grad fields of your parameters to None after use to break the cycle and avoid "
     "the leak."
 )
-_warned = set()
 
 
 def _warn_create_graph_cycle() -> None:
-    if "create_graph" not in _warned:  # once per process, as PyTorch's TORCH_WARN_ONCE
-        _warned.add("create_graph")
+    if warn_once("create_graph"):
         warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
 
 
@@ -346,14 +345,16 @@ def _post_hooks(node, outputs, grads):
 def _execute_on_new_thread(*args):
     # See Note [Reentrant backward]: the grad modes are thread-local, so they travel along
     result: list = []
-    modes = (grad_state.enabled, grad_state.inference, grad_state.backward)
+    modes = grad_mode.thread_modes()
 
     def work():
-        grad_state.enabled, grad_state.inference, grad_state.backward = modes
+        grad_mode.set_thread_modes(modes)
         try:
             result.append(("ok", execute(*args)))
         except BaseException as exc:  # re-raised on the waiting thread
             result.append(("error", exc))
+        finally:
+            grad_mode.set_thread_modes(grad_mode.DEFAULT_MODES)
 
     worker = threading.Thread(target=work, name="dyngrad-reentrant-backward")
     worker.start()

@@ -22,9 +22,11 @@ __all__ = ["GraphTask"]
 # nobody else can see; it is *owned*, and further gradients for that slot are added into it
 # in place (a weight used at every step of an RNN collects its gradient in one array). Once
 # a buffer is handed to its node, the node may pass it on as is, so ownership ends there.
-# AccumulateGrad adopts a gradient as `.grad` without a copy only if the gradient went to
-# exactly one consumer (`handed` counts how many buffers each gradient was put in), is not
-# a view of another array, and is writable; root gradients from the user are never adopted.
+# AccumulateGrad adopts a gradient as `.grad` without a copy only if no other buffer holds
+# it (`handed` counts the buffers each gradient is in: put in by `dispatch`, taken out by
+# `take`; of two leaves handed one gradient the first copies and the second adopts, as
+# PyTorch's use count lets its last holder steal), it is not a view of another array, and it
+# is writable; root gradients from the user (counted once more) are never adopted.
 # With create_graph the sums are recorded ops and nothing is ever written in place.
 # `handed` and `owned` are keyed by id(): a stale key (its tensor gone, its id reused) can
 # only make an adoption copy, never make one unsafe, as a count only ever grows.
@@ -86,10 +88,14 @@ class GraphTask:
         buffer = self.buffers.pop(node, None)
         if buffer is None:
             return [None] * node._n_outputs
-        owned = self.owned
-        if owned:
-            for g in buffer:
-                owned.discard(id(g))
+        owned, handed = self.owned, self.handed
+        for g in buffer:
+            key = id(g)
+            holders = handed.get(key)
+            if holders is not None:
+                handed[key] = holders - 1
+            if owned:
+                owned.discard(key)
         return buffer
 
     def dispatch(self, node, outputs) -> None:
@@ -136,7 +142,7 @@ class GraphTask:
     def adoptable(self, g: Tensor) -> bool:
         """Whether AccumulateGrad may keep `g` itself as `.grad` (no one else can see it)."""
         data = g._data
-        return self.handed.get(id(g), 0) <= 1 and data.base is None and data.flags.writeable
+        return self.handed.get(id(g), 0) <= 0 and data.base is None and data.flags.writeable
 
 
 def _graph_root(roots, grads):

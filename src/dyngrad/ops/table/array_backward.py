@@ -144,6 +144,7 @@ def _generated(op, grads: str, mixed_dtypes: bool, names: dict):
 def _saved_arrays(node, dtype, mixed_dtypes: bool):
     env = {}
     versions = node._versions
+    seq = node._seq
     for name, value in node._saved.items():
         # (the version compared here, check_unmodified called only to raise its error)
         if type(value) is SavedOutput:
@@ -151,7 +152,7 @@ def _saved_arrays(node, dtype, mixed_dtypes: bool):
                 check_unmodified(node, name, value, versions[name])
             value = value.data
         elif isinstance(value, Tensor):
-            if value._version_counter.value != versions[name]:
+            if value._version_counter.value != versions[name] or value._detached_at > seq:
                 check_unmodified(node, name, value, versions[name])
             value = value._data
             if type(value) is not _ndarray:

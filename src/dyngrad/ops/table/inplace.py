@@ -32,7 +32,12 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
     """Run `op` and write its result into `args[0]`, rewriting that tensor's history."""
     self = args[0]
     grad_on = grad_state.enabled
-    if grad_on:
+    mask = 0
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a._requires_grad:
+            mask |= 1 << i
+    # a view requires grad when its base does, even one made before the base did
+    if grad_on and (mask or self._base is not None and self._base._requires_grad):
         check_inplace_allowed(self)
     if not self._data.flags.writeable:  # an expanded view (stride 0): refuse before computing
         raise RuntimeError(OVERLAP)
@@ -48,10 +53,6 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
         out, stash = out
     out = out if type(out) is np.ndarray else np.asarray(out)
     _check_inplace_result(self, out)
-    mask = 0
-    for i, a in enumerate(args):
-        if isinstance(a, Tensor) and a._requires_grad:
-            mask |= 1 << i
     node = None
     if grad_on and mask and op.node_cls is not None:
         node = _new(op.node_cls)

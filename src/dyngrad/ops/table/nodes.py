@@ -152,6 +152,14 @@ def check_unmodified(node: OpNode, name: str, value, version: int) -> None:
     elif value._version_counter.value != version:
         # PyTorch names the tensor's history as it is now (after the in-place write)
         _raise_modified(node, name, value, version, value._grad_fn, value._out_nr)
+    elif value._detached_at > node._seq:
+        raise RuntimeError(DETACHED_INPLACE)
+
+
+DETACHED_INPLACE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This "
+    "is not supported, please use out-of-place `.detach()` instead"
+)
 
 
 def _raise_modified(node, name, tensor, version, fn, out_nr):

@@ -32,15 +32,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._tensor import Tensor, above, new_tensor, user_site
+from ..._tensor import InferenceCounter, Tensor, above, new_tensor, user_site
 from ...graph import anomaly_mode as anomaly
 from ...graph import errors as graph_errors
 from ...graph.grad_mode import state as grad_state
-from ...graph.node import Node, _sequence, grad_accumulator, op_name_of
+from ...graph.node import Node, _sequence, grad_accumulator, move_retains_grad
 from ...graph.saved import SAVES_OUTPUT as _SAVES_OUTPUT
 from ...graph.saved import SavedOutput
 from ...runtime import namespace
 from .errors import translate
+from .view_errors import creation_of, view_rebase_error
 
 __all__ = [
     "apply",
@@ -256,10 +257,26 @@ def _outputs(op, args, attrs, out, node):
 def make_view(view: Tensor, source: Tensor, op, attrs) -> None:
     """Make `view` (an output of a view op on `source`) share `source`'s base and counter."""
     # See Note [Version counters]: a view shares its base's counter.
-    view._version_counter = source._version_counter
+    counter = view._version_counter = source._version_counter
+    if type(counter) is InferenceCounter:  # See Note [Inference tensors]: no view, no history
+        view._requires_grad = False
+        view._grad_fn = None
+        return
     view._base = source._base if source._base is not None else source
     view._view_chain = (source._view_chain, op, attrs)
-    view._view_ver = source._version_counter.value
+    view._view_ver = counter.value
+    # See Note [Views made without grad] (view_errors.py)
+    if not grad_state.enabled:
+        view._requires_grad = source._requires_grad
+        creation = creation_of(
+            source._creation, "inference_mode" if grad_state.inference else "no_grad"
+        )
+    elif op.n_outputs != 1:
+        creation = creation_of(source._creation, "multi_output")
+    else:
+        creation = source._creation
+    if creation is not None:
+        view._creation = creation
 
 
 def view_steps(chain) -> list:
@@ -279,49 +296,45 @@ def replay_view(tensor: Tensor, chain) -> Tensor:
     return tensor
 
 
-MULTI_OUTPUT_VIEW = (
-    "This view is the output of a function that returns multiple views. Such functions do not "
-    "allow the output views to be modified inplace. You should replace the inplace operation "
-    "by an out-of-place one."
-)
-
-
-def of_multi_output(view) -> bool:
-    # views made by unbind/split/chunk cannot be replayed one at a time, so PyTorch forbids
-    # writing into them (or using them after their base was written) while they need grad
-    return any(op.n_outputs != 1 for op, _ in view_steps(view._view_chain))
-
-
-def multi_output_error(view, what: str) -> str:
-    return f"Output {view._out_nr} of {op_name_of(view._grad_fn)} is a view and {what}. " + (
-        MULTI_OUTPUT_VIEW
-    )
-
-
 def refresh_view(view) -> None:
     """Rebuild a stale view's history from its base's current one."""
     if view._view_ver == view._version_counter.value:
         return
-    if view._base._requires_grad and view._requires_grad and of_multi_output(view):
-        what = "its base or another view of its base has been modified inplace"
-        raise RuntimeError(multi_output_error(view, what))
+    base = view._base
+    if view._creation is not None and (view._grad_fn is not None or base._requires_grad):
+        raise RuntimeError(view_rebase_error(view, indirect=True))
     view._view_ver = view._version_counter.value
-    if view._base._requires_grad:
+    if base._requires_grad:
         regenerate(view)
 
 
 def regenerate(view) -> None:
-    """Make a view's history `AsStridedBackward0` over its base's current history."""
+    """Make a view's history `AsStridedBackward0` over its base's current history.
+
+    # Note [View replay]
+    # Under `torch.autograd._force_original_view_tracking(True)` the view's own ops are
+    # replayed on the base instead, so its history reads as it was made (`ViewBackward0`).
+    """
     base = view._base
-    node = AsStridedBackward0()
-    node.next_functions = (gradient_edge(base),)
-    node._chain = view._view_chain
-    node._base_shape = base._data.shape
-    node._base_dtype = base._data.dtype
-    view._grad_fn = node
-    view._out_nr = 0
+    old_fn, old_nr = view._grad_fn, view._out_nr
+    if grad_state.view_replay:
+        enabled, grad_state.enabled = grad_state.enabled, True
+        try:
+            replayed = replay_view(base, view._view_chain)
+        finally:
+            grad_state.enabled = enabled
+        view._grad_fn, view._out_nr = replayed._grad_fn, replayed._out_nr
+    else:
+        node = AsStridedBackward0()
+        node.next_functions = (gradient_edge(base),)
+        node._chain = view._view_chain
+        node._base_shape = base._data.shape
+        node._base_dtype = base._data.dtype
+        view._grad_fn = node
+        view._out_nr = 0
     view._requires_grad = True
     view._view_ver = view._version_counter.value
+    move_retains_grad(view, old_fn, old_nr)
 
 
 class AsStridedBackward0(Node):
