@@ -6,6 +6,8 @@ names, warnings and errors.
 
 from __future__ import annotations
 
+import sys as _sys
+
 from . import autograd
 from ._tensor import Tensor
 from ._tensor_str import set_printoptions
@@ -77,12 +79,13 @@ from .serialization import load, save
 
 # isort: split
 # Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
-from . import _tensor_kinds, accelerator, distributed, onnx
+from . import _C, _tensor_kinds, accelerator, distributed, onnx
 
 _tensor_kinds.install(Tensor)
 
 # -- end of library layers
 bool = bool_  # noqa: A001 - torch.bool
+autograd.torch = _sys.modules[__name__]  # torch.autograd.torch: PyTorch's autograd imports torch
 
 __version__ = "0.1.0"
 

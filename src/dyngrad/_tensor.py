@@ -426,6 +426,20 @@ class Tensor:
         return self._grad_fn is None
 
     @property
+    def output_nr(self) -> int:
+        """Matches `torch.Tensor.output_nr`: which output of its grad_fn this tensor is."""
+        if self._base is not None and self._view_ver != self._version_counter.value:
+            above.refresh_view(self)
+        return self._out_nr
+
+    @property
+    def volatile(self) -> bool:
+        warnings.warn(
+            "volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2
+        )
+        return False
+
+    @property
     def grad(self):
         if self._grad_fn is not None and not self._retains:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)

@@ -7,12 +7,16 @@ namespace PyTorch users import them from, plus `describe`, `print_graph` and `sa
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 
 from .._handles import RemovableHandle
+from .._tensor import Tensor
 from ..graph.node import AccumulateGrad, GraphRoot, Node
 from ..graph.saved import SavedOutput
+from .gradient_edge import GradientEdge, get_gradient_edge
 from .inspect_graph import render_compact, render_tree
 from .inspect_graph import saved_bytes as _count_saved_bytes
+from .multi_grad_hook import register_multi_grad_hook
 
 __all__ = [
     "Node",
@@ -20,10 +24,22 @@ __all__ = [
     "GraphRoot",
     "RemovableHandle",
     "SavedOutput",
+    "GradientEdge",
+    "get_gradient_edge",
+    "increment_version",
+    "register_multi_grad_hook",
     "describe",
     "print_graph",
     "saved_bytes",
 ]
+
+
+def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
+    """Matches `torch.autograd.graph.increment_version`: tell autograd a tensor was written
+    in place behind its back (an inference tensor, which has no version, is left alone)."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        if not t.is_inference():
+            t._version_counter.bump("increment_version")
 
 
 def describe(tensor_or_node, file=None, *, params: dict | None = None, detail: bool = False) -> str:

@@ -47,6 +47,8 @@ class GraphTask:
         "handed",
         "owned",
         "number",
+        "callbacks",
+        "root",
     )
 
     def __init__(self, roots, grads, keep_graph: bool, create_graph: bool, number: int):
@@ -60,7 +62,8 @@ class GraphTask:
         self.handed: dict = {}
         self.owned: set = set()
         self.number = number
-        root = _graph_root(roots, grads)
+        self.callbacks: list = []  # run when the pass is done (queue_callback)
+        self.root = root = _graph_root(roots, grads)
         self.dependencies = _dependencies(root)
         self.buffers[root] = root_buffer = [None] * root._n_outputs
         if type(root) is GraphRoot:
@@ -138,6 +141,13 @@ class GraphTask:
         total = Tensor._wrap(array if type(array) is np.ndarray else np.array(array))
         self.owned.add(id(total))
         return total
+
+    def will_execute(self, node) -> bool:
+        """Whether this pass runs `node` (or captures its gradient): PyTorch's
+        `_will_engine_execute_node`."""
+        if node not in self.dependencies and node is not self.root:
+            return False
+        return self.needed is None or node in self.needed or node in self.captures
 
     def adoptable(self, g: Tensor) -> bool:
         """Whether AccumulateGrad may keep `g` itself as `.grad` (no one else can see it)."""
