@@ -5,10 +5,14 @@ Only what maps onto dyngrad's own state; anything else is missing (see Note [tor
 
 from __future__ import annotations
 
+import types
+
 from .autograd.engine import current_task
 from .autograd.gradient_edge import edge_of
 from .autograd.graph import increment_version
+from .autograd.special_nodes import DelayedError, UndefinedGrad
 from .graph import grad_mode
+from .graph.node import AccumulateGrad
 
 __all__ = [
     "is_grad_enabled",
@@ -18,9 +22,14 @@ __all__ = [
     "_current_graph_task_id",
     "_will_engine_execute_node",
     "_increment_version",
+    "_functions",
 ]
 
 is_grad_enabled = grad_mode.is_grad_enabled
+# the node classes PyTorch exposes for building nodes by hand
+_functions = types.SimpleNamespace(
+    UndefinedGrad=UndefinedGrad, DelayedError=DelayedError, AccumulateGrad=AccumulateGrad
+)
 _is_view_replay_enabled = grad_mode.is_view_replay_enabled
 
 

@@ -246,3 +246,14 @@ def test_old_names(lib):
         assert v.volatile is False
     assert "volatile was removed" in str(caught[0].message)
     assert lib.autograd.Variable._execution_engine.is_checkpoint_valid()
+
+
+def test_hand_built_nodes_of_c_functions(lib):
+    x = lib.ones(2, requires_grad=True)
+    y = lib._C._functions.UndefinedGrad()(x * 2)
+    assert type(y.grad_fn).__name__ == "UndefinedGradBackward"
+    (y * 3).sum().backward()
+    assert x.grad is None  # no gradient came through
+    z = lib._C._functions.DelayedError("Boom!", 1)(x * 2)
+    with pytest.raises(RuntimeError, match="Boom!"):
+        z.sum().backward()
