@@ -444,3 +444,24 @@ def test_retain_grad_moves_per_output_of_a_multi_output_node(lib):
     var2.mul_(2)
     expected = lib.autograd.grad((var2 + mean2).sum(), inputs=(var2, mean2))
     assert lib.allclose(var.grad, expected[0]) and lib.allclose(mean.grad, expected[1])
+
+
+def test_writing_one_element_of_an_expanded_tensor(lib):
+    g = lib.ones(1).clone().expand(4)
+    g[0] = 0  # the element itself has no overlap: every position sees it
+    assert g.tolist() == [0.0, 0.0, 0.0, 0.0]
+    g[0] += 2
+    assert g.tolist() == [2.0, 2.0, 2.0, 2.0]
+    for write in (lambda: g.__setitem__(slice(1, 3), 0), lambda: g.add_(1)):
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            write()
+
+
+@pytest.mark.parametrize(
+    ("shape", "key", "value"),
+    [((), (), 3.0), ((), ..., 2), ((1,), 0, 3.5), ((2, 2), (0, 1), 5), ((), None, 4.0)],
+)
+def test_setitem_of_a_python_scalar_into_one_element(lib, shape, key, value):
+    x = lib.zeros(shape)
+    x[key] = value
+    assert x.flatten().tolist().count(float(value)) == 1 and x.sum().item() == value

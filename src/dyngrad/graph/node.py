@@ -65,7 +65,8 @@ class Node:
     _pre_hooks = None
     _tensor_hooks = None
     _retains = None
-    _trace = None
+    _trace = None  # anomaly mode: the forward stack that made the node
+    _induced_by = ()  # anomaly mode: (name, stack) of the backward nodes that made this one
 
     def __init__(self, next_functions=()):
         self.next_functions = next_functions

@@ -39,8 +39,8 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
     # a view requires grad when its base does, even one made before the base did
     if grad_on and (mask or self._base is not None and self._base._requires_grad):
         check_inplace_allowed(self)
-    if not self._data.flags.writeable:  # an expanded view (stride 0): refuse before computing
-        raise RuntimeError(OVERLAP)
+    if not self._data.flags.writeable:  # a view of an expanded tensor: See _writeable
+        self._data = _writeable(self._data)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.promote is not None:
         arrays = op.promote(arrays, args)
@@ -80,6 +80,32 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
     if recording.observer is not None:  # See Note [Op observer]
         recording.observer(op, args, attrs, self)
     return self
+
+
+class _Interface:
+    # what np.asarray reads to make an array over given memory (as NumPy's as_strided does)
+    def __init__(self, interface: dict, base) -> None:
+        self.__array_interface__ = interface
+        self.base = base
+
+
+def _writeable(array):
+    """A writable alias of a read-only view of an expanded tensor, when no two of its own
+    elements share memory (`g.expand(n)[0] = 0` is fine, as in PyTorch); else PyTorch's
+    internal-overlap error, raised before anything is computed. Memory read-only at its
+    source (shared constants, foreign buffers) stays so."""
+    if type(array) is not np.ndarray or any(
+        st == 0 and n > 1 for st, n in zip(array.strides, array.shape)
+    ):
+        raise RuntimeError(OVERLAP)
+    owner = array.base
+    while isinstance(owner, np.ndarray) and not owner.flags.writeable:
+        owner = owner.base
+    if not isinstance(owner, np.ndarray):
+        raise RuntimeError(OVERLAP)
+    interface = dict(array.__array_interface__)
+    interface["data"] = (interface["data"][0], False)
+    return np.asarray(_Interface(interface, owner))
 
 
 def _snapshot(t: Tensor) -> Tensor:
