@@ -629,3 +629,56 @@ def test_the_last_leaf_handed_a_gradient_adopts_it(lib):
     x = lib.ones(2, requires_grad=True)
     x.backward(root)  # the caller's gradient is never adopted
     assert x.grad.data_ptr() != root.data_ptr()
+
+
+def test_a_gradient_nobody_else_holds_becomes_the_grad_itself(lib):
+    pointers = []
+
+    class Fresh(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            out = g * 3
+            pointers.append(out.data_ptr())  # the address only: nothing holds `out`
+            return out
+
+    x = lib.ones(3, requires_grad=True)
+    Fresh.apply(x).sum().backward()
+    assert x.grad.data_ptr() == pointers[0]
+
+
+def test_a_gradient_a_hook_keeps_is_copied(lib):
+    # the hook's tensor stays as it was when the leaf's .grad accumulates later
+    x = lib.ones(3, requires_grad=True)
+    kept = []
+    x.register_hook(kept.append)
+    (x * 2).sum().backward()
+    (x * 2).sum().backward()
+    assert kept[0].tolist() == [2.0, 2.0, 2.0] and x.grad.tolist() == [4.0, 4.0, 4.0]
+    passed = []
+
+    class Pass(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            passed.append(g)
+            return g
+
+    y = lib.ones(3, requires_grad=True)
+    (Pass.apply(y) * 2).sum().backward()
+    assert y.grad.data_ptr() != passed[0].data_ptr()
+
+
+def test_the_same_root_twice_sums_its_gradients(lib):
+    a = lib.randn(5, 5, requires_grad=True)
+    b = lib.randn(5, 5, requires_grad=True)
+    x = a * b
+    g = lib.randn_like(x)
+    lib.autograd.backward([x, x], [g, g])
+    assert lib.allclose(a.grad, b * g * 2) and lib.allclose(b.grad, a * g * 2)

@@ -6,6 +6,8 @@ gradients and at each leaf's AccumulateGrad.
 
 from __future__ import annotations
 
+import sys
+
 from .._tensor import Tensor
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import empty_like
@@ -60,7 +62,22 @@ def accumulate_leaf(task, node: AccumulateGrad, g) -> None:
         return
     for watcher in observers.leaves:
         watcher.leaf_accumulating(variable, g)
-    accumulate_into(variable, g, task.create_graph, not task.adoptable(g))
+    # a gradient someone else holds (a hook stashed it) is copied, as PyTorch's use count
+    held = sys.getrefcount(g) > _UNHELD
+    accumulate_into(variable, g, task.create_graph, held or not task.adoptable(g))
+
+
+def _references_to_an_unheld_gradient() -> int:
+    # what sys.getrefcount sees in accumulate_leaf of a gradient that only the engine's
+    # buffer holds: the buffer's slot, the argument, getrefcount's own argument
+    def receive(g) -> int:
+        return sys.getrefcount(g)
+
+    slot = [object()]
+    return receive(slot[0])
+
+
+_UNHELD = _references_to_an_unheld_gradient()
 
 
 def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) -> None:

@@ -338,6 +338,7 @@ def _run(task: GraphTask) -> None:
             outputs = _call(task, node, grads)
         if outputs:
             task.dispatch(node, outputs)
+            outputs = None  # the buffers hold them now (See Note [Gradient buffer ownership])
 
 
 def task_capture(task: GraphTask, node, grads) -> None:
@@ -371,6 +372,7 @@ def _call(task: GraphTask, node, grads):
             result = hook(tuple(grads))
             if result is not None:
                 grads = list(result)
+        result = None  # `grads` alone holds them (a leaf may adopt one: accumulate.py)
     if type(node) is AccumulateGrad:
         accumulate.accumulate_leaf(task, node, grads[0])
         outputs = ()

@@ -25,8 +25,9 @@ __all__ = ["GraphTask"]
 # AccumulateGrad adopts a gradient as `.grad` without a copy only if no other buffer holds
 # it (`handed` counts the buffers each gradient is in: put in by `dispatch`, taken out by
 # `take`; of two leaves handed one gradient the first copies and the second adopts, as
-# PyTorch's use count lets its last holder steal), it is not a view of another array, and it
-# is writable; root gradients from the user (counted once more) are never adopted.
+# PyTorch's use count lets its last holder steal), nothing outside the engine holds it (a
+# hook that kept it: accumulate.py counts references), it is not a view of another array, and
+# it is writable; root gradients from the user (counted once more) are never adopted.
 # With create_graph the sums are recorded ops and nothing is ever written in place.
 # `handed` and `owned` are keyed by id(): a stale key (its tensor gone, its id reused) can
 # only make an adoption copy, never make one unsafe, as a count only ever grows.
