@@ -172,7 +172,11 @@ class set_grad_enabled(_DecoratorContextManager):
 
 class inference_mode(_DecoratorContextManager):
     """Matches `torch.inference_mode`: like no_grad, and tensors made inside are inference
-    tensors (See Note [Inference tensors] in _tensor.py)."""
+    tensors (See Note [Inference tensors] in _tensor.py).
+
+    dyngrad departs from torch in one way: `enable_grad()` inside inference mode records
+    history again (PyTorch keeps recording off there while reporting grad mode on).
+    """
 
     def __init__(self, mode: bool = True):
         self.mode = bool(mode)
