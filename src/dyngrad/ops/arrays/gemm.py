@@ -10,13 +10,47 @@
 # only the window is turned. The result is copied back to C order, as PyTorch's `mm` returns
 # it; both orders are the same exact products summed in BLAS's own order, as close to the exact
 # result as each other (PyTorch's MKL sums in yet another).
+
+# Note [Low-precision products]
+# PyTorch's CPU products of float16 or bfloat16 operands return that dtype, computed as float32
+# (each product and the running sum) and rounded once at the end, the fused add of addmm and
+# linear included. NumPy would give float32 for bfloat16 (ml_dtypes' matmul) and would round
+# twice in a fused add (the product, then the sum). So products widen such operands to
+# float32, run BLAS, and round the result once: `rounds_once` wraps a product's forward,
+# `mm` does it inline (it is the hottest). Products of one element per output (dot, mv,
+# outer) already accumulate in float32 in NumPy and are left as they are. Sums (sum, mean and
+# the reduction of a gradient to its input's shape) likewise accumulate in float32 and round
+# once, as PyTorch's reductions do.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-__all__ = ["mm"]
+from ...runtime import dtypes
+
+__all__ = ["mm", "rounds_once", "LOW_PRECISION"]
+
+LOW_PRECISION = (np.dtype(np.float16), dtypes.bfloat16.np)
+_F32_TYPE = np.float32
+
+
+def rounds_once(fwd):
+    """`fwd` (a product's forward) with float16/bfloat16 arrays computed in float32 and the
+    result rounded once to their dtype. See Note [Low-precision products]."""
+
+    @functools.wraps(fwd)  # keeps the signature: the op table reads its parameter names
+    def run(xp, *arrays, **attrs):
+        low = next((a.dtype for a in arrays if getattr(a, "dtype", None) in LOW_PRECISION), None)
+        if low is None:
+            return fwd(xp, *arrays, **attrs)
+        wide = [a.astype(_F32_TYPE) if getattr(a, "dtype", None) == low else a for a in arrays]
+        return fwd(xp, *wide, **attrs).astype(low)
+
+    return run
+
 
 _F32 = np.dtype(np.float32)
 _ROWS = range(16, 33)
@@ -39,4 +73,6 @@ def mm(xp, x, y):
         and not b.flags.c_contiguous
     ):
         return np.ascontiguousarray((b.T @ a.T).T)
+    if a.dtype in LOW_PRECISION:  # See Note [Low-precision products]
+        return (a.astype(_F32_TYPE) @ b.astype(_F32_TYPE)).astype(a.dtype)
     return a @ b
