@@ -1,11 +1,25 @@
-"""torch's top-level constants, the warn-always flag and the float32 matmul precision setting."""
+"""torch's top-level constants (numbers and memory formats), the warn-always flag and the
+float32 matmul precision setting."""
 
 from __future__ import annotations
 
 import math
 import warnings
 
+from .runtime.memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
+
 __all__ = [
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
+    "memory_format",
+    "preserve_format",
     "e",
     "inf",
     "nan",

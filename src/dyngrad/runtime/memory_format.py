@@ -43,6 +43,9 @@ class memory_format:
         return (_by_name, (self._name,))
 
 
+memory_format.__module__ = "torch"
+
+
 def _format(name: str, rank: int | None, order: tuple | None) -> memory_format:
     f = object.__new__(memory_format)
     f._name = name

@@ -17,10 +17,11 @@
 # linear included. NumPy would give float32 for bfloat16 (ml_dtypes' matmul) and would round
 # twice in a fused add (the product, then the sum). So products widen such operands to
 # float32, run BLAS, and round the result once: `rounds_once` wraps a product's forward,
-# `mm` does it inline (it is the hottest). Products of one element per output (dot, mv,
-# outer) already accumulate in float32 in NumPy and are left as they are. Sums (sum, mean and
-# the reduction of a gradient to its input's shape) likewise accumulate in float32 and round
-# once, as PyTorch's reductions do.
+# `mm` does it inline (it is the hottest). A matrix times a vector in float16 follows
+# PyTorch's order, the products in float32 summed pairwise (`matvec`; NumPy's half dot sums
+# in sequence). Sums (sum, mean, and the reduction of a gradient to its input's shape)
+# likewise accumulate in float32 and round once, as PyTorch's reductions do. addr and addbmm
+# round as PyTorch's kernels do: addr at each elementwise step, addbmm once per batch.
 """
 
 from __future__ import annotations
@@ -31,10 +32,24 @@ import numpy as np
 
 from ...runtime import dtypes
 
-__all__ = ["mm", "rounds_once", "LOW_PRECISION"]
+__all__ = ["mm", "matvec", "rounds_once", "LOW_PRECISION"]
 
-LOW_PRECISION = (np.dtype(np.float16), dtypes.bfloat16.np)
+LOW_PRECISION = frozenset({np.dtype(np.float16), dtypes.bfloat16.np})  # a set: a fast `in`
 _F32_TYPE = np.float32
+
+
+_F16 = np.dtype(np.float16)
+
+
+def matvec(xp, x, y):
+    """`x @ y` for a vector `y` (mv, dot, a batch times a vector), float16 in PyTorch's order:
+    See Note [Low-precision products]."""
+    if x.dtype == _F16:
+        product = x.astype(_F32_TYPE) * y.astype(_F32_TYPE)
+        return product.sum(axis=-1, dtype=_F32_TYPE).astype(_F16)
+    if x.dtype in LOW_PRECISION:
+        return matvec(xp, x.astype(_F32_TYPE), y.astype(_F32_TYPE)).astype(x.dtype)
+    return xp.dot(x, y) if x.ndim <= 2 else xp.matmul(x, y)
 
 
 def rounds_once(fwd):

@@ -140,8 +140,11 @@ def _from_one(d: dtypes.dtype, value) -> Tensor:
 
 
 def _tensor_new(cls, *args, **kwargs):
-    # `torch.Tensor(...)`: See Note [Calls up the layers] in _tensor.py
-    t = legacy_new(defaults.float, args, kwargs)
+    # `torch.Tensor(...)`: See Note [Calls up the layers] in _tensor.py. Unlike the typed
+    # constructors, it takes a tensor of any dtype (an alias of it).
+    other = args[0] if len(args) == 1 and not kwargs else None
+    d = other.dtype if isinstance(other, Tensor) else defaults.float
+    t = legacy_new(d, args, kwargs)
     if cls is Tensor:
         return t
     sub = object.__new__(cls)

@@ -37,12 +37,10 @@ BMM = defop(
 )
 MV = defop(
     "mv",
-    lambda xp, x, y: xp.dot(x, y),  # BLAS gemv; matmul takes a slower path
+    gemm.matvec,  # BLAS gemv; matmul takes a slower path
     {"x": lambda g, y: g.unsqueeze(1) * y, "y": lambda g, x: x.t().mv(g)},
 )
-DOT = defop(
-    "dot", lambda xp, x, y: xp.dot(x, y), {"x": lambda g, y: g * y, "y": lambda g, x: g * x}
-)
+DOT = defop("dot", gemm.matvec, {"x": lambda g, y: g * y, "y": lambda g, x: g * x})
 
 
 # Batched, broadcasting matmul; PyTorch folds it into bmm plus a view, so its node is
@@ -82,11 +80,12 @@ def _matmul_kernel(xp, needs, g, x, y):
 
 MATMUL = defop(
     "matmul",
-    gemm.rounds_once(lambda xp, x, y: xp.matmul(x, y)),
+    lambda xp, x, y: gemm.matvec(xp, x, y) if y.ndim == 1 else _matmul_wide(xp, x, y),
     _MATMUL_GRADS,
     node="UnsafeViewBackward0",
     array_backward=ArrayBackward(_matmul_kernel),
 )
+_matmul_wide = gemm.rounds_once(lambda xp, x, y: xp.matmul(x, y))
 # a matrix times a batch: PyTorch computes the transposed product and copies it back
 MATMUL_FOLDED = defop(
     "matmul_folded",
