@@ -1,4 +1,5 @@
-"""torch's top-level constants, the warn-always flag and the float32 matmul precision setting."""
+"""torch's top-level constants (numbers and memory formats), the warn-always flag and the
+float32 matmul precision setting."""
 
 from __future__ import annotations
 
@@ -6,8 +7,20 @@ import math
 import warnings
 
 from .runtime.warn_always import is_warn_always_enabled, set_warn_always
+from .runtime.memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 
 __all__ = [
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
+    "memory_format",
+    "preserve_format",
     "e",
     "inf",
     "nan",

@@ -17,6 +17,7 @@ from ._tensor_str import tensor_repr
 from .runtime import device_of, dtypes
 from .runtime import random as _random
 from .runtime.dtypes import from_numpy_dtype
+from .runtime.memory_format import check_format, is_contiguous_as
 from .size import Size
 
 __all__ = [
@@ -43,8 +44,8 @@ class _Above:
     anomaly_mode = None  # dyngrad.graph.anomaly_mode.state
     backward = None  # dyngrad.autograd.engine.backward
     refresh_view = None  # dyngrad.ops views: refresh_view
-    legacy_tensor = None  # dyngrad.ops creation: legacy_tensor
     next_node_seq = None  # dyngrad.graph.node: numbers a detach_() among the nodes
+    legacy_new = None  # dyngrad.ops creation: torch.Tensor(...), the legacy constructor
 
 
 above = _Above()
@@ -169,13 +170,14 @@ class Tensor:
     _detached_at = -1  # when a non-leaf was detach_()'d (a node number), for saved tensors
 
     def __new__(cls, *args, **kwargs):
+        if args or kwargs:  # torch.Tensor(2, 3), torch.Tensor([1, 2]), torch.Tensor(other)
+            return above.legacy_new(cls, *args, **kwargs)
         self = object.__new__(cls)
         self._init(np.empty((0,), np.float32), False, None)
         return self
 
     def __init__(self, *args, **kwargs):
-        if args or kwargs:
-            self._data = above.legacy_tensor(*args, **kwargs)  # torch.Tensor(2, 3)
+        pass  # __new__ made it
 
     def _init(self, data, requires_grad: bool, grad_fn, output_nr: int = 0) -> None:
         self._data = data
@@ -249,7 +251,8 @@ class Tensor:
         return self._data.dtype.kind == "c"
 
     def is_contiguous(self, memory_format=None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+        """Matches `torch.Tensor.is_contiguous`, channels-last too: See Note [Memory formats]."""
+        return is_contiguous_as(self._data, check_format("is_contiguous", memory_format))
 
     def stride(self, dim: int | None = None):
         strides = tuple(s // self._data.itemsize for s in self._data.strides)

@@ -7,6 +7,7 @@ from . import (
     specs_core,
     specs_elementwise,
     specs_indexing,
+    specs_legacy,
     specs_linalg,
     specs_nn,
     specs_reduction,
@@ -26,6 +27,7 @@ SPECS = [
         specs_linalg,
         specs_nn,
         specs_special_gamma,
+        specs_legacy,
     )
     for spec in module.SPECS
 ]

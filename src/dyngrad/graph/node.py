@@ -40,7 +40,15 @@ SECOND_BACKWARD = (
 
 
 _CPP_NODES = frozenset(
-    {"AccumulateGrad", "CopySlices", "CopyBackwards", "GraphRoot", "Error", "DelayedError"}
+    {
+        "AccumulateGrad",
+        "CopySlices",
+        "CopyBackwards",
+        "GraphRoot",
+        "Error",
+        "DelayedError",
+        "NotImplemented",
+    }
 )
 
 

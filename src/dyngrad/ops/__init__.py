@@ -7,7 +7,15 @@ from .._tensor import Tensor
 
 # importing a family's module registers its rows and methods (the packages import nothing
 # themselves, so that a module can import another family's without loading all of it)
-from .creation import conversion, factories, random, random_fill, random_sampling, ranges  # noqa: F401
+from .creation import (  # noqa: F401
+    conversion,
+    factories,
+    random,
+    random_fill,
+    random_sampling,
+    ranges,
+    tensor_types,
+)
 from .elementwise import (  # noqa: F401
     activation,
     arithmetic,
@@ -47,6 +55,8 @@ from .shape import (  # noqa: F401
     rearrange,
     reshaping,
     scatter,
+    scatter_reduce,
+    storage,
 )
 from .table.promotion import result_type
 from .table.registry import OPS

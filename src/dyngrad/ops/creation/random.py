@@ -11,15 +11,16 @@ import numpy as np
 from ..._tensor import Tensor
 from ...runtime import dtypes
 from ...runtime.dtypes import from_numpy_dtype
+from ...runtime.memory_format import like as laid_out_like
 from ...runtime.random import rng_of
-from ..table.arguments import int_arg, int_list, invalid_combination, is_int, scalar_to
+from ..table.arguments import int_arg, int_list, invalid_combination, is_int, scalar_to, size_arg
 from ..table.errors import c_type_name
 from ..table.surface import public
 from .factories import _leaf, _np_dtype, allocate
 
 
 def _random(fn, sample, size, generator, dtype, requires_grad, device, kernel) -> Tensor:
-    shape = int_list(fn, size)
+    shape = size_arg(fn, *size)
     np_dtype = np.dtype(_np_dtype(dtype))
     if np_dtype.kind not in "fc" and np_dtype != dtypes.bfloat16.np:
         raise NotImplementedError(
@@ -35,7 +36,8 @@ def _random(fn, sample, size, generator, dtype, requires_grad, device, kernel) -
 
 @public
 def rand(
-    *size,
+    *sizes,
+    size=None,
     generator=None,
     dtype=None,
     device=None,
@@ -48,7 +50,7 @@ def rand(
     return _random(
         "rand",
         lambda rng, s, d: rng.random(s, dtype=d),
-        size,
+        (sizes, size),
         generator,
         dtype,
         requires_grad,
@@ -59,7 +61,8 @@ def rand(
 
 @public
 def randn(
-    *size,
+    *sizes,
+    size=None,
     generator=None,
     dtype=None,
     device=None,
@@ -72,7 +75,7 @@ def randn(
     return _random(
         "randn",
         lambda rng, s, d: rng.standard_normal(s, dtype=d),
-        size,
+        (sizes, size),
         generator,
         dtype,
         requires_grad,
@@ -83,7 +86,7 @@ def randn(
 
 @public
 def randint(
-    low,
+    low=None,
     high=None,
     size=None,
     *,
@@ -95,6 +98,10 @@ def randint(
     layout=None,
 ) -> Tensor:
     """Matches `torch.randint(low=0, high, size)`."""
+    if low is None:  # randint(high=5, size=(3,))
+        if high is None:
+            raise TypeError("randint() missing required argument 'high'")
+        low = 0
     if size is None or high is None:  # randint(high, size)
         if size is None and high is None:
             raise TypeError("randint() missing required argument 'size'")
@@ -163,7 +170,9 @@ def _random_like(name, fn):
     def like(
         input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None
     ):
-        return fn(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+        t = fn(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+        t._data = laid_out_like(t._data, input._data, memory_format, name)
+        return t
 
     like.__name__ = name
     return public(like, name=name)

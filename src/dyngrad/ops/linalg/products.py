@@ -32,17 +32,15 @@ MM = defop(
 )
 BMM = defop(
     "bmm",
-    lambda xp, x, y: x @ y,
+    gemm.rounds_once(lambda xp, x, y: x @ y),
     {"x": lambda g, y: g.bmm(y.transpose(1, 2)), "y": lambda g, x: x.transpose(1, 2).bmm(g)},
 )
 MV = defop(
     "mv",
-    lambda xp, x, y: xp.dot(x, y),  # BLAS gemv; matmul takes a slower path
+    gemm.matvec,  # BLAS gemv; matmul takes a slower path
     {"x": lambda g, y: g.unsqueeze(1) * y, "y": lambda g, x: x.t().mv(g)},
 )
-DOT = defop(
-    "dot", lambda xp, x, y: xp.dot(x, y), {"x": lambda g, y: g * y, "y": lambda g, x: g * x}
-)
+DOT = defop("dot", gemm.matvec, {"x": lambda g, y: g * y, "y": lambda g, x: g * x})
 
 
 # Batched, broadcasting matmul; PyTorch folds it into bmm plus a view, so its node is
@@ -82,15 +80,16 @@ def _matmul_kernel(xp, needs, g, x, y):
 
 MATMUL = defop(
     "matmul",
-    lambda xp, x, y: xp.matmul(x, y),
+    lambda xp, x, y: gemm.matvec(xp, x, y) if y.ndim == 1 else _matmul_wide(xp, x, y),
     _MATMUL_GRADS,
     node="UnsafeViewBackward0",
     array_backward=ArrayBackward(_matmul_kernel),
 )
+_matmul_wide = gemm.rounds_once(lambda xp, x, y: xp.matmul(x, y))
 # a matrix times a batch: PyTorch computes the transposed product and copies it back
 MATMUL_FOLDED = defop(
     "matmul_folded",
-    lambda xp, x, y: xp.matmul(x, y),
+    gemm.rounds_once(lambda xp, x, y: xp.matmul(x, y)),
     _MATMUL_GRADS,
     node="CloneBackward0",
     array_backward=ArrayBackward(_matmul_kernel),
@@ -249,7 +248,9 @@ public(lambda self, other: matmul(other, self), name="__rmatmul__", function=Fal
 
 ADDMM = defop(
     "addmm",
-    lambda xp, x, mat1, mat2, *, beta, alpha: _scaled_sum(x, mat1 @ mat2, beta, alpha),
+    gemm.rounds_once(
+        lambda xp, x, mat1, mat2, *, beta, alpha: _scaled_sum(x, mat1 @ mat2, beta, alpha)
+    ),
     {
         "x": lambda g, beta: g * beta,
         "mat1": lambda g, mat2, alpha: _mm(g, mat2.t()) * alpha,
@@ -258,7 +259,9 @@ ADDMM = defop(
 )
 ADDMV = defop(
     "addmv",
-    lambda xp, x, mat, vec, *, beta, alpha: _scaled_sum(x, mat @ vec, beta, alpha),
+    gemm.rounds_once(
+        lambda xp, x, mat, vec, *, beta, alpha: _scaled_sum(x, mat @ vec, beta, alpha)
+    ),
     {
         "x": lambda g, beta: g * beta,
         "mat": lambda g, vec, alpha: g.unsqueeze(1) * vec * alpha,
@@ -267,8 +270,10 @@ ADDMV = defop(
 )
 ADDR = defop(
     "addr",
+    # element by element in the operands' dtype, alpha applied to vec1 first, as PyTorch's
+    # kernel: (alpha * vec1) * vec2, each step rounded (float16 and bfloat16 included)
     lambda xp, x, vec1, vec2, *, beta, alpha: _scaled_sum(
-        x, xp.multiply.outer(vec1, vec2), beta, alpha
+        x, xp.multiply.outer(vec1 * alpha if alpha != 1 else vec1, vec2), beta, 1
     ),
     {
         "x": lambda g, beta: g * beta,
@@ -278,7 +283,9 @@ ADDR = defop(
 )
 BADDBMM = defop(
     "baddbmm",
-    lambda xp, x, batch1, batch2, *, beta, alpha: _scaled_sum(x, batch1 @ batch2, beta, alpha),
+    gemm.rounds_once(
+        lambda xp, x, batch1, batch2, *, beta, alpha: _scaled_sum(x, batch1 @ batch2, beta, alpha)
+    ),
     {
         "x": lambda g, beta: g * beta,
         "batch1": lambda g, batch2, alpha: g.bmm(batch2.transpose(1, 2)) * alpha,
@@ -287,15 +294,26 @@ BADDBMM = defop(
 )
 ADDBMM = defop(
     "addbmm",
-    lambda xp, x, batch1, batch2, *, beta, alpha: _scaled_sum(
-        x, (batch1 @ batch2).sum(0), beta, alpha
-    ),
+    lambda xp, x, batch1, batch2, *, beta, alpha: _addbmm_fwd(xp, x, batch1, batch2, beta, alpha),
     {
         "x": lambda g, beta: g * beta,
         "batch1": lambda g, batch2, alpha: g.unsqueeze(0).matmul(batch2.transpose(1, 2)) * alpha,
         "batch2": lambda g, batch1, alpha: batch1.transpose(1, 2).matmul(g.unsqueeze(0)) * alpha,
     },
 )
+
+
+_addmm_once = gemm.rounds_once(lambda xp, x, a, b, beta, alpha: _scaled_sum(x, a @ b, beta, alpha))
+
+
+def _addbmm_fwd(xp, x, batch1, batch2, beta, alpha):
+    if batch1.dtype not in gemm.LOW_PRECISION or not len(batch1):
+        return _scaled_sum(x, (batch1 @ batch2).sum(0), beta, alpha)
+    # PyTorch adds one batch at a time (an addmm each, each rounded once): so does this
+    out = _addmm_once(xp, x, batch1[0], batch2[0], beta, alpha)
+    for a, b in zip(batch1[1:], batch2[1:]):
+        out = _addmm_once(xp, out, a, b, 1, alpha)
+    return out
 
 
 def _scaled_sum(x, product, beta, alpha):

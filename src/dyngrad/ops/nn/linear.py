@@ -18,6 +18,7 @@ from ..table.registry import defop
 # PyTorch computes a biased 2-d linear as addmm(bias, x, weight.t()): hence the node name.
 # Each formula reads only what its input needs: with weight and bias frozen, x's formula
 # reads weight alone, so the node saves no activation (seed 000).
+@gemm.rounds_once  # float16/bfloat16: the bias added before the one rounding
 def _linear_fwd(xp, x, weight, bias):
     if x.shape[0] == 1:  # one sample: BLAS's matrix-vector product, which matmul does not call
         out = xp.dot(weight, x[0]).reshape(1, -1)

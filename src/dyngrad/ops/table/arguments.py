@@ -33,6 +33,7 @@ __all__ = [
     "type_name",
     "int_arg",
     "int_list",
+    "size_arg",
     "invalid_combination",
     "new_shape",
     "allocation_error",
@@ -137,6 +138,17 @@ def int_list(
         else:
             return seq
     return _slow_int_list(fn, args, seq, name, position, varargs)
+
+
+def size_arg(fn: str, args: tuple, size, position: int = 1) -> tuple:
+    """The shape of a factory called as `fn(2, 3)`, `fn((2, 3))` or `fn(size=(2, 3))`."""
+    if size is None:
+        return int_list(fn, args, position=position)
+    if args:
+        raise TypeError(f"{fn}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)) or not all(is_int(s) for s in size):
+        raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not {type_name(size)}")
+    return int_list(fn, (size,), position=position, varargs=False)
 
 
 def _slow_int_list(fn, args, seq, name, position, varargs) -> tuple:
