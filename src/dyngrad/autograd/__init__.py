@@ -5,9 +5,11 @@ from __future__ import annotations
 from ..graph.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from . import graph
 from .anomaly import detect_anomaly, set_detect_anomaly
+from .engine import _is_checkpoint_valid as _is_checkpoint_valid  # torch.autograd's
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
+from .saved_tensors import SavedTensor
 from .variable import Variable
 
 # isort: split
@@ -29,4 +31,5 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "Variable",
+    "SavedTensor",
 ]

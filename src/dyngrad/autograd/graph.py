@@ -1,7 +1,8 @@
 """`torch.autograd.graph`: the graph's public names, and dyngrad's views of a graph.
 
 Nodes live in `dyngrad.graph` (a lower layer, so ops can record them); this module is the
-namespace PyTorch users import them from, plus `describe`, `print_graph` and `saved_bytes`.
+namespace PyTorch users import them from (with the saved-tensor hooks), plus `describe`,
+`print_graph` and `saved_bytes`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from ..graph.node import AccumulateGrad, GraphRoot, Node
 from ..graph.saved import SavedOutput
 from .inspect_graph import render_compact, render_tree
 from .inspect_graph import saved_bytes as _count_saved_bytes
+from .mutation_on_saved import allow_mutation_on_saved_tensors
+from .saved_tensors import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
 __all__ = [
     "Node",
@@ -20,6 +23,10 @@ __all__ = [
     "GraphRoot",
     "RemovableHandle",
     "SavedOutput",
+    "saved_tensors_hooks",
+    "save_on_cpu",
+    "disable_saved_tensors_hooks",
+    "allow_mutation_on_saved_tensors",
     "describe",
     "print_graph",
     "saved_bytes",
