@@ -12,9 +12,11 @@ from ..graph.grad_mode import (
 )
 from . import graph
 from .anomaly import detect_anomaly, set_detect_anomaly
+from .engine import _is_checkpoint_valid as _is_checkpoint_valid  # torch.autograd's
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
+from .saved_tensors import SavedTensor
 from .variable import Variable
 
 # isort: split
@@ -37,4 +39,5 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "Variable",
+    "SavedTensor",
 ]

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Mapping
 
 from .._tensor import Tensor, above
-from ..graph import grad_mode, passes
+from ..graph import grad_mode, passes, saved_hooks
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import ones, zeros_like
@@ -282,6 +282,9 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None, ac
     grad_state.enabled, grad_state.backward = create_graph, True
     _local.depth = depth + 1
     outer_task, _local.task = getattr(_local, "task", None), task
+    prev_valid = getattr(_local, "checkpoint_valid", True)
+    _local.checkpoint_valid = prev_valid and targets is None  # See `_is_checkpoint_valid`
+    hooks = saved_hooks.snapshot()  # See Note [Saved tensor hooks]
     try:
         with quiet_floating_point():  # See Note [Floating-point warnings]
             _run(task)
@@ -293,6 +296,8 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None, ac
     finally:
         _local.depth = depth
         _local.task = outer_task
+        _local.checkpoint_valid = prev_valid
+        saved_hooks.restore(hooks)
         grad_state.enabled, grad_state.backward = prev_mode, prev_backward
         passes.finish(outer_pass)
     for watcher in watchers:
@@ -404,18 +409,24 @@ def _post_hooks(node, outputs, grads):
 
 
 def _execute_on_new_thread(*args):
-    # See Note [Reentrant backward]: the grad modes are thread-local, so they travel along
+    # See Note [Reentrant backward]: the grad modes, the saved-tensor hooks and whether a
+    # checkpoint may recompute are thread-local, so they travel along
     result: list = []
     modes = grad_mode.thread_modes()
+    hooks = saved_hooks.snapshot()
+    valid = getattr(_local, "checkpoint_valid", True)
 
     def work():
         grad_mode.set_thread_modes(modes)
+        saved_hooks.restore(hooks)
+        _local.checkpoint_valid = valid
         try:
             result.append(("ok", execute(*args)))
         except BaseException as exc:  # re-raised on the waiting thread
             result.append(("error", exc))
         finally:
             grad_mode.set_thread_modes(grad_mode.DEFAULT_MODES)
+            saved_hooks.restore([])
 
     worker = threading.Thread(target=work, name="dyngrad-reentrant-backward")
     worker.start()
@@ -424,6 +435,13 @@ def _execute_on_new_thread(*args):
     if kind == "error":
         raise value.with_traceback(value.__traceback__)
     return value
+
+
+def _is_checkpoint_valid() -> bool:
+    """Matches `torch.autograd._is_checkpoint_valid`: False inside a backward pass that runs
+    only towards some inputs (`autograd.grad`, `backward(inputs=...)`), where a reentrant
+    checkpoint cannot recompute its part of the graph."""
+    return getattr(_local, "checkpoint_valid", True)
 
 
 above.backward = backward  # Tensor.backward: See Note [Calls up the layers]

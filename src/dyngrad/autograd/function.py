@@ -13,11 +13,13 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from ..graph import saved_hooks
 from ..graph.errors import modified_inplace_error
 from ..graph.grad_mode import no_grad
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import SECOND_BACKWARD, AccumulateGrad, Node, move_retains_grad
 from ..graph.saved import SavedOutput
+from ..graph.saved_hooks import Packed
 from ..ops.creation.factories import zeros
 from ..ops.table.record import gradient_edge, record
 from ..ops.table.views import check_inplace_allowed, rebase_history
@@ -66,18 +68,10 @@ class FunctionCtx:
     def saved_tensors(self) -> tuple:
         if self._saved is None:
             raise RuntimeError(CLEARED_ON_ACCESS if self._cleared_on_access else SECOND_BACKWARD)
-        out = []
-        for t, version in self._saved:
-            if type(t) is SavedOutput:  # rebuilt with this node as its history
-                t = _rebuild_output(self, t)
-            if t is not None and t._version_counter.value != version:
-                raise modified_inplace_error(
-                    self, "saved_tensors", t, version, t._grad_fn, t._out_nr
-                )
-            out.append(t)
+        out = tuple(self._unpack_saved_slot(i) for i in range(len(self._saved)))
         if getattr(self._function, "clear_saved_tensors_on_access", False):
             self._saved, self._cleared_on_access = None, True  # the caller's are the last refs
-        return tuple(out)
+        return out
 
     @property
     def saved_variables(self) -> tuple:
@@ -85,6 +79,36 @@ class FunctionCtx:
             "'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2
         )
         return self.saved_tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple:
+        """PyTorch's `grad_fn._raw_saved_tensors`: a SavedTensor per saved value."""
+        if self._saved is None:
+            raise RuntimeError(SECOND_BACKWARD)
+        return tuple(saved_hooks.raw_saved(self, i) for i in range(len(self._saved)))
+
+    # the SavedTensor protocol (graph/saved_hooks.py) ----------------------------------------
+    def _saved_slot(self, index: int, freed: str):
+        if self._saved is None:
+            raise RuntimeError(freed)
+        return self._saved[index][0]
+
+    def _set_saved_slot(self, index: int, packed) -> None:
+        saved = list(self._saved)
+        saved[index] = (packed, None)
+        self._saved = tuple(saved)
+
+    def _unpack_saved_slot(self, index: int):
+        if self._saved is None:
+            raise RuntimeError(SECOND_BACKWARD)
+        t, version = self._saved[index]
+        if type(t) is Packed:  # See Note [Saved tensor hooks]
+            return t.unpack(self)
+        if type(t) is SavedOutput:  # rebuilt with this node as its history
+            t = _rebuild_output(self, t)
+        if t is not None and t._version_counter.value != version:
+            raise modified_inplace_error(self, "saved_tensors", t, version, t._grad_fn, t._out_nr)
+        return t
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -311,7 +335,7 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
     ctx._non_diff_outputs = frozenset(
         i for i, o in enumerate(results) if isinstance(o, Tensor) and id(o) not in produced
     )
-    _save_tensors(ctx, results, produced)
+    _save_tensors(ctx, results, produced, tracking)
     ctx._dirty = ctx._non_differentiable = ()  # the node must not hold its outputs
     return results[0] if single else tuple(results)
 
@@ -358,12 +382,25 @@ def _dirty_not_input(out) -> None:
     warnings.warn(message, UserWarning, stacklevel=4)
 
 
-def _save_tensors(ctx, results, produced: dict) -> None:
-    ctx._saved = tuple(
-        (_saved_output(t, produced[id(t)]) if id(t) in produced else t, _version_of(t))
-        for t in ctx._to_save
-    )
+def _save_tensors(ctx, results, produced: dict, tracking: bool) -> None:
+    hooks = saved_hooks.current() if tracking and saved_hooks.active else None
+    if hooks is not None:  # See Note [Saved tensor hooks]
+        ctx._saved = tuple(
+            (None if t is None else _pack(ctx, t, hooks, produced.get(id(t))), None)
+            for t in ctx._to_save
+        )
+    else:
+        ctx._saved = tuple(
+            (_saved_output(t, produced[id(t)]) if id(t) in produced else t, _version_of(t))
+            for t in ctx._to_save
+        )
     ctx._to_save = ()
+
+
+def _pack(ctx, t, hooks, output_nr):
+    if output_nr is None:
+        return saved_hooks.pack(t, hooks, node=ctx)
+    return saved_hooks.pack(t, hooks, True, output_nr, ctx)
 
 
 def _version_of(t) -> int:

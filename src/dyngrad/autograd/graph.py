@@ -1,7 +1,8 @@
 """`torch.autograd.graph`: the graph's public names, and dyngrad's views of a graph.
 
 Nodes live in `dyngrad.graph` (a lower layer, so ops can record them); this module is the
-namespace PyTorch users import them from, plus `describe`, `print_graph` and `saved_bytes`.
+namespace PyTorch users import them from (with the saved-tensor hooks), plus `describe`,
+`print_graph` and `saved_bytes`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from .gradient_edge import GradientEdge, get_gradient_edge
 from .inspect_graph import render_compact, render_tree
 from .inspect_graph import saved_bytes as _count_saved_bytes
 from .multi_grad_hook import register_multi_grad_hook
+from .mutation_on_saved import allow_mutation_on_saved_tensors
+from .saved_tensors import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
 __all__ = [
     "Node",
@@ -28,6 +31,10 @@ __all__ = [
     "get_gradient_edge",
     "increment_version",
     "register_multi_grad_hook",
+    "saved_tensors_hooks",
+    "save_on_cpu",
+    "disable_saved_tensors_hooks",
+    "allow_mutation_on_saved_tensors",
     "describe",
     "print_graph",
     "saved_bytes",

@@ -145,6 +145,10 @@ class Node:
     def _saved_tensor_names(self) -> tuple:
         return ()
 
+    def _output_differentiable(self, output_nr: int) -> bool:
+        """Whether a saved output of this node, read back, has the node as its history."""
+        return True
+
 
 class AccumulateGrad(Node):
     """The sink of a leaf that requires grad: adds incoming gradients into `variable.grad`."""

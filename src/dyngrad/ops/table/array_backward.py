@@ -34,6 +34,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...graph.saved import SavedOutput
+from ...graph.saved_hooks import Packed
 from ..arrays.axis_sums import sum_to
 from .nodes import check_unmodified
 
@@ -157,6 +158,8 @@ def _saved_arrays(node, dtype, mixed_dtypes: bool):
             value = value._data
             if type(value) is not _ndarray:
                 return None
+        elif type(value) is Packed:  # unpacked once, by the formulas: Note [Saved tensor hooks]
+            return None
         else:  # a Python number or None
             env[name] = value
             continue

@@ -10,18 +10,21 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
+from ...graph import saved_hooks
 from ...graph.grad_mode import state as grad_state
 from ...graph.saved import SavedOutput
 from ...runtime import dtypes, namespace
 from . import record as recording
 from .errors import translate
-from .record import gradient_edge, record
+from .record import gradient_edge, record, save
 from .views import check_inplace_allowed, rebase_history
 
 __all__ = ["apply_inplace"]
 
 _EMPTY: dict = {}
 _new = object.__new__
+_hooks_active = saved_hooks.active
+_write_watchers = saved_hooks.write_watchers
 OVERLAP = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
     "memory location. Please clone() the tensor before performing the operation."
@@ -62,21 +65,30 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
         inputs = args
         if any(index == 0 for _, index in plan):  # the formula reads self before the write
             inputs = (_snapshot(self),) + args[1:]
+    if _write_watchers:  # See Note [Writes into saved tensors]
+        for watcher in _write_watchers:
+            watcher(self)
     try:
         self._data[...] = out
     except ValueError:  # NumPy's read-only array
         raise RuntimeError(OVERLAP) from None
+    # under saved-tensor hooks what the node saves is packed once the write is counted and
+    # self's history rewritten, as PyTorch's pack hook sees it (See Note [Saved tensor hooks])
+    hooked = node is not None and _hooks_active and saved_hooks.current() is not None
     if node is not None:
         # Recorded between the write and the bump, so an input saved that shares self's
         # counter (`y.mul_(y)`) keeps its version from before the write: backward then sees
         # that it changed, as PyTorch does.
-        record(node, inputs, mask, attrs, plan, self)
+        record(node, inputs, mask, attrs, None if hooked else plan, self)
     self._version_counter.bump(name or op.name + "_")
     if node is not None:
-        for key, value in node._saved.items():
-            if type(value) is SavedOutput:  # self as the write left it
-                node._versions[key] = self._version_counter.value
+        if not hooked:
+            for key, value in node._saved.items():
+                if type(value) is SavedOutput:  # self as the write left it
+                    node._versions[key] = self._version_counter.value
         rebase_history(self, node)
+        if hooked:
+            save(node, plan, inputs, self)
     if recording.observer is not None:  # See Note [Op observer]
         recording.observer(op, args, attrs, self)
     return self

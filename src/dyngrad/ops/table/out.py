@@ -19,6 +19,7 @@ import os
 import warnings
 
 from ..._tensor import Tensor
+from ...graph import saved_hooks
 from ...graph.grad_mode import state as grad_state
 from ...runtime import dtypes
 
@@ -330,6 +331,8 @@ def _copy_into(result: Tensor, out: Tensor) -> None:
         raise RuntimeError(
             f"result type {src._legacy} can't be cast to the desired output type {dst._legacy}"
         )
+    for watcher in saved_hooks.write_watchers:  # See Note [Writes into saved tensors]
+        watcher(out)
     if out._data.shape != data.shape:
         if out._data.size:
             warnings.warn(

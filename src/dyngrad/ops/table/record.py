@@ -12,6 +12,8 @@
 #                                        counters])
 #   Tensor._wrap(data, ...)              every output tensor (`new_tensor`)
 #   observer                             told of every op (the doctor; Note [Op observer])
+#   pack_saved                           what a node saved, handed to the saved-tensor hooks
+#                                        while any are active (Note [Saved tensor hooks])
 # So whatever must see op calls (the compile tracer, autocast, saved-tensor hooks, the
 # doctor) attaches here once. The fast forms call the same two functions; only the cheap test
 # of whether anything is recorded at all is theirs. (Recording is one call, not one per step:
@@ -35,10 +37,12 @@ import numpy as np
 from ..._tensor import InferenceCounter, Tensor, above, new_tensor, user_site
 from ...graph import anomaly_mode as anomaly
 from ...graph import errors as graph_errors
+from ...graph import saved_hooks
 from ...graph.grad_mode import state as grad_state
 from ...graph.node import Node, _sequence, grad_accumulator, move_retains_grad
 from ...graph.saved import SAVES_OUTPUT as _SAVES_OUTPUT
 from ...graph.saved import SavedOutput
+from ...graph.saved_hooks import Packed
 from ...runtime import namespace
 from .errors import translate
 from .view_errors import creation_of, view_rebase_error
@@ -46,6 +50,8 @@ from .view_errors import creation_of, view_rebase_error
 __all__ = [
     "apply",
     "record",
+    "save",
+    "pack_saved",
     "gradient_edge",
     "note_no_grad",
     "observer",
@@ -60,6 +66,7 @@ _ndarray = np.ndarray
 _NO_EDGE = (None, 0)
 _next_seq = _sequence.__next__
 _wrap = new_tensor
+_hooks_active = saved_hooks.active  # non-empty while any thread has saved-tensor hooks
 # Note [Op observer]: `dyngrad.doctor` sets this to `observer(op, args, attrs, result)` while it
 # watches; every op checks it once (a global read), so it costs ~nothing while None.
 observer = None
@@ -123,7 +130,8 @@ def record(
         return node
     if not plan:
         node._saved = node._versions = _EMPTY
-    elif plan is _SAVES_OUTPUT and type(result) is not tuple:  # relu, exp, tanh...
+        return node
+    if plan is _SAVES_OUTPUT and type(result) is not tuple:  # relu, exp, tanh...
         a = _new(SavedOutput)
         a.data = result._data
         a.version_counter = fn = result._version_counter
@@ -137,12 +145,15 @@ def record(
         for name, index in plan:  # mul, div, matmul...: inputs only
             if index < 0:
                 _save(node, plan, inputs, result)
-                return node
+                break
             a = saved[name] = inputs[index]
             if isinstance(a, Tensor):
                 versions[name] = a._version_counter.value
-        node._saved = saved
-        node._versions = versions
+        else:
+            node._saved = saved
+            node._versions = versions
+    if _hooks_active:  # See Note [Saved tensor hooks]
+        pack_saved(node, result)
     return node
 
 
@@ -185,6 +196,36 @@ def _save(node: Node, plan: tuple, inputs: tuple, result) -> None:
             versions[key] = out._version_counter.value
     node._saved = saved
     node._versions = versions
+
+
+def save(node: Node, plan: tuple, inputs: tuple, result) -> None:
+    """Save what `plan` says on `node` and pack it through the saved-tensor hooks: for an
+    in-place op under hooks, whose saving waits until its write is counted (inplace.py)."""
+    if not plan:
+        node._saved = node._versions = _EMPTY
+        return
+    _save(node, plan, inputs, result)
+    pack_saved(node, result)
+
+
+def pack_saved(node: Node, result) -> None:
+    """Hand every tensor `node` saved to this thread's pack hook, if it has hooks (See Note
+    [Saved tensor hooks]); a saved output is handed as the output tensor itself."""
+    hooks = saved_hooks.current()
+    if hooks is None:  # hooks on another thread only
+        return
+    saved = {}
+    versions = node._versions
+    for name, value in node._saved.items():
+        if type(value) is SavedOutput:
+            nr = value.output_nr
+            out = result[nr] if type(result) is tuple else result
+            value = saved_hooks.pack(out, hooks, True, nr, node)
+        elif isinstance(value, Tensor):
+            value = saved_hooks.pack(value, hooks, node=node)
+        saved[name] = value
+    node._saved = saved
+    node._versions = {k: v for k, v in versions.items() if type(saved[k]) is not Packed}
 
 
 def apply(op, args: tuple, attrs: dict = _EMPTY):
