@@ -44,7 +44,9 @@ TOOLS = {
     "onnx",
 }
 # optional extras and heavy parts: imported where they are needed, never at import time
+# (ml_dtypes: bfloat16's NumPy dtype, a second of import; See Note [bfloat16 on demand])
 OPTIONAL = {
+    "ml_dtypes",
     "graphviz",
     "matplotlib",
     "safetensors",
