@@ -108,7 +108,13 @@ AREAS = {
     "nn": ("nn/",),
     "optim": ("optim/",),
     "data": ("utils/",),
-    "saving": ("serialization", "_checkpoint", "_torch_checkpoint", "_safetensors", "_safe_globals"),
+    "saving": (
+        "serialization",
+        "_checkpoint",
+        "_torch_checkpoint",
+        "_safetensors",
+        "_safe_globals",
+    ),
     "tools": ("viz/", "amp/", "compile", "doctor", "cli", "__main__", "_torch_alias"),
 }
 PLACEHOLDER = "{…}"

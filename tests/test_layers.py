@@ -57,6 +57,18 @@ OPTIONAL = {
     "PIL",
     "IPython",
 }
+# standard-library parts that rare paths need (worker processes, thread pools, rendezvous
+# URLs, an error's opcode names, checkpoint archives, the doctor's spool): imported where used, as loading them would slow down
+# `import dyngrad` (tests/test_import.py)
+DEFERRED_STDLIB = {
+    "multiprocessing",
+    "concurrent",
+    "urllib",
+    "pickletools",
+    "zipfile",
+    "tempfile",
+    "shutil",
+}
 
 
 def layer_of(module: str) -> str:
@@ -182,7 +194,7 @@ def test_no_deferred_import_of_our_own_modules():
             if top:
                 continue
             root = target.split(".")[0]
-            if root == "dyngrad" or (root not in OPTIONAL and root != "torch"):
+            if root == "dyngrad" or (root not in OPTIONAL | DEFERRED_STDLIB and root != "torch"):
                 deferred.append(f"{module}:{line} imports {target} inside a function")
     assert not deferred, "\n".join(deferred)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import zipfile
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +14,9 @@ from ._checkpoint_tensors import from_bytes, restore_tensor
 from .runtime import dtypes
 from .runtime.device import device as Device
 from .size import Size
+
+if TYPE_CHECKING:  # zipfile (and the pathlib it loads) is imported by load and save
+    import zipfile
 
 __all__ = ["read_manifest", "MANIFEST"]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,33 +27,39 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, repr=False)
 class Allowed:
     """A name a checkpoint may use, standing for what torch's means (never torch's object)."""
 
-    name: str
+    __slots__ = ("name",)
+
+    def __init__(self, name: str, **fields) -> None:
+        object.__setattr__(self, "name", name)
+        for key, value in fields.items():
+            object.__setattr__(self, key, value)
+
+    def __setattr__(self, key: str, value) -> None:  # shared by every load: never changed
+        raise AttributeError(f"{self.name} cannot be changed")
 
     def __repr__(self) -> str:
         return self.name
 
 
-@dataclass(frozen=True, repr=False)
 class StorageType(Allowed):
     """What `torch.FloatStorage` & co. stand for: the dtype of a persistent id's bytes."""
 
-    dtype: dtypes.dtype
+    __slots__ = ("dtype",)
 
 
-@dataclass(frozen=True, repr=False)
 class TensorType(Allowed):
     """What `torch.Tensor` and `torch.nn.Parameter` stand for inside a checkpoint."""
 
-    parameter: bool
+    __slots__ = ("parameter",)
 
 
-@dataclass(frozen=True, repr=False)
 class AllowedCallable(Allowed):
     """An allowed function or class, called only through the restricted unpickler's `call`."""
+
+    __slots__ = ()
 
 
 class PendingNumpyDtype:
@@ -68,15 +73,15 @@ def _storage_types() -> dict:
     legacy = {d._legacy: d for d in dtypes.DTYPES}  # "Float" -> float32, ...
     names = [f"torch.{name}Storage" for name in legacy] + ["torch.UntypedStorage"]
     kinds = [*legacy.values(), dtypes.uint8]
-    return {name: StorageType(name, d) for name, d in zip(names, kinds)}
+    return {name: StorageType(name, dtype=d) for name, d in zip(names, kinds)}
 
 
 ALLOWED_VALUES = {
     **_storage_types(),
     **{f"torch.{name}": d for name, d in {**dtypes._BY_NAME, "bool": dtypes.bool_}.items()},
-    "torch.Tensor": TensorType("torch.Tensor", False),
-    "torch._tensor.Tensor": TensorType("torch.Tensor", False),
-    "torch.nn.parameter.Parameter": TensorType("torch.nn.parameter.Parameter", True),
+    "torch.Tensor": TensorType("torch.Tensor", parameter=False),
+    "torch._tensor.Tensor": TensorType("torch.Tensor", parameter=False),
+    "torch.nn.parameter.Parameter": TensorType("torch.nn.parameter.Parameter", parameter=True),
 }
 TENSOR_FUNCTIONS = {  # what `_rebuild_from_type_v2` may call (not itself: no recursion)
     "torch._utils._rebuild_tensor_v2": "rebuild_tensor",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 import sys
-import zipfile
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,6 +13,9 @@ from ._checkpoint_tensors import as_leaf, from_bytes, place_storage, strided_vie
 from ._tensor import Tensor
 from .runtime import dtypes
 from .runtime.device import device as Device
+
+if TYPE_CHECKING:  # zipfile (and the pathlib it loads) is imported by load and save
+    import zipfile
 
 __all__ = ["Storage", "Records", "locate_pickle"]
 
@@ -31,6 +34,7 @@ __all__ = ["Storage", "Records", "locate_pickle"]
 # checked before anything is allocated. With `mmap=True` a stored record's array is the file's
 # own bytes, mapped copy-on-write (as torch's MAP_PRIVATE): nothing is read until used.
 
+_STORED = 0  # zipfile.ZIP_STORED
 _LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, ..., file name length, extra length
 
 
@@ -114,7 +118,7 @@ class Records:
                 f"({numel * dtype.itemsize} bytes = {numel} elements * {dtype.itemsize} "
                 f"bytes/element) for dtype {dtype._legacy} ({self.name} is corrupt: data/{key})"
             )
-        if self.mapped is not None and info.compress_type == zipfile.ZIP_STORED:
+        if self.mapped is not None and info.compress_type == _STORED:
             array = self.mapped_array(info, dtype.np, numel)
         else:
             array = from_bytes(self.archive.read(record), dtype.np, self.byteorder)

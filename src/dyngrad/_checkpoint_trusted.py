@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import pickle
-import zipfile
+from typing import TYPE_CHECKING
 
 from ._checkpoint_names import (
     ALLOWED_VALUES,
@@ -16,6 +16,9 @@ from ._checkpoint_names import (
 from ._checkpoint_records import Records, locate_pickle
 from .nn.parameter import Parameter
 from .runtime import dtypes
+
+if TYPE_CHECKING:  # zipfile (and the pathlib it loads) is imported by load and save
+    import zipfile
 
 __all__ = ["load_trusted"]
 

@@ -7,7 +7,6 @@ import os
 import pickle
 import struct
 import sys
-import zipfile
 from collections import OrderedDict
 
 import numpy as np
@@ -226,6 +225,8 @@ def archive_name(path) -> str:
 
 def write_checkpoint(out, name: str, pickled: bytes, storages: list) -> None:
     """Writes the zip of Note [Writing torch.save files] to the binary file `out`."""
+    import zipfile  # here, not at `import dyngrad`: with the pathlib it loads, 10 ms
+
     serialization_id = f"{int.from_bytes(os.urandom(17), 'big') % 10**40:040d}"
     with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
         _record(archive, f"{name}/data.pkl", pickled)
@@ -239,7 +240,9 @@ def write_checkpoint(out, name: str, pickled: bytes, storages: list) -> None:
         _record(archive, f"{name}/.data/serialization_id", serialization_id.encode())
 
 
-def _record(archive: zipfile.ZipFile, name: str, data) -> None:
+def _record(archive, name: str, data) -> None:
+    import zipfile  # loaded by write_checkpoint already
+
     size = memoryview(data).nbytes
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
     info.file_size = size

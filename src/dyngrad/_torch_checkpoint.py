@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pickle
-import zipfile
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 from ._checkpoint_names import (
     ALLOWED_VALUES,
@@ -21,6 +21,9 @@ from ._checkpoint_names import (
 from ._checkpoint_pickle import RestrictedUnpickler
 from ._checkpoint_records import Records, locate_pickle
 from .runtime import dtypes
+
+if TYPE_CHECKING:  # zipfile (and the pathlib it loads) is imported by load and save
+    import zipfile
 
 __all__ = ["load_weights_only", "UNSAFE_MESSAGE"]
 

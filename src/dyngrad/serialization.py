@@ -8,12 +8,12 @@ import io
 import mmap as _mmap
 import os
 import pickle
+import platform
 import re
-import socket
 import stat
 import warnings
-import zipfile
 import zlib
+from typing import TYPE_CHECKING
 
 from ._checkpoint_manifest import MANIFEST, read_manifest
 from ._checkpoint_trusted import load_trusted
@@ -27,6 +27,9 @@ from ._safe_globals import (
 )
 from ._safetensors import is_safetensors, load_safetensors, safetensors_bytes
 from ._torch_checkpoint import load_weights_only
+
+if TYPE_CHECKING:  # zipfile (and the pathlib it loads) is imported by load and save
+    import zipfile
 
 __all__ = [
     "save",
@@ -48,9 +51,10 @@ __all__ = [
 # The largest ratio of a member's size to its compressed size, per zip method. PyTorch
 # reads stored and deflated members only; deflate cannot exceed 1032:1, so a member that
 # claims more is a zip bomb or corrupt, and is refused before it is inflated.
-_EXPANSION = {zipfile.ZIP_STORED: 1, zipfile.ZIP_DEFLATED: 1032}
-# What reading a damaged archive raises (json's errors and the manifest's checks are ValueErrors)
-_CORRUPT = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, KeyError, ValueError)
+_EXPANSION = {0: 1, 8: 1032}  # zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED
+# What reading a damaged archive raises (json's errors and the manifest's checks are ValueErrors;
+# zipfile's BadZipFile and LargeZipFile are added by `_corrupt`)
+_CORRUPT = (zlib.error, EOFError, KeyError, ValueError)
 _TRUE = ("1", "y", "yes", "true")
 
 
@@ -131,6 +135,9 @@ def load(
     if is_safetensors(data, name):
         return load_safetensors(bytes(data), name, map_location)
     user_globals = allowed_globals() if weights_only else {}  # their errors are the caller's
+    import zipfile  # here, not at `import dyngrad`: with the pathlib it loads, 10 ms
+
+    corrupt = (zipfile.BadZipFile, zipfile.LargeZipFile, *_CORRUPT)
     try:
         archive = zipfile.ZipFile(os.fspath(f) if mmap else io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError, EOFError):
@@ -146,7 +153,7 @@ def load(
             return load_trusted(
                 archive, name, map_location, mapped, pickle_module, **pickle_load_args
             )
-        except _CORRUPT as exc:
+        except corrupt as exc:
             raise RuntimeError(f"{name} is corrupt: {exc}") from None
 
 
@@ -319,7 +326,7 @@ def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
 
 
 def _host() -> str:
-    return f"{zlib.crc32(socket.gethostname().encode()):08x}"
+    return f"{zlib.crc32(platform.node().encode()):08x}"  # gethostname(), without socket
 
 
 def _remove_stale_temps(directory: str, name: str) -> None:
