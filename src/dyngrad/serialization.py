@@ -44,16 +44,17 @@ __all__ = [
 # Whatever is wrong with a file, `load` raises one error that names the file and says what
 # is wrong: RuntimeError("<file> is corrupt: ...") for damaged archives, records and
 # manifests (PyTorch's first sentence where it has one), and pickle.UnpicklingError("Weights
-# only load failed. <file>: ...") for a PyTorch pickle that asks for more than data (see
-# Note [Untrusted pickles]). Never an IndexError or TypeError from deep inside, and never
-# an allocation the file's own bytes do not justify.
+# only load failed. <file>...") for a PyTorch pickle that asks for more than data (see
+# Note [Untrusted pickles]): for a name it may not use, PyTorch's message with its two ways
+# out (weights_only=False, add_safe_globals). Never an IndexError or TypeError from deep
+# inside, and never an allocation the file's own bytes do not justify.
 
 # The largest ratio of a member's size to its compressed size, per zip method. PyTorch
 # reads stored and deflated members only; deflate cannot exceed 1032:1, so a member that
 # claims more is a zip bomb or corrupt, and is refused before it is inflated.
 _EXPANSION = {0: 1, 8: 1032}  # zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED
 # What reading a damaged archive raises (json's errors and the manifest's checks are ValueErrors;
-# zipfile's BadZipFile and LargeZipFile are added by `_corrupt`)
+# zipfile's BadZipFile and LargeZipFile join them in `load`, which imports zipfile)
 _CORRUPT = (zlib.error, EOFError, KeyError, ValueError)
 _TRUE = ("1", "y", "yes", "true")
 

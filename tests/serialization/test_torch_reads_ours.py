@@ -227,10 +227,12 @@ def test_a_file_object_gets_the_folder_name_torch_gives_it(torch, tmp_path):
     assert torch.load(tmp_path / "handle.pt")[0].tolist() == [1.0, 1.0]
 
 
-def test_torch_maps_our_storages_in_place(torch, tmp_path):
-    dyngrad.save({"w": dyngrad.arange(1000.0)}, tmp_path / "big.pt")
-    mapped = torch.load(tmp_path / "big.pt", mmap=True)
-    assert mapped["w"].tolist() == list(np.arange(1000.0))
+def test_each_maps_the_others_storages_in_place(torch, tmp_path):
+    dyngrad.save({"w": dyngrad.arange(1000.0)}, tmp_path / "ours.pt")
+    torch.save({"w": torch.arange(1000.0)[1:]}, tmp_path / "theirs.pt")
+    assert torch.load(tmp_path / "ours.pt", mmap=True)["w"].tolist() == list(np.arange(1000.0))
+    mapped = dyngrad.load(tmp_path / "theirs.pt", mmap=True)["w"]
+    assert mapped.tolist() == list(np.arange(1.0, 1000.0))
 
 
 def test_state_dict_metadata_survives_both_ways(libs, tmp_path):
@@ -241,3 +243,14 @@ def test_state_dict_metadata_survives_both_ways(libs, tmp_path):
     assert type(loaded) is collections.OrderedDict
     assert loaded._metadata == sd._metadata
     _model(loader).load_state_dict(loaded)
+
+
+def test_records_past_the_zip64_limit_stay_aligned(torch, tmp_path, monkeypatch):
+    # a model over 4 GiB has zip64 records, whose local header zipfile lengthens: a stand-in
+    # limit of 1000 bytes makes them of a 4000-byte storage
+    monkeypatch.setattr(zipfile, "ZIP64_LIMIT", 1000)
+    dyngrad.save({"w": dyngrad.arange(1000.0), "v": dyngrad.ones(3)}, tmp_path / "big.pt")
+    monkeypatch.undo()
+    assert all(start % 64 == 0 for _, start in _records(tmp_path / "big.pt"))
+    for loaded in (torch.load(tmp_path / "big.pt"), dyngrad.load(tmp_path / "big.pt", mmap=True)):
+        assert loaded["w"].tolist() == list(np.arange(1000.0)) and loaded["v"].tolist() == [1] * 3
