@@ -116,7 +116,13 @@ AREAS = {
     "nn": ("nn/",),
     "optim": ("optim/",),
     "data": ("utils/",),
-    "saving": ("serialization", "_checkpoint_tensors", "_torch_checkpoint", "_safetensors"),
+    "saving": (
+        "serialization",
+        "_checkpoint",
+        "_torch_checkpoint",
+        "_safetensors",
+        "_safe_globals",
+    ),
     "tools": ("viz/", "amp/", "compile", "doctor", "cli", "__main__", "_torch_alias"),
 }
 PLACEHOLDER = "{…}"

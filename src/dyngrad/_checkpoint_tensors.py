@@ -15,7 +15,6 @@ from .runtime.transfer import cuda_available, to_device
 
 __all__ = [
     "host_array",
-    "little_endian",
     "from_bytes",
     "restore_tensor",
     "place_storage",
@@ -30,14 +29,6 @@ _MAX_DIMS = 64  # NumPy's limit
 def host_array(t: Tensor) -> np.ndarray:
     data = t._data
     return data if isinstance(data, np.ndarray) else data.get()  # CuPy arrays copy to host
-
-
-def little_endian(array: np.ndarray) -> np.ndarray:
-    """`array` as contiguous little-endian data, ready to be written as bytes."""
-    array = np.ascontiguousarray(array)
-    if array.dtype.byteorder == ">":
-        array = array.astype(array.dtype.newbyteorder("<"))
-    return array
 
 
 def from_bytes(raw, np_dtype: np.dtype, byteorder: str = "little") -> np.ndarray:

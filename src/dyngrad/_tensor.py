@@ -245,7 +245,7 @@ class Tensor:
         return int(self._data.nbytes)
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f" or self._data.dtype == dtypes.bfloat16.np
+        return self._data.dtype.kind in "fV"  # V: bfloat16, See Note [bfloat16 on demand]
 
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
@@ -278,12 +278,12 @@ class Tensor:
             )
         return (
             self._data.reshape(()).item()
-            if self._data.dtype != dtypes.bfloat16.np
+            if not dtypes.is_bfloat16(self._data.dtype)
             else float(self._data.reshape(()))
         )
 
     def tolist(self):
-        if self._data.dtype == dtypes.bfloat16.np:
+        if dtypes.is_bfloat16(self._data.dtype):
             return self._data.astype(np.float32).tolist()
         return self._data.tolist()
 

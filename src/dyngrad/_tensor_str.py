@@ -166,7 +166,7 @@ def _summarized(values: np.ndarray) -> np.ndarray:
 
 def _tensor_str(values: np.ndarray, indent: int) -> str:
     summarize = values.size > PRINT_OPTS.threshold
-    if values.dtype in (np.float16, dtypes.bfloat16.np):
+    if values.dtype == np.float16 or dtypes.is_bfloat16(values.dtype):
         values = values.astype(np.float32)
     shown = _summarized(values) if summarize else values
     fmt = _ComplexFormatter(shown) if values.dtype.kind == "c" else _Formatter(shown)

@@ -27,7 +27,7 @@ REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can requ
 def _leaf(array, requires_grad: bool = False, device=None) -> Tensor:
     if device is not None:
         to_device(Tensor._wrap(array), Device(device))
-    if requires_grad and array.dtype.kind not in "fc" and array.dtype != dtypes.bfloat16.np:
+    if requires_grad and array.dtype.kind not in "fcV":  # V: See Note [bfloat16 on demand]
         raise RuntimeError(REQUIRES_GRAD_DTYPE)
     return Tensor._wrap(array, bool(requires_grad))
 

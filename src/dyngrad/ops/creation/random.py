@@ -22,7 +22,7 @@ from .factories import _leaf, _np_dtype, allocate
 def _random(fn, sample, size, generator, dtype, requires_grad, device, kernel) -> Tensor:
     shape = size_arg(fn, *size)
     np_dtype = np.dtype(_np_dtype(dtype))
-    if np_dtype.kind not in "fc" and np_dtype != dtypes.bfloat16.np:
+    if np_dtype.kind not in "fcV":  # V: bfloat16, See Note [bfloat16 on demand]
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{from_numpy_dtype(np_dtype)._legacy}'"
         )

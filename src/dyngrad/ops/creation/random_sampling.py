@@ -17,13 +17,13 @@ from ..table.surface import public
 
 
 def _require_float(x, kernel: str) -> None:
-    if x.dtype.kind != "f" and x.dtype != dtypes.bfloat16.np:
+    if x.dtype.kind not in "fV":  # V: bfloat16, See Note [bfloat16 on demand]
         legacy = dtypes.from_numpy_dtype(x.dtype)._legacy
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{legacy}'")
 
 
 def _tiny(dtype) -> float:
-    return float(np.finfo(np.float32 if dtype == dtypes.bfloat16.np else dtype).tiny)
+    return float(np.finfo(np.float32 if dtypes.is_bfloat16(dtype) else dtype).tiny)
 
 
 def _gammas(rng, alpha):

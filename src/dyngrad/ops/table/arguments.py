@@ -228,6 +228,8 @@ def _limits(dtype) -> tuple:
     # exact ints for integer types: 2**63 must not compare equal to int64's max as a float
     if dtype._category == 1:
         return int(np.iinfo(dtype.np).min), int(np.iinfo(dtype.np).max)
+    if dtype is dtypes.bfloat16:  # its finfo, written out: See Note [bfloat16 on demand]
+        return -3.3895313892515355e38, 3.3895313892515355e38
     return float(np.finfo(dtype.np).min), float(np.finfo(dtype.np).max)
 
 

@@ -16,11 +16,11 @@
 
 from __future__ import annotations
 
-import inspect
 from collections import defaultdict
 from operator import itemgetter
 
 from ...graph.saved import SAVES_OUTPUT
+from .generated import parameters
 from .nodes import OpNode, StashOpNode, VariadicOpNode
 
 __all__ = ["OpDef", "defop", "OPS"]
@@ -88,8 +88,7 @@ def defop(
     `stash=True` is a forward that returns (output, stash): an intermediate its kernel reads
     as `stash` instead of computing it again (Note [Stashed intermediates]).
     """
-    sig = inspect.signature(fwd)
-    params = list(sig.parameters.values())[1:]  # after xp
+    params = parameters(fwd)[1:]  # after xp
     op = OpDef()
     op.name = name
     op.fwd = fwd
@@ -122,7 +121,7 @@ def defop(
         if formula is None:
             op.formulas.append(None)
             continue
-        fparams = tuple(inspect.signature(formula).parameters)
+        fparams = tuple(p.name for p in parameters(formula))
         bad = set(fparams) - known
         if bad:
             raise TypeError(f"{name}: formula for {inp} reads unknown names {sorted(bad)}")

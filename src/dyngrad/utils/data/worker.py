@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 import queue
@@ -10,7 +9,6 @@ import random
 import sys
 import traceback
 from dataclasses import dataclass
-from multiprocessing.connection import wait
 
 import numpy as np
 
@@ -147,11 +145,15 @@ class ManagerWatchdog:
         self._main_pid = main_pid
         self._sentinel = None
         if start_method == "forkserver":
+            import multiprocessing  # not at import time: See `_context` in dataloader.py
+
             self._sentinel = multiprocessing.parent_process().sentinel
 
     def is_alive(self) -> bool:
         if self._sentinel is None:
             return os.getppid() == self._main_pid
+        from multiprocessing.connection import wait  # loaded in a worker process already
+
         return not wait([self._sentinel], timeout=0)
 
 
