@@ -17,6 +17,7 @@ __all__ = [
     "seed",
     "initial_seed",
     "fork_rng",
+    "thread_safe_generator",
 ]
 
 
@@ -44,3 +45,9 @@ def fork_rng(
         yield
     finally:
         set_rng_state(state)
+
+
+def thread_safe_generator():
+    """Matches `torch.random.thread_safe_generator`: a thread worker's own generator, None
+    elsewhere (dyngrad's DataLoader workers are processes, so always None)."""
+    return None

@@ -176,6 +176,13 @@ def test_torch_normal_forms_match_torch(expr, torch):
         "t.multinomial(t.rand(3, 6), 4, generator=g)",
         "t.multinomial(t.rand(3, 6, dtype=t.float64), 9, True, generator=g)",
         "t.multinomial(t.rand(2, 1000), 1, generator=g)",
+        # layouts: bernoulli writes a contiguous output, multinomial's noise follows p's
+        "t.bernoulli(t.rand(4, 5).t(), generator=g)",
+        "t.bernoulli(t.rand(4, 1).expand(4, 6), generator=g)",
+        "t.bernoulli(t.rand(4, 5).t(), 0.3, generator=g)",
+        "t.rand(5, 4).t().bernoulli_(t.rand(4, 1), generator=g)",
+        "t.multinomial(t.rand(5, 4).t(), 2, generator=g)",
+        "t.multinomial(t.rand(5, 4).t(), 3, True, generator=g)",
     ],
 )
 def test_bernoulli_and_multinomial_match_torch(expr, torch):
@@ -221,3 +228,28 @@ def test_a_seed_resets_the_cached_normal(torch):
         lib.manual_seed(9)
         assert lib.randn(2).tolist() == (lib.manual_seed(9), lib.randn(2))[1].tolist()
     _same("t.randn(1)", torch, seeds=[9])
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "D.Normal(t.tensor([0.5, 1.0]), t.tensor([2.0, 0.1])).sample((20,))",
+        "D.Normal(t.zeros(3), t.ones(3)).rsample((7,))",
+        "D.Uniform(t.tensor([0.0]), t.tensor([3.0])).rsample((9,))",
+        "D.Bernoulli(t.tensor([0.2, 0.7])).sample((10,))",
+        "D.Categorical(t.tensor([0.1, 0.6, 0.3])).sample((12,))",
+        "D.OneHotCategorical(t.tensor([0.1, 0.6, 0.3])).sample((4,))",
+        "D.Exponential(t.tensor([2.0])).rsample((8,))",
+        "D.Cauchy(t.tensor([0.0]), t.tensor([1.0])).rsample((5,))",
+        "D.MultivariateNormal(t.zeros(2), t.eye(2)).sample((4,))",
+    ],
+)
+def test_distribution_samples_match_torch(expr, torch):
+    _same(expr.replace("D.", "t.distributions."), torch, seeds=SEEDS[:2])
+
+
+@pytest.mark.parametrize("n", [17, 20, 31])
+def test_a_tail_redraw_leaves_no_longer_buffer(lib, n):
+    # the last 16 places are redrawn: the result still owns exactly n elements
+    for dtype in (lib.float32, lib.float64):
+        assert lib.randn(n, dtype=dtype).untyped_storage().nbytes() == n * dtype.itemsize

@@ -97,32 +97,51 @@ _LOG_P = [
 _LOG_Q1 = f32(-2.12194440e-4)
 _LOG_Q2 = f32(0.693359375)
 _SQRT_HALF = f32(0.707106781186547524)
-_SMALLEST_NORMAL = np.array(0x00800000, np.int32).view(f32)
 
 
-def _fused(a, b, c, fma):
-    """fma(a, b, c) on float32 arrays; `fma` is None for the unchecked float64 form."""
-    if fma is not None:
-        return fma(a, b, c)
-    return (np.asarray(a, f64) * b + c).astype(f32)
+class _Fused:
+    """fma(y, x, c) rounded to float32 and written into y: in a float64 buffer, where the
+    product of two float32s is exact (see Note [The AVX2 normal kernel]); `checked` does it
+    with `fma32` instead, for the tests to compare."""
+
+    def __init__(self, n: int, checked: bool):
+        self.checked = checked
+        self.buffer = None if checked else np.empty(n, f64)
+
+    def __call__(self, y, x, c):
+        if self.checked:
+            return fma32(y, x, c)
+        t = np.multiply(y, x, out=self.buffer, dtype=f64)
+        t += c
+        np.copyto(y, t, casting="unsafe")
+        return y
+
+    def start(self, a, x, c):
+        """fma(a, x, c) for a number `a` (a polynomial's leading coefficient): a new array."""
+        if self.checked:
+            return fma32(a, x, c)
+        return (x * f64(a) + c).astype(f32)
 
 
-def log_avx2(x: np.ndarray, fma=None) -> np.ndarray:
-    """float32 natural log of positive `x`, as PyTorch's AVX2 normal kernel computes it."""
-    x = np.maximum(x, _SMALLEST_NORMAL)
+def log_avx2(x: np.ndarray, checked: bool = False) -> np.ndarray:
+    """float32 natural log of `x` in [2**-126, 1], as PyTorch's AVX2 normal kernel computes it."""
+    fused = _Fused(x.size, checked)
     bits = x.view(np.int32)
     m = ((bits & 0x007FFFFF) | 0x3F000000).view(f32)  # the mantissa in [0.5, 1)
     small = m < _SQRT_HALF  # then log(m) = log(2m) - log 2
-    e = ((bits >> 23) - (126 + small)).astype(f32)
+    e = ((bits >> 23) - 126).astype(f32)
+    e -= small
     m = (m - f32(1)) + np.where(small, m, f32(0))
     z = m * m
     m64 = m.astype(f64)
-    y = _fused(_LOG_P[0], m64, _LOG_P[1], fma)
+    y = fused.start(_LOG_P[0], m64, _LOG_P[1])
     for p in _LOG_P[2:]:
-        y = _fused(y, m64, p, fma)
-    y = _fused(y * m, z, e * _LOG_Q1, fma)
-    y = y - z * f32(0.5)
-    return (m + y) + e * _LOG_Q2  # e * q2 is exact: fusing changes nothing
+        y = fused(y, m64, p)
+    y = fused(y * m, z, e * _LOG_Q1)
+    y -= z * f32(0.5)
+    y += m
+    y += e * _LOG_Q2  # e * q2 is exact: fusing changes nothing
+    return y
 
 
 _FOUR_OVER_PI = f32(1.27323954473516)
@@ -131,24 +150,24 @@ _SIN_P = [f32(-1.9515295891e-4), f32(8.3321608736e-3), f32(-1.6666654611e-1)]
 _COS_P = [f32(2.443315711809948e-005), f32(-1.388731625493765e-003), f32(4.166664568298827e-002)]
 
 
-def sincos_avx2(x: np.ndarray, fma=None) -> tuple[np.ndarray, np.ndarray]:
+def sincos_avx2(x: np.ndarray, checked: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """float32 (sin x, cos x) of x >= 0, as PyTorch's AVX2 normal kernel computes them."""
+    fused = _Fused(x.size, checked)
     octant = ((x * _FOUR_OVER_PI).astype(np.int32) + 1) & ~1
     y = octant.astype(f32)
     # x - y * pi/4 in three parts (Cody-Waite); y * DP1 and y * DP2 are exact
-    x = _fused(y, _DP3, (x + y * _DP1) + y * _DP2, fma)
+    x = fused(y, _DP3, (x + y * _DP1) + y * _DP2)
     z = x * x
     z64 = z.astype(f64)
-    cos = _fused(_COS_P[0], z64, _COS_P[1], fma)
-    cos = _fused(cos, z64, _COS_P[2], fma)
-    cos = _fused(cos * z, z64, -(z * f32(0.5)), fma) + f32(1)
-    sin = _fused(_SIN_P[0], z64, _SIN_P[1], fma)
-    sin = _fused(sin, z64, _SIN_P[2], fma)
-    sin = _fused(sin * z, x, x, fma)
+    cos = fused(fused.start(_COS_P[0], z64, _COS_P[1]), z64, _COS_P[2])
+    cos = fused(cos * z, z64, -(z * f32(0.5)))
+    cos += f32(1)
+    sin = fused(fused.start(_SIN_P[0], z64, _SIN_P[1]), z64, _SIN_P[2])
+    sin = fused(sin * z, x, x)
     swap = (octant & 2) != 0
     sin, cos = np.where(swap, cos, sin), np.where(swap, sin, cos)
-    sin = np.where((octant & 4) != 0, -sin, sin)
-    cos = np.where(((octant - 2) & 4) == 0, -cos, cos)
+    np.negative(sin, out=sin, where=(octant & 4) != 0)
+    np.negative(cos, out=cos, where=((octant - 2) & 4) == 0)
     return sin, cos
 
 
@@ -201,8 +220,8 @@ def log64(x: np.ndarray) -> np.ndarray:
     See Note [The C library's log, vectorised]."""
     inverse, hi, lo, ln2_hi, ln2_lo = _log_table()
     m, k = np.frexp(x)  # x = m * 2**k, m in [0.5, 1)
-    j = (x.view(np.uint64) >> np.uint64(45)) & np.uint64(127)  # m's top 7 fraction bits
-    c = inverse[j]
+    j = (x.view(np.int64) >> 45) & 127  # m's top 7 fraction bits
+    c = np.take(inverse, j)
     t = 134217729.0 * m  # m * c = p + r_lo exactly: m split in halves, c has 20 bits
     m_hi = t - (t - m)
     p = m * c
@@ -210,19 +229,25 @@ def log64(x: np.ndarray) -> np.ndarray:
     r_hi = p - 1  # exact (Sterbenz)
     tail = np.full_like(r_hi, _LOG1P_TAIL[0])
     for coefficient in _LOG1P_TAIL[1:]:
-        tail = tail * r_hi + coefficient
+        tail *= r_hi
+        tail += coefficient
     # log x = k log 2 - log c + log1p(r), summed largest first (each |sum| >= |next term|)
     a = k * ln2_hi
-    s1 = a - hi[j]
-    e1 = (a - s1) - hi[j]
+    h = np.take(hi, j)
+    s1 = a - h
+    e1 = (a - s1) - h
     s2 = s1 + r_hi
     e2 = r_hi - (s2 - s1)
-    low = (e1 + e2) + ((k * ln2_lo - lo[j]) + (r_lo - r_hi * r_lo) + r_hi * r_hi * tail)
+    tail *= r_hi * r_hi
+    tail += r_lo - r_hi * r_lo
+    tail += k * ln2_lo - np.take(lo, j)
+    low = (e1 + e2) + tail
     y = s2 + low
     off = (s2 - y) + low  # where the exact log lies from y
-    ulp = (y.view(np.uint64) & np.uint64(0x7FF0000000000000)).view(f64) * 2.0**-52
+    bits = y.view(np.int64)
+    ulp = (bits & 0x7FF0000000000000).view(f64) * 2.0**-52  # y's spacing above
     near_tie = np.abs(off) > 0.47 * ulp
-    near_tie |= (y.view(np.uint64) & np.uint64(0x000FFFFFFFFFFFFF)) == 0  # a power of two
+    near_tie |= (bits & 0x000FFFFFFFFFFFFF) == 0  # a power of two: half the spacing below
     if near_tie.any():
         y[near_tie] = libm(math.log, x[near_tie])
     return y

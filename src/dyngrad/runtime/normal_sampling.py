@@ -27,7 +27,7 @@ _TWO_PI_F32 = np.float32(2.0 * math.pi)
 
 def uniform32(gen: Generator, n: int) -> np.ndarray:
     """PyTorch's float uniforms on [0, 1): the low 24 bits of a word, over 2**24."""
-    return (gen.random(n) & np.uint32(0xFFFFFF)).astype(np.float32) * np.float32(2.0**-24)
+    return np.multiply(gen.random(n) & np.uint64(0xFFFFFF), np.float32(2.0**-24), dtype=np.float32)
 
 
 def uniform64(gen: Generator, n: int) -> np.ndarray:
@@ -55,13 +55,15 @@ _CHUNK = 1 << 16  # values per pass: the temporaries stay in the cache
 def _fill(gen, n, drawn, uniform, transform):
     u = uniform(gen, drawn)
     whole = n - n % 16
-    out = np.empty(n, u.dtype)
-    for start in range(0, whole, _CHUNK):
-        stop = min(start + _CHUNK, whole)
-        _box_muller(u[start:stop], out[start:stop], transform)
     if whole < n:  # PyTorch's tail: 16 fresh uniforms for the last 16 places
-        _box_muller(uniform(gen, 16), out[n - 16 :], transform)
-    return out
+        u = np.concatenate([u[:whole], uniform(gen, 16)])
+    out = np.empty(len(u), u.dtype)
+    for start in range(0, len(u), _CHUNK):
+        _box_muller(u[start : start + _CHUNK], out[start : start + _CHUNK], transform)
+    if whole == n:
+        return out
+    # the tail's 16 values overwrite the last 16 places (a new array: no view of a longer one)
+    return np.concatenate([out[: n - 16], out[whole:]])
 
 
 def _box_muller(u: np.ndarray, out: np.ndarray, transform) -> None:
@@ -105,11 +107,27 @@ def scalar_normals(gen: Generator, n: int, mean: float, std: float) -> np.ndarra
     if cached:
         gen.next_double_normal = None
     pairs = (n - len(cached) + 1) // 2
-    u = uniform64(gen, 2 * pairs).reshape(-1, 2)
-    radius = np.sqrt(-2 * libm(math.log1p, -u[:, 1]))
-    theta = 2.0 * math.pi * u[:, 0]
-    values = np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=1).reshape(-1)
+    values = _pairs(gen, pairs) if pairs > 8 else _few_pairs(gen, pairs)
     if (n - len(cached)) % 2:  # the last pair's second value waits in the generator
         gen.next_double_normal = float(values[-1])
         values = values[:-1]
     return _scale64(np.concatenate([cached, values]), mean, std)
+
+
+def _pairs(gen: Generator, pairs: int) -> np.ndarray:
+    """Box-Muller pairs (r cos θ, r sin θ) from two 53-bit uniforms each (u1 for θ)."""
+    u = uniform64(gen, 2 * pairs).reshape(-1, 2)
+    radius = np.sqrt(-2 * libm(math.log1p, -u[:, 1]))
+    theta = 2.0 * math.pi * u[:, 0]
+    return np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=1).reshape(-1)
+
+
+def _few_pairs(gen: Generator, pairs: int) -> np.ndarray:
+    """`_pairs` in plain Python floats (the same double operations): quicker for a few."""
+    words = (gen.random64(2 * pairs) & np.uint64(2**53 - 1)).tolist()
+    values = []
+    for i in range(0, len(words), 2):
+        radius = math.sqrt(-2 * math.log1p(-(words[i + 1] * 2.0**-53)))
+        theta = 2.0 * math.pi * (words[i] * 2.0**-53)
+        values += [radius * math.cos(theta), radius * math.sin(theta)]
+    return np.array(values, dtype=np.float64)

@@ -92,19 +92,22 @@ class Generator:
 
     def _set_engine(self, engine: np.random.MT19937) -> None:
         self._engine = engine
-        # NumPy's full-range integers are the engine's raw words: 32 bits each, or two words
-        # high half first for 64 bits, exactly PyTorch's random() and random64()
+        # NumPy's full-range 64-bit integers are two raw words, high half first: PyTorch's
+        # random64(); worth its call overhead for long runs only
         self._words = np.random.Generator(engine).integers
 
     def random(self, n: int) -> np.ndarray:
-        """PyTorch's `random()`, n times: uint32 words."""
+        """PyTorch's `random()`, n times: 32-bit words (in a uint64 array)."""
         self._fresh = False
-        return self._words(0, 0xFFFFFFFF, n, dtype=np.uint32, endpoint=True)
+        return self._engine.random_raw(n)
 
     def random64(self, n: int) -> np.ndarray:
         """PyTorch's `random64()`, n times: two words each, the first the high half."""
         self._fresh = False
-        return self._words(0, 0xFFFFFFFFFFFFFFFF, n, dtype=np.uint64, endpoint=True)
+        if n >= 2048:
+            return self._words(0, 0xFFFFFFFFFFFFFFFF, n, dtype=np.uint64, endpoint=True)
+        words = self._engine.random_raw(2 * n)
+        return (words[0::2] << np.uint64(32)) | words[1::2]
 
     def get_state(self):
         """Matches `torch.Generator.get_state`: PyTorch's 5056-byte layout, a uint8 tensor."""

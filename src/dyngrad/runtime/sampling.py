@@ -32,28 +32,31 @@ __all__ = [
 
 _U64 = np.uint64
 # PyTorch's 64-bit draws (random64) serve these types once a range needs more than 32 bits
-_WIDE = {np.dtype(np.int64), np.dtype(np.float64), np.dtype(np.float32), np.dtype("bfloat16")}
+_WIDE = {"int64", "float64", "float32", "bfloat16"}
 
 
 def uniform(gen: Generator, n: int, np_dtype, low: float, high: float) -> np.ndarray:
     """`Tensor.uniform_(low, high)`: fma(u, high - low, low) in float (float, half, bfloat16)
     or double, and a value that rounds up to `high` becomes `low`."""
     if np_dtype == np.float64:
-        u, d, low_, high_ = uniform64(gen, n), high - low, float(low), np.float64(high)
+        u, d, low_, high_ = uniform64(gen, n), high - low, float(low), float(high)
         values = u * d + low_ if d == 1 or low_ == 0 else fma64(u, d, low_)
     else:
         low_, high_ = np.float32(low), np.float32(high)
         u, d = uniform32(gen, n), high_ - low_
         values = u * d + low_ if d == 1 or low_ == 0 else fma32(u, d, low_)
         values = values.astype(np_dtype, copy=False)
+    if low_ == 0 and high_ == 1 and values.dtype.itemsize >= 4:
+        return values  # u < 1 - 2**-24: nothing to clamp
     top = np.asarray(high_).astype(np_dtype)
-    return np.where(values == top, np.asarray(low_).astype(np_dtype), values)
+    np.copyto(values, np.asarray(low_).astype(np_dtype), where=values == top)
+    return values
 
 
 def random_from_to(gen: Generator, n: int, np_dtype, range_: int, base: int) -> np.ndarray:
     """`random_(from, to)` and `randint`: (word % range) + from, with one 32-bit word per value,
     or a 64-bit draw for the wide types when the range needs it."""
-    wide = range_ >= 2**32 and np.dtype(np_dtype) in _WIDE
+    wide = range_ >= 2**32 and np.dtype(np_dtype).name in _WIDE
     words = gen.random64(n) if wide else gen.random(n)
     offset = _U64(base % 2**64)
     values = ((words % _U64(range_)) + offset).view(np.int64)  # wraps as PyTorch's uint64 does

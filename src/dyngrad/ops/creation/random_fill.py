@@ -21,7 +21,7 @@ from ..table.inplace import apply_inplace
 from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
-from .write_order import is_contiguous, place, read
+from .write_order import dense_axes, is_contiguous, place, read
 
 
 def _zeros(g):
@@ -113,7 +113,9 @@ def _bernoulli(xp, p, *, generator):
             "this error message be improved?  If so, please report an "
             "enhancement request to PyTorch.)"
         )
-    return place(sampling.bernoulli_tensor(generator, read(p, p)).astype(p.dtype), p)
+    # the output is a contiguous empty_like(p), and PyTorch walks the output's order
+    draws = sampling.bernoulli_tensor(generator, np.ascontiguousarray(p).ravel())
+    return draws.astype(p.dtype).reshape(p.shape)
 
 
 def _multinomial(xp, probs, *, num_samples, replacement, generator):
@@ -121,10 +123,11 @@ def _multinomial(xp, probs, *, num_samples, replacement, generator):
     if replacement and num_samples > 1:
         out = sampling.multinomial_with_replacement(generator, rows, num_samples)
     else:
-        # PyTorch's race of exponentials: p / E, E ~ Exp(1), in p's type; the largest win
-        keys = rows / sampling.exponential(generator, rows.size, 1.0).astype(rows.dtype).reshape(
-            rows.shape
-        )
+        # PyTorch's race of exponentials: p / E, E ~ Exp(1), in p's type; the largest win.
+        # E fills an empty_like(p): a transposed p's layout (See write_order.py)
+        axes = dense_axes(probs)
+        noise = sampling.exponential(generator, probs.size, 1.0).astype(probs.dtype)
+        keys = rows / place(noise, probs, axes).reshape(rows.shape)
         if num_samples == 1:
             out = keys.argmax(axis=1)[:, None]
         else:
@@ -157,9 +160,14 @@ def _not_implemented(g):
     raise RuntimeError("derivative for aten::bernoulli is not implemented")
 
 
+def _bernoulli_p(xp, x, *, p, generator):
+    # a contiguous empty_like(x), filled in order
+    return sampling.bernoulli(generator, x.size, p).astype(x.dtype).reshape(x.shape)
+
+
 BERNOULLI_P = defop(
     "bernoulli_p",
-    _bernoulli_scalar,
+    _bernoulli_p,
     {"x": _not_implemented},
     node="torch::autograd::NotImplemented",
 )

@@ -44,10 +44,11 @@ def place(values: np.ndarray, like: np.ndarray, axes=False) -> np.ndarray:
     return values.reshape([like.shape[d] for d in axes]).transpose(np.argsort(axes))
 
 
-def read(array: np.ndarray, like: np.ndarray) -> np.ndarray:
-    """`array` (broadcast to `like`'s shape) flat, in `like`'s write order."""
+def read(array: np.ndarray, like: np.ndarray, axes=False) -> np.ndarray:
+    """`array` (broadcast to `like`'s shape) flat, in `like`'s write order (`axes`: an order
+    found already)."""
     array = np.broadcast_to(array, like.shape)
-    axes = memory_axes(like)
+    axes = memory_axes(like) if axes is False else axes
     return (array if axes is None else array.transpose(axes)).ravel()
 
 
