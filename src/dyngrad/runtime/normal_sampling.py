@@ -23,16 +23,26 @@ from .random import Generator
 __all__ = ["normal", "scalar_normals", "uniform32", "uniform64"]
 
 _TWO_PI_F32 = np.float32(2.0 * math.pi)
+_LOW24, _LOW53 = np.uint64(2**24 - 1), np.uint64(2**53 - 1)
+_ULP24 = np.float32(2.0**-24)
 
 
 def uniform32(gen: Generator, n: int) -> np.ndarray:
     """PyTorch's float uniforms on [0, 1): the low 24 bits of a word, over 2**24."""
-    return np.multiply(gen.random(n) & np.uint64(0xFFFFFF), np.float32(2.0**-24), dtype=np.float32)
+    words = gen.random(n)
+    words &= _LOW24
+    values = words.astype(np.float32)
+    values *= _ULP24
+    return values
 
 
 def uniform64(gen: Generator, n: int) -> np.ndarray:
     """PyTorch's double uniforms on [0, 1): the low 53 bits of `random64`, over 2**53."""
-    return (gen.random64(n) & np.uint64(2**53 - 1)).astype(np.float64) * 2.0**-53
+    words = gen.random64(n)
+    words &= _LOW53
+    values = words.astype(np.float64)
+    values *= 2.0**-53
+    return values
 
 
 def normal(gen: Generator, n: int, np_dtype, mean: float, std: float, contiguous: bool = True):
@@ -46,7 +56,7 @@ def normal(gen: Generator, n: int, np_dtype, mean: float, std: float, contiguous
         drawn = n if np_dtype == np.float32 else n - n % 16
         values = _fill(gen, n, drawn, uniform32, lambda u1, u2: _box_muller_avx2(u1, u2, mean, std))
         return values.astype(np_dtype, copy=False)
-    return scalar_normals(gen, n, mean, std).astype(np_dtype)
+    return scalar_normals(gen, n, mean, std).astype(np_dtype, copy=False)
 
 
 _CHUNK = 1 << 16  # values per pass: the temporaries stay in the cache
@@ -103,15 +113,19 @@ def _scale64(x: np.ndarray, mean: float, std: float) -> np.ndarray:
 def scalar_normals(gen: Generator, n: int, mean: float, std: float) -> np.ndarray:
     """n doubles of N(mean, std²) from PyTorch's scalar `normal_distribution<double>`, with the
     generator's cached second value of a pair used first and refilled."""
-    cached = [] if gen.next_double_normal is None or n == 0 else [gen.next_double_normal]
-    if cached:
+    values = []
+    if n and gen.next_double_normal is not None:
+        values.append(gen.next_double_normal)
         gen.next_double_normal = None
-    pairs = (n - len(cached) + 1) // 2
-    values = _pairs(gen, pairs) if pairs > 8 else _few_pairs(gen, pairs)
-    if (n - len(cached)) % 2:  # the last pair's second value waits in the generator
+    pairs = (n - len(values) + 1) // 2
+    if pairs > 8:
+        values = np.concatenate([values, _pairs(gen, pairs)])
+    else:
+        values += _few_pairs(gen, pairs)
+    if len(values) > n:  # the last pair's second value waits in the generator
         gen.next_double_normal = float(values[-1])
         values = values[:-1]
-    return _scale64(np.concatenate([cached, values]), mean, std)
+    return _scale64(np.asarray(values, dtype=np.float64), mean, std)
 
 
 def _pairs(gen: Generator, pairs: int) -> np.ndarray:
@@ -122,12 +136,12 @@ def _pairs(gen: Generator, pairs: int) -> np.ndarray:
     return np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=1).reshape(-1)
 
 
-def _few_pairs(gen: Generator, pairs: int) -> np.ndarray:
+def _few_pairs(gen: Generator, pairs: int) -> list:
     """`_pairs` in plain Python floats (the same double operations): quicker for a few."""
-    words = (gen.random64(2 * pairs) & np.uint64(2**53 - 1)).tolist()
+    words = (gen.random64(2 * pairs) & _LOW53).tolist()
     values = []
     for i in range(0, len(words), 2):
         radius = math.sqrt(-2 * math.log1p(-(words[i + 1] * 2.0**-53)))
         theta = 2.0 * math.pi * (words[i] * 2.0**-53)
         values += [radius * math.cos(theta), radius * math.sin(theta)]
-    return np.array(values, dtype=np.float64)
+    return values

@@ -34,6 +34,7 @@ _WORDS_AT = _HEAD.size
 _DOUBLE_AT = _WORDS_AT + 8 * WORDS
 _FLOAT_AT = 5048
 STATE_BYTES = 5056
+_32 = np.uint64(32)
 
 
 def _seed_value(seed) -> int:
@@ -107,7 +108,10 @@ class Generator:
         if n >= 2048:
             return self._words(0, 0xFFFFFFFFFFFFFFFF, n, dtype=np.uint64, endpoint=True)
         words = self._engine.random_raw(2 * n)
-        return (words[0::2] << np.uint64(32)) | words[1::2]
+        high = words[0::2]
+        high <<= _32
+        high |= words[1::2]
+        return high
 
     def get_state(self):
         """Matches `torch.Generator.get_state`: PyTorch's 5056-byte layout, a uint8 tensor."""

@@ -38,6 +38,8 @@ _WIDE = {"int64", "float64", "float32", "bfloat16"}
 def uniform(gen: Generator, n: int, np_dtype, low: float, high: float) -> np.ndarray:
     """`Tensor.uniform_(low, high)`: fma(u, high - low, low) in float (float, half, bfloat16)
     or double, and a value that rounds up to `high` becomes `low`."""
+    if low == 0 and high == 1 and np_dtype in (np.float32, np.float64):  # rand(): u itself
+        return uniform64(gen, n) if np_dtype == np.float64 else uniform32(gen, n)
     if np_dtype == np.float64:
         u, d, low_, high_ = uniform64(gen, n), high - low, float(low), float(high)
         values = u * d + low_ if d == 1 or low_ == 0 else fma64(u, d, low_)
@@ -46,8 +48,6 @@ def uniform(gen: Generator, n: int, np_dtype, low: float, high: float) -> np.nda
         u, d = uniform32(gen, n), high_ - low_
         values = u * d + low_ if d == 1 or low_ == 0 else fma32(u, d, low_)
         values = values.astype(np_dtype, copy=False)
-    if low_ == 0 and high_ == 1 and values.dtype.itemsize >= 4:
-        return values  # u < 1 - 2**-24: nothing to clamp
     top = np.asarray(high_).astype(np_dtype)
     np.copyto(values, np.asarray(low_).astype(np_dtype), where=values == top)
     return values
