@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import math
-from decimal import Decimal, localcontext
 
 import numpy as np
 
@@ -194,22 +193,42 @@ def libm(fn, x: np.ndarray) -> np.ndarray:
 # (about 6% of the values).
 
 
+_FIXED = 160  # bits after the point of the table's integer logs
+
+
+def _fixed_log(c: float) -> int:
+    """log(c) * 2**160 for c in [1, 2], to a few units: 2 atanh((c - 1) / (c + 1)) summed
+    in integers."""
+    num, den = c.as_integer_ratio()
+    t = ((num - den) << _FIXED) // (num + den)
+    t2 = (t * t) >> _FIXED
+    total, term, k = 0, t, 1
+    while term:
+        total += term // k
+        term = (term * t2) >> _FIXED
+        k += 2
+    return 2 * total
+
+
+def _hi_lo(fixed: int) -> tuple[float, float]:
+    """A fixed-point value as double hi + lo (integer division rounds correctly)."""
+    hi = fixed / 2**_FIXED
+    return hi, (fixed - int(hi * 2.0**_FIXED)) / 2**_FIXED
+
+
 @functools.cache
 def _log_table():
     """For mantissas m in [0.5 + j/256, 0.5 + (j+1)/256): c_j ~ 1/m with 20 bits (so m * c_j
     splits exactly), and log(c_j) as hi + lo; the ends are c = 2 and c = 1 exactly, so that
     1 gives 0 and values just below 1 lose nothing to cancellation. Also log 2 as hi + lo,
-    hi short enough that k * hi is exact."""
-    with localcontext() as ctx:
-        ctx.prec = 40
-        ln2 = Decimal(2).ln()
-        ln2_hi = math.ldexp(round(ln2 * 2**32), -32)
-        ln2_lo = float(ln2 - Decimal(ln2_hi))
-        inverse = [math.ldexp(round(2**27 / (j + 128.5)), -19) for j in range(128)]
-        inverse[0], inverse[-1] = 2.0, 1.0
-        logs = [Decimal(c).ln() for c in inverse]
-        hi = [float(d) for d in logs]
-        lo = [float(d - Decimal(h)) for d, h in zip(logs, hi)]
+    hi short enough (32 bits) that k * hi is exact."""
+    ln2 = _fixed_log(2.0)
+    ln2_top = (ln2 + (1 << (_FIXED - 33))) >> (_FIXED - 32)
+    ln2_hi, ln2_lo = ln2_top / 2**32, (ln2 - (ln2_top << (_FIXED - 32))) / 2**_FIXED
+    inverse = [math.ldexp(round(2**27 / (j + 128.5)), -19) for j in range(128)]
+    inverse[0], inverse[-1] = 2.0, 1.0
+    hi, lo = zip(*(_hi_lo(_fixed_log(c)) for c in inverse))
+    hi, lo = list(hi), list(lo)
     hi[0], lo[0] = ln2_hi, ln2_lo  # exactly cancels k * log 2 at 1
     return np.array(inverse), np.array(hi), np.array(lo), ln2_hi, ln2_lo
 

@@ -46,12 +46,22 @@ def _seed_value(seed) -> int:
     return seed & (2**64 - 1)  # negative seeds wrap, as PyTorch's uint64 does
 
 
-def _engine(seed32: int, key=None, pos: int = WORDS) -> np.random.MT19937:
-    engine = np.random.MT19937()
-    if key is None:  # init_genrand, which NumPy's legacy seeding is
+_BLANK = np.random.SeedSequence(0)  # a new engine's own seeding, replaced right away
+
+
+def _init_genrand(engine: np.random.MT19937, seed32: int) -> None:
+    """Seed `engine` as std::mt19937(seed32) and PyTorch are seeded (NumPy's legacy seeding
+    is exactly that, and is what RandomState(seed32) does)."""
+    legacy = getattr(engine, "_legacy_seeding", None)
+    if legacy is not None:
+        legacy(seed32)
+    else:
         key = np.random.RandomState(seed32).get_state(legacy=False)["state"]["key"]
+        _set_key(engine, key, WORDS)
+
+
+def _set_key(engine: np.random.MT19937, key: np.ndarray, pos: int) -> None:
     engine.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
-    return engine
 
 
 class Generator:
@@ -72,11 +82,15 @@ class Generator:
 
     def __init__(self, device="cpu"):
         self.device = device
+        self._engine = np.random.MT19937(_BLANK)
+        # NumPy's full-range 64-bit integers are two raw words, high half first: PyTorch's
+        # random64(); worth its call overhead for long runs only
+        self._words = np.random.Generator(self._engine).integers
         self.manual_seed(DEFAULT_SEED)
 
     def manual_seed(self, seed: int) -> Generator:
         self._seed = _seed_value(seed)
-        self._set_engine(_engine(self._seed & 0xFFFFFFFF))
+        _init_genrand(self._engine, self._seed & 0xFFFFFFFF)
         self._fresh = True  # seeded and not drawn from: PyTorch's state says next=0
         self.next_double_normal = None  # the cached second value of a Box-Muller pair
         self.next_float_normal = None
@@ -90,12 +104,6 @@ class Generator:
 
     def initial_seed(self) -> int:
         return self._seed
-
-    def _set_engine(self, engine: np.random.MT19937) -> None:
-        self._engine = engine
-        # NumPy's full-range 64-bit integers are two raw words, high half first: PyTorch's
-        # random64(); worth its call overhead for long runs only
-        self._words = np.random.Generator(engine).integers
 
     def random(self, n: int) -> np.ndarray:
         """PyTorch's `random()`, n times: 32-bit words (in a uint64 array)."""
@@ -170,7 +178,7 @@ class Generator:
             raise RuntimeError("Invalid mt19937 state")
         key = np.frombuffer(raw, "<u8", WORDS, _WORDS_AT).astype(np.uint32)
         self._seed = seed
-        self._set_engine(_engine(0, key, WORDS if left == 1 else nxt))
+        _set_key(self._engine, key, WORDS if left == 1 else nxt)
         self._fresh = left == 1 and nxt == 0
         _, y, _, valid = _DOUBLE_CACHE.unpack_from(raw, _DOUBLE_AT)
         self.next_double_normal = y if valid else None
