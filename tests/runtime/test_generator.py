@@ -114,3 +114,8 @@ def test_get_and_set_rng_state(lib):
 def test_a_cpu_generator_has_no_offset(lib):
     with pytest.raises(RuntimeError, match="CPU Generator does not use offset"):
         lib.Generator().get_offset()
+
+
+def test_a_generator_lives_on_a_device(lib):
+    assert lib.Generator().device == lib.device("cpu")
+    assert lib.Generator(device="cpu").device.type == "cpu"

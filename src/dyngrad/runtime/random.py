@@ -16,6 +16,8 @@ import struct
 
 import numpy as np
 
+from .device import device as Device
+
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed"]
 
 
@@ -81,7 +83,7 @@ class Generator:
     )
 
     def __init__(self, device="cpu"):
-        self.device = device
+        self.device = Device(device)
         self._engine = np.random.MT19937(_BLANK)
         # NumPy's full-range 64-bit integers are two raw words, high half first: PyTorch's
         # random64(); worth its call overhead for long runs only
