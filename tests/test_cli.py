@@ -67,7 +67,7 @@ def test_runs_an_unmodified_torch_script(tmp_path):
     assert lines[0] == "argv ['7', '--name', 'x y']"
     assert lines[1] == "cuda False 0"
     assert lines[2] == "same True dyngrad._tensor"
-    assert lines[3] == "w [1.0, -2.0, 0.5]"
+    assert lines[3] == "w [0.99, -1.98, 0.49]"  # what torch prints: the same streams
     assert lines[4] == "hasattr False"
     assert "Traceback" not in result.stderr
 

@@ -67,6 +67,7 @@ from . import (
     linalg,
     nn,
     optim,
+    random,
     special,
     testing,
     utils,
@@ -75,6 +76,7 @@ from . import (
 from ._globals import *  # noqa: F403 - inf, nan, pi, e, newaxis, warn-always, matmul precision
 from .amp import autocast
 from .amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
+from .random import get_rng_state, set_rng_state
 from .serialization import load, save
 
 # isort: split
@@ -121,6 +123,8 @@ __all__ = sorted(
         "seed",
         "initial_seed",
         "default_generator",
+        "get_rng_state",
+        "set_rng_state",
         "no_grad",
         "enable_grad",
         "set_grad_enabled",

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import warnings
 
-from .runtime.warn_always import is_warn_always_enabled, set_warn_always
 from .runtime.memory_format import (
     channels_last,
     channels_last_3d,
@@ -14,6 +13,7 @@ from .runtime.memory_format import (
     memory_format,
     preserve_format,
 )
+from .runtime.warn_always import is_warn_always_enabled, set_warn_always
 
 __all__ = [
     "channels_last",

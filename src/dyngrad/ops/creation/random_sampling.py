@@ -1,7 +1,8 @@
 """Samplers behind `torch.distributions`: `poisson`, `_standard_gamma` (reparameterized, with
 `_standard_gamma_grad`), `_sample_dirichlet` and `_dirichlet_grad`.
 
-Streams come from `runtime.random` (same seeds give the same numbers here, not PyTorch's).
+Draws come from a NumPy generator seeded by the torch generator (`numpy_generator`): a seed
+fixes them, but they are not PyTorch's numbers (its algorithms here are not reproduced).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime import dtypes
-from ...runtime.random import rng_of
+from ...runtime.random import numpy_generator
 from ..arrays import incomplete_gamma
 from ..table.record import apply
 from ..table.registry import defop
@@ -121,13 +122,13 @@ DIRICHLET_GRAD = defop(
 @public(method=False)
 def poisson(input, generator=None):
     """Matches `torch.poisson`: counts drawn with the rates in `input` (PoissonBackward0: 0)."""
-    return apply(POISSON, (input,), {"rng": rng_of(generator)})
+    return apply(POISSON, (input,), {"rng": numpy_generator(generator)})
 
 
 @public(method=False)
 def _standard_gamma(input, generator=None):
     """Matches `torch._standard_gamma`: Gamma(input, 1) draws, reparameterized."""
-    return apply(STANDARD_GAMMA, (input,), {"rng": rng_of(generator)})
+    return apply(STANDARD_GAMMA, (input,), {"rng": numpy_generator(generator)})
 
 
 @public(method=False)
@@ -139,7 +140,7 @@ def _standard_gamma_grad(input, output):
 @public(method=False)
 def _sample_dirichlet(input, generator=None):
     """Matches `torch._sample_dirichlet`: Dirichlet(input) draws along the last dim."""
-    return apply(SAMPLE_DIRICHLET, (input,), {"rng": rng_of(generator)})
+    return apply(SAMPLE_DIRICHLET, (input,), {"rng": numpy_generator(generator)})
 
 
 @public(method=False)

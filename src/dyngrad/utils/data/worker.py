@@ -126,8 +126,12 @@ def seed_worker(base_seed: int, worker_id: int) -> int:
     seed = base_seed + worker_id
     random.seed(seed)
     manual_seed(seed)
-    # NumPy's legacy seeding takes 32 bits: hash the 64-bit seed into a full state.
-    np.random.seed(np.random.SeedSequence(seed).generate_state(4))
+    # PyTorch's hash of (worker, base seed) into NumPy's state: SeedSequence's, word for word
+    np.random.seed(
+        np.random.SeedSequence(
+            [worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]
+        ).generate_state(4)
+    )
     return seed
 
 
