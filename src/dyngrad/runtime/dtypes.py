@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["dtype", "promote_types", "promote_operands", "can_cast", "DTYPES", "is_bfloat16"]
+__all__ = [
+    "dtype",
+    "promote_types",
+    "promote_operands",
+    "can_cast",
+    "DTYPES",
+    "is_bfloat16",
+    "LOW_PRECISION",
+]
+
+# The NumPy dtypes PyTorch computes products and sums of in float32 and rounds once (float16,
+# and bfloat16 once it is loaded: See Note [bfloat16 on demand]); a set for a fast `in`.
+LOW_PRECISION = {np.dtype(np.float16)}
 
 # Note [bfloat16 on demand]
 # NumPy has no bfloat16: ml_dtypes gives it, and importing ml_dtypes costs 0.4-2.5 s (its C
@@ -55,6 +67,7 @@ class dtype:
         np_dtype = np.dtype(ml_dtypes.bfloat16)
         dtype.np.__set__(self, np_dtype)
         _BY_NP[np_dtype] = self
+        LOW_PRECISION.add(np_dtype)
         return np_dtype
 
     def __reduce__(self):

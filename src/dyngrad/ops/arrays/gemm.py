@@ -30,11 +30,10 @@ import functools
 
 import numpy as np
 
-from ...runtime import dtypes
+from ...runtime.dtypes import LOW_PRECISION
 
 __all__ = ["mm", "matvec", "rounds_once", "LOW_PRECISION"]
 
-LOW_PRECISION = frozenset({np.dtype(np.float16), dtypes.bfloat16.np})  # a set: a fast `in`
 _F32_TYPE = np.float32
 
 
