@@ -6,6 +6,7 @@ this module holds only what every tensor is.
 
 from __future__ import annotations
 
+import copy
 import sys
 import warnings
 
@@ -381,8 +382,11 @@ class Tensor:
             )
         new = type(self).__new__(type(self))
         new._init(self._data.copy(), self._requires_grad, None)
-        if type(self) is not Tensor:  # a subclass's own attributes, not autograd's
-            new.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_accum"})
+        if type(self) is not Tensor:
+            # a subclass's own attributes, deep-copied as PyTorch's; not autograd's fields
+            # (hooks, views, accumulator: Tensor's defaults), which PyTorch keeps in C
+            own = {k: v for k, v in self.__dict__.items() if not hasattr(Tensor, k)}
+            new.__dict__.update(copy.deepcopy(own, memo))
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = new

@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import empty_like
 from ..runtime import dtypes
+from .hook_results import check_post_accumulate, checked_value
 from .observers import observers
 
 __all__ = ["accumulate_into", "accumulate_leaf", "tensor_pre_hooks"]
@@ -41,7 +42,7 @@ def _run_hooks(hooks: dict, g: Tensor) -> Tensor:
     for hook in tuple(hooks.values()):
         result = hook(g)
         if result is not None:
-            g = result
+            g = checked_value(hook, g, result)
     return g
 
 
@@ -110,4 +111,4 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
         current._version_counter.bump("AccumulateGrad")
     if var._post_hooks:
         for hook in tuple(var._post_hooks.values()):
-            hook(var)
+            check_post_accumulate(hook, var, hook(var))

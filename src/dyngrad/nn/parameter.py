@@ -36,6 +36,14 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
+    def __deepcopy__(self, memo):
+        # PyTorch's: a new Parameter over a copy of the values; no grad, hooks or attributes
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(Tensor._wrap(self._data.copy(order="K")), self._requires_grad)
+        memo[id(self)] = result
+        return result
+
     def __reduce_ex__(self, protocol):
         return (_rebuild_parameter, (self._data.copy(), self._requires_grad))
 
