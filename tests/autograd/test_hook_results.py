@@ -120,3 +120,13 @@ def test_deepcopy_of_a_parameter_does_not_copy_its_hooks(lib):
     twin(lib.ones(1, 3)).sum().backward()
     assert len(seen) == 2 and twin.weight.grad.abs().sum().item() > 0
     assert twin.weight.tolist() == model.weight.tolist()
+
+
+def test_calling_a_node_by_hand_checks_the_number_of_gradients(lib):
+    x = lib.ones(1, requires_grad=True)
+    y = x**2
+    for args in [(x.detach(), x.detach()), ()]:
+        with pytest.raises(TypeError, match=f"^expected 1 arguments, got {len(args)} instead"):
+            y.grad_fn(*args)
+    z = x * 3
+    assert [g.tolist() if g is not None else None for g in z.grad_fn(x.detach())][0] == [3.0]

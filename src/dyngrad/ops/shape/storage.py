@@ -303,6 +303,8 @@ def resize_(self, *sizes, memory_format=None):
     if any(s < 0 for s in shape):
         raise RuntimeError("numel: integer multiplication overflow")
     data = self._data
+    if shape == data.shape and memory_format is None:
+        return self  # PyTorch's resize_ to the same sizes changes nothing, not even the version
     n = math.prod(shape)
     start = data.__array_interface__["data"][0]
     _, hi = _span(_owner(data))
