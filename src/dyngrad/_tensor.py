@@ -395,6 +395,8 @@ class Tensor:
     # ---- autograd metadata --------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
+        if self._base is not None and self._view_ver != self._version_counter.value:
+            above.refresh_view(self)  # an in-place op on the base may have given it history
         return self._requires_grad
 
     @requires_grad.setter

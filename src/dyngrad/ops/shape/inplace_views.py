@@ -52,8 +52,9 @@ _INPLACE = {
 
 def inplace_view(self: Tensor, view_op, inplace_op, attrs: dict, name: str) -> Tensor:
     """`self` takes the geometry `view_op` gives it; `inplace_op` is the row recorded."""
-    if grad_state.enabled:
-        check_inplace_allowed(self)
+    base = self._base
+    if grad_state.enabled and (self._requires_grad or base is not None and base._requires_grad):
+        check_inplace_allowed(self)  # only when a gradient is involved, as apply_inplace
     node = None
     if grad_state.enabled and self._requires_grad:
         node = object.__new__(inplace_op.node_cls)

@@ -196,8 +196,9 @@ def as_strided_(self, size, stride, storage_offset=None):
     """Matches `torch.Tensor.as_strided_`: `self` itself takes the new geometry
     (AsStridedBackward1 when it has history)."""
     attrs = _strided_attrs(self, size, stride, storage_offset, "as_strided_")
-    if grad_state.enabled:
-        check_inplace_allowed(self)
+    base = self._base
+    if grad_state.enabled and (self._requires_grad or base is not None and base._requires_grad):
+        check_inplace_allowed(self)  # only when a gradient is involved, as apply_inplace
     node = None
     if grad_state.enabled and self._requires_grad:
         node = object.__new__(AS_STRIDED_INPLACE.node_cls)
@@ -297,7 +298,7 @@ def resize_(self, *sizes, memory_format=None):
     element when there is enough of it, else over new memory that starts with the old values
     (the rest is zeros here: PyTorch leaves it uninitialised). A view that is resized stops
     being one (in PyTorch it stays a view of its base)."""
-    if self._requires_grad:
+    if self._requires_grad and not grad_state.inference:  # inference mode skips autograd's check
         raise RuntimeError("cannot resize variables that require grad")
     shape = int_list("resize_", sizes, position=2)
     if any(s < 0 for s in shape):
