@@ -362,7 +362,10 @@ class Tensor:
         return id(self)
 
     def __repr__(self, *, tensor_contents=None) -> str:
-        return tensor_repr(self)
+        cls = type(self)
+        if cls is Tensor or "_plain_repr" in cls.__dict__:  # Parameter's own class says so
+            return tensor_repr(self)
+        return tensor_repr(self, f"{cls.__name__}(")  # a subclass prints its name, as PyTorch's
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:  # PyTorch formats a 0-d tensor as its number: f"{t}" -> 6.0

@@ -16,6 +16,8 @@ class Parameter(Tensor):
     `Parameter(t)` shares `t`'s array and version counter, as PyTorch's does.
     """
 
+    _plain_repr = True  # printed as "tensor(" (PyTorch's rule: Tensor and Parameter only)
+
     def __new__(cls, data=None, requires_grad: bool = True):
         if data is None:
             data = Tensor._wrap(np.empty((0,), defaults.float.np))

@@ -245,8 +245,10 @@ class VariadicOpNode(OpNode):
 
 def _holds_arrays(attrs: dict) -> bool:
     for value in attrs.values():
-        if type(value) is np.ndarray or type(value) is tuple and any(
-            type(v) is np.ndarray for v in value
+        if (
+            type(value) is np.ndarray
+            or type(value) is tuple
+            and any(type(v) is np.ndarray for v in value)
         ):
             return True
     return False
