@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from . import checkpoint, data
+from . import checkpoint, data, hooks
 
-__all__ = ["data", "checkpoint"]
+__all__ = ["data", "checkpoint", "hooks"]
