@@ -10,6 +10,7 @@ values (unlike PyTorch, the result is not a `ScriptModule` and cannot be `torch.
 from __future__ import annotations
 
 import typing
+import warnings
 from typing import Any
 
 from .nn import Module
@@ -110,13 +111,24 @@ def Attribute(value, type=None):  # noqa: A002 - PyTorch's parameter name
 
 def script(obj: Any, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
     """`torch.jit.script`, eagerly: returns `obj` unchanged (dyngrad compiles no TorchScript;
-    the object runs as Python with the same values, but is no `ScriptModule`)."""
+    the object runs as Python with the same values, but is no `ScriptModule`). It warns, as
+    PyTorch 2.13 does, that TorchScript is deprecated."""
+    _deprecated("script")
     return obj
 
 
 def trace(func, example_inputs=None, *args, **kwargs):
     """`torch.jit.trace`, eagerly: returns `func` unchanged (see `script`)."""
+    _deprecated("trace")
     return func
+
+
+def _deprecated(name: str) -> None:
+    warnings.warn(
+        f"`torch.jit.{name}` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 def save(m, f, _extra_files=None) -> None:

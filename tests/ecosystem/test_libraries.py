@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from .scripts import needs, run
 
 MODELS = """
@@ -133,8 +131,3 @@ print(total)
 def test_tqdm_over_a_dataloader(tmp_path):
     ours = run(tmp_path, TQDM, under="dyngrad").stdout
     assert ours.rstrip().endswith("45.0") and "epoch: 3/3" in ours, ours
-
-
-@pytest.mark.parametrize("name", ["is_scripting", "is_tracing"])
-def test_torch_jit_predicates_are_false_as_in_eager_torch(lib, name):
-    assert getattr(lib.jit, name)() is False
