@@ -4,8 +4,6 @@ what the graph holds)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .._tensor import Tensor
 from ..autograd import scope
 from ..autograd.graph import saved_bytes
@@ -22,7 +20,6 @@ from ..graph.grad_mode import enable_grad
 __all__ = ["summary", "ModelSummary", "LayerSummary"]
 
 
-@dataclass
 class LayerSummary:
     """One module call: its name (`features.0`), type, depth (the model is 0), output
     shape(s), parameter count (recursive; 0 for a repeated call of the same module) and the
@@ -30,25 +27,29 @@ class LayerSummary:
     a buffer saved by several nodes counts once, at the first; parameters a node saves are
     not activations and count in `ModelSummary.saved_bytes` only)."""
 
-    name: str
-    type: str
-    depth: int
-    output_shape: list
-    params: int
-    saved_bytes: int
+    # a plain class: @dataclass costs ~10 ms of `import dyngrad` (tests/test_import.py)
+    __slots__ = ("name", "type", "depth", "output_shape", "params", "saved_bytes")
+
+    def __init__(self, name, type, depth, output_shape, params, saved_bytes):  # noqa: A002
+        self.name, self.type, self.depth = name, type, depth
+        self.output_shape, self.params, self.saved_bytes = output_shape, params, saved_bytes
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"LayerSummary({fields})"
 
 
-@dataclass
 class ModelSummary:
     """What `summary` found; `str()` gives the table."""
 
-    layers: list = field(default_factory=list)
-    total_params: int = 0
-    trainable_params: int = 0
-    param_bytes: int = 0
-    activation_bytes: int = 0  # what the rows add up: saved tensors that are no parameter
-    saved_bytes: int = 0  # everything the graph's nodes saved, parameters included
-    graph_nodes: int = 0
+    def __init__(self) -> None:
+        self.layers: list = []
+        self.total_params = 0
+        self.trainable_params = 0
+        self.param_bytes = 0
+        self.activation_bytes = 0  # what the rows add up: saved tensors that are no parameter
+        self.saved_bytes = 0  # everything the graph's nodes saved, parameters included
+        self.graph_nodes = 0
 
     def __str__(self) -> str:
         return render(self)
