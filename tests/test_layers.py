@@ -40,6 +40,7 @@ TOOLS = {
     "distributed",
     "cli",
     "_torch_alias",
+    "_torch_shim",
     "__main__",
     "onnx",
 }
@@ -68,6 +69,8 @@ DEFERRED_STDLIB = {
     "zipfile",
     "tempfile",
     "shutil",
+    "dis",
+    "runpy",
 }
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..runtime.dtypes import defaults
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -71,3 +71,8 @@ class Buffer(metaclass=_BufferMeta):
         out = data.detach()
         out.__dict__["_buffer_persistent"] = persistent
         return out
+
+
+def is_lazy(param) -> bool:
+    """Matches `torch.nn.parameter.is_lazy`: False, as dyngrad has no lazy modules."""
+    return False
