@@ -173,3 +173,13 @@ def test_resize_to_the_same_sizes_changes_nothing(lib):
     view = base[1:4]
     view.resize_(3)
     assert view._base is base  # still a view: nothing was resized
+
+
+EMPTY_STRIDED = """t.empty_strided((2, 2), (4, 2)).stride() | t.empty_strided((2, 3), (1, 2)).is_contiguous()
+t.empty_strided((0, 3), (3, 1)).shape | t.empty_strided((2, 2), (1,)) | t.empty_strided((2, -1), (1, 1))
+t.empty_strided((2, 2), (-1, 1)) | t.empty_strided((2,), (1,), dtype=t.float64).dtype is t.float64"""
+
+
+@pytest.mark.parametrize("expr", _exprs(EMPTY_STRIDED))
+def test_empty_strided_matches_torch(torch, expr):
+    same(torch, expr, **ENV)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from .._tensor import Tensor
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import empty_like
@@ -81,6 +83,34 @@ def _references_to_an_unheld_gradient() -> int:
 _UNHELD = _references_to_an_unheld_gradient()
 
 
+def _in_layout_of(leaf: np.ndarray, g: np.ndarray, only_if_differs: bool = False) -> np.ndarray:
+    # PyTorch's layout contract for a leaf's .grad: the leaf's strides when it is
+    # non-overlapping and dense (channels_last stays channels_last), else row-major
+    dense = _dense(leaf)
+    if only_if_differs:
+        if dense and g.strides == leaf.strides or not dense and g.flags.c_contiguous:
+            return g
+    if dense and not leaf.flags.c_contiguous:
+        out = np.empty_like(leaf, dtype=g.dtype)  # order "K": the leaf's memory order
+        out[...] = g
+        return out
+    return np.array(g, order="C", copy=True)
+
+
+def _dense(a: np.ndarray) -> bool:
+    # non-overlapping and dense: the strides, sorted, are a permutation's contiguous strides
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    expected = a.itemsize
+    for size, stride in sorted(zip(a.shape, a.strides), key=lambda p: p[1]):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) -> None:
     """Add a gradient into `var.grad` (in place unless create_graph); `shared` means `g` may
     be seen elsewhere, so it is copied rather than adopted (Note [Gradient buffer ownership])."""
@@ -98,7 +128,9 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
         else:
             data = g._data
             if shared or data.base is not None or not data.flags.writeable:
-                data = data.copy()
+                data = _in_layout_of(var._data, data)
+            elif not data.flags.c_contiguous or not var._data.flags.c_contiguous:
+                data = _in_layout_of(var._data, data, only_if_differs=True)
             var._grad = Tensor._wrap(data)
     elif create_graph or current._requires_grad:
         var._grad = current + g
