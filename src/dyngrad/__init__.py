@@ -78,6 +78,7 @@ from . import (
 from ._globals import *  # noqa: F403 - inf, nan, pi, e, newaxis, warn-always, matmul precision
 from .amp import autocast
 from .amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
+from .func import vmap  # torch.vmap is torch.func.vmap
 from .random import get_rng_state, set_rng_state
 from .serialization import load, save
 
