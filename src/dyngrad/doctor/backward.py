@@ -4,24 +4,21 @@ gradients, and where each gradient started accumulating (for missing zero_grad).
 
 from __future__ import annotations
 
-import gc
 import math
 import re
-import weakref
 
 import numpy as np
 
-from .._tensor import Tensor
 from ..autograd.observers import EngineObserver, observers
 from ..graph.node import SECOND_BACKWARD, AccumulateGrad
-from .sites import _PACKAGE_DIR, statement_site, user_frame, user_site
+from . import kept
+from .sites import user_site
 
 __all__ = ["install"]
 
 EXPLODE_NORM = 1e6  # a gradient norm this large is exploding whatever it started from
 EXPLODE_GROWTH = 1e3  # ... and so is one this many times its first value
 VANISH_RATIO = 1e-3  # the first layer's gradient norm over the last layer's
-KEPT_AFTER = 3  # backward passes after which a graph still alive counts as kept
 
 
 class _BackwardWatcher(EngineObserver):
@@ -43,8 +40,8 @@ class _BackwardWatcher(EngineObserver):
         session.backward_site = site
         session.passes += 1
         session.new_boundary()
-        _scan(session, _walk(roots), site, task.keep_graph)
-        _check_kept(session, roots)
+        _scan(session, _walk(roots), roots, site, task.keep_graph)
+        kept.check_kept(session, roots)
         session.in_backward += 1
 
     def pass_finished(self, task) -> None:
@@ -90,7 +87,7 @@ def _walk(roots) -> list:
     return nodes
 
 
-def _scan(session, nodes: list, site, keep_graph: bool) -> None:
+def _scan(session, nodes: list, roots, site, keep_graph: bool) -> None:
     """Mark what this backward uses: model outputs, no_grad cuts, carried graphs."""
     pending, marked, carried, cuts = (
         session.pending,
@@ -98,7 +95,7 @@ def _scan(session, nodes: list, site, keep_graph: bool) -> None:
         session.carried,
         session.cuts,
     )
-    size, oldest = 0, math.inf
+    size, oldest, leaves = 0, math.inf, 0
     for node in nodes:
         key = id(node)
         record = pending.get(key)
@@ -109,13 +106,17 @@ def _scan(session, nodes: list, site, keep_graph: bool) -> None:
             for cut_site in mark[1]:
                 if cut_site in cuts:
                     cuts[cut_site].flowed = True
-        if type(node) is not AccumulateGrad:
+        if type(node) is AccumulateGrad:
+            leaves += 1
+        else:
             size += 1
             oldest = min(oldest, node._seq)
             if keep_graph and key in carried:
                 carried[key][1] = True  # reported as retain-graph-growth, not graph-growth
     if keep_graph:
         _check_retained(session, site, size, oldest)
+    if leaves <= sum(type(node) is AccumulateGrad for node, _ in roots):
+        session.disconnected = True  # See Note [Logged cuts]
 
 
 def _check_retained(session, site, size: int, oldest) -> None:
@@ -155,65 +156,6 @@ def _explain(session, exc: RuntimeError, site) -> None:
             f"{op} modifies in place a tensor that the graph saved for backward; the "
             f"backward at line {site[1] if site else '?'} then fails",
         )
-
-
-# ---- graphs kept alive across iterations ---------------------------------------------------
-
-
-def _check_kept(session, roots) -> None:
-    """Graphs of earlier iterations still alive: losses or outputs kept in a container."""
-    passes = session.passes
-    for node, _ in roots:
-        if node is not None and type(node) is not AccumulateGrad:
-            session.lineage.append((passes, weakref.ref(node)))
-    alive = [(p, ref) for p, ref in session.lineage if ref() is not None]
-    session.lineage = alive[-256:]
-    old = [ref() for p, ref in alive if p <= passes - KEPT_AFTER]
-    # the search scans the heap: try a few times only, each time more graphs are kept
-    if len(old) >= 2 and not session.kept_reported and session.kept_searches < 3:
-        session.kept_searches += 1
-        site = _container_statement(old)
-        if site is not None:
-            session.kept_reported = True
-            session.report.add(
-                "graph-growth",
-                site,
-                "tensors with their graphs are kept here across iterations (a list of losses "
-                "or outputs): every kept graph stays in memory",
-            )
-
-
-def _container_statement(nodes: list):
-    frames = []
-    frame = user_frame(2)
-    while frame is not None:
-        if not frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-            frames.append(frame)
-        frame = frame.f_back
-    for node in nodes:
-        for holder in gc.get_referrers(node):
-            if not (isinstance(holder, Tensor) and holder._grad_fn is node):
-                continue
-            for container in gc.get_referrers(holder):
-                name = _name_of(container, frames) if isinstance(container, (list, dict)) else None
-                site = name and statement_site(name, frames)
-                if site:
-                    return site
-    return None
-
-
-def _name_of(container, frames: list) -> str | None:
-    for frame in frames:
-        for scope in (frame.f_locals, frame.f_globals):
-            for name, value in scope.items():
-                if value is container:
-                    return name
-    for owner in gc.get_referrers(container):  # an attribute: `self.history`
-        if isinstance(owner, dict) and owner is not container:
-            for name, value in owner.items():
-                if value is container and isinstance(name, str):
-                    return name
-    return None
 
 
 # ---- gradient norms -------------------------------------------------------------------

@@ -14,6 +14,7 @@ from ..graph.grad_mode import state as grad_state
 from ..graph.node import AccumulateGrad, Node
 from ..ops.table import record
 from . import cuts
+from .op_rules import RULES
 from .sites import frame_site, user_frame, user_site
 
 __all__ = ["install", "observe"]
@@ -31,6 +32,9 @@ def observe(session, op, args, attrs, result) -> None:
     """Called by every op while the doctor runs, after the op made its result."""
     if session.busy:
         return
+    rule = RULES.get(op.name)
+    if rule is not None and not session.in_backward:
+        rule(session, args, attrs, result)
     outs = result if type(result) is tuple else (result,)
     for t in outs:
         data = t._data

@@ -14,7 +14,7 @@ from __future__ import annotations
 import weakref
 
 from ..graph.node import _sequence
-from . import backward, cuts, data_parallel, ops, training
+from . import backward, cuts, data_parallel, kept, ops, training
 from .findings import Report
 
 __all__ = ["Session", "current", "ParamState", "watch", "watching"]
@@ -89,13 +89,17 @@ class Session:
         self.paramless: dict[int, object] = {}  # modules without parameters (losses)
         self.manual: dict[int, object] = {}  # leaves updated in place by hand
         self.first_step_site = None
+        self.batch = None  # the leading size of the latest top-level model input
         # graph growth: nodes made from a graph of an earlier iteration
         self.carried: dict[int, list] = {}  # id(node) -> [weakref, retained]
         self.lineage: list = []  # (pass, weakref(node)) of roots and model outputs
         self.kept_reported = False
         self.kept_searches = 0
+        self.kept_searched = 0  # old graphs alive at the latest search (Note [Kept graphs])
+        self.kept_watch = None
         # cuts of the graph (see cuts.py) and tensors made from cuts under no_grad
         self.cuts: dict = {}
+        self.disconnected = False  # a backward reached no leaf but its roots
         self.marked_nodes: dict[int, tuple] = {}
         self.no_grad_frames: list = []
         # outputs of top-level module calls that no backward has used yet
@@ -159,6 +163,7 @@ class Session:
         self.busy = True
         try:
             self._patcher.restore()
+            kept.stop_watching(self)
             training.finish(self)
             cuts.finish(self)
             data_parallel.finish(self)
