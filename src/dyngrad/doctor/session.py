@@ -14,7 +14,7 @@ from __future__ import annotations
 import weakref
 
 from ..graph.node import _sequence
-from . import backward, cuts, data_parallel, kept, ops, training
+from . import backward, cuts, data_parallel, kept, ops, training, wiring
 from .findings import Report
 
 __all__ = ["Session", "current", "ParamState", "watch", "watching"]
@@ -89,6 +89,9 @@ class Session:
         self.paramless: dict[int, object] = {}  # modules without parameters (losses)
         self.manual: dict[int, object] = {}  # leaves updated in place by hand
         self.first_step_site = None
+        self.optimizer_sites: dict = {}  # id(optimizer) -> where it was built
+        self.eval_sites: dict = {}  # id(module) -> the user's model.eval() that is in force
+        self.eval_trained: dict = {}  # forwards in eval mode that a backward used (wiring.py)
         self.batch = None  # the leading size of the latest top-level model input
         # graph growth: nodes made from a graph of an earlier iteration
         self.carried: dict[int, list] = {}  # id(node) -> [weakref, retained]
@@ -149,7 +152,7 @@ class Session:
         self.report.open_spool(tempfile.mkdtemp(prefix="dyngrad-doctor-"))
         _active = self
         try:
-            for module in (ops, backward, cuts, training, data_parallel):
+            for module in (ops, backward, cuts, training, data_parallel, wiring):
                 module.install(self, self._patcher)
         except BaseException:
             self._patcher.restore()
@@ -166,6 +169,7 @@ class Session:
             kept.stop_watching(self)
             training.finish(self)
             cuts.finish(self)
+            wiring.finish(self)
             data_parallel.finish(self)
         finally:
             _active = None

@@ -19,6 +19,7 @@ from ..nn.modules.normalization import _BatchNorm
 from ..nn.utils import clip_grad
 from ..optim import optimizer as optimizer_module
 from ..utils.data import worker
+from . import wiring
 from .sites import _PACKAGE_DIR, user_frame, user_site
 
 __all__ = ["install", "finish", "ModelState"]
@@ -46,6 +47,7 @@ def _on_step(session, optimizer) -> None:
     if session.first_step_site is None:
         session.first_step_site = site
     session.remember(session.optimizers, optimizer)
+    wiring.check_step(session, optimizer)
     session.new_boundary()
     for group in optimizer.param_groups:
         for p in group["params"]:
@@ -136,6 +138,8 @@ class OutputRecord:
         self.refs: list = []
 
     def use(self, passes: int) -> None:
+        if self.eval_mode:
+            wiring.eval_output_used(self.session, self)
         self.used = True
         self.state.used = True
         self.state.used_pass = passes
