@@ -98,13 +98,13 @@ def finish(session) -> None:
         site, how = _lost_site(session, p)
         by_site.setdefault((site, how), []).append(p)
     for (site, how), group in by_site.items():
+        several = len(group) > 1
         session.report.add(
             "param-not-in-optimizer",
             site,
-            f"{_listing(session, group)} {'get' if len(group) > 1 else 'gets'} gradients but "
-            f"{'belong' if len(group) > 1 else 'belongs'} to no optimizer, so "
-            f"{'they' if len(group) > 1 else 'it'} never {'change' if len(group) > 1 else 'changes'}"
-            f": {how}",
+            f"{_listing(session, group)} {'get' if several else 'gets'} gradients but "
+            f"{'belong' if several else 'belongs'} to no optimizer, so "
+            f"{'they never change' if several else 'it never changes'}: {how}",
         )
 
 
