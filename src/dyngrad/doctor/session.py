@@ -14,7 +14,7 @@ from __future__ import annotations
 import weakref
 
 from ..graph.node import _sequence
-from . import backward, cuts, data_parallel, kept, ops, training, wiring
+from . import backward, cuts, data_parallel, kept, ops, schedules, training, wiring
 from .findings import Report
 
 __all__ = ["Session", "current", "ParamState", "watch", "watching"]
@@ -91,6 +91,9 @@ class Session:
         self.first_step_site = None
         self.optimizer_sites: dict = {}  # id(optimizer) -> where it was built
         self.eval_sites: dict = {}  # id(module) -> the user's model.eval() that is in force
+        self.step_counts: dict = {}  # id(optimizer) -> its steps
+        self.last_step_frame = None  # (code, line) of the latest optimizer step
+        self.batches = None  # weakref to the DataLoader iterator of the latest batch
         self.eval_trained: dict = {}  # forwards in eval mode that a backward used (wiring.py)
         self.batch = None  # the leading size of the latest top-level model input
         # graph growth: nodes made from a graph of an earlier iteration
@@ -152,7 +155,7 @@ class Session:
         self.report.open_spool(tempfile.mkdtemp(prefix="dyngrad-doctor-"))
         _active = self
         try:
-            for module in (ops, backward, cuts, training, data_parallel, wiring):
+            for module in (ops, backward, cuts, training, data_parallel, wiring, schedules):
                 module.install(self, self._patcher)
         except BaseException:
             self._patcher.restore()

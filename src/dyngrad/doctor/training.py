@@ -20,7 +20,7 @@ from ..nn.utils import clip_grad
 from ..optim import optimizer as optimizer_module
 from ..utils.data import worker
 from . import wiring
-from .sites import _PACKAGE_DIR, user_frame, user_site
+from .sites import _PACKAGE_DIR, frame_site, user_frame, user_site
 
 __all__ = ["install", "finish", "ModelState"]
 
@@ -43,10 +43,14 @@ def install(session, patcher) -> None:
 def _on_step(session, optimizer) -> None:
     if session.busy:
         return
-    site = user_site()
+    frame = user_frame()
+    site = frame_site(frame)
     if session.first_step_site is None:
         session.first_step_site = site
     session.remember(session.optimizers, optimizer)
+    counts = session.step_counts
+    counts[id(optimizer)] = counts.get(id(optimizer), 0) + 1
+    session.last_step_frame = None if frame is None else (frame.f_code, frame.f_lineno)
     wiring.check_step(session, optimizer)
     session.new_boundary()
     for group in optimizer.param_groups:
