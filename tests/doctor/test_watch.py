@@ -160,6 +160,13 @@ def test_kinds_are_the_issues_vocabulary():
         "missing-set-epoch",
         "params-differ",
         "unsynced-grads",
+        "double-softmax",
+        "param-not-in-optimizer",
+        "scheduler-misuse",
+        "eval-mode-not-restored",
+        "view-as-permute",
+        "broadcast-loss",
+        "softmax-wrong-dim",
     )
     assert set(doctor.HINTS) == set(doctor.KINDS)
 

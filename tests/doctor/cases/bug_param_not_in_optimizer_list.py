@@ -8,9 +8,8 @@ import torch.nn as nn
 class DeepMLP(nn.Module):
     def __init__(self, sizes=(6, 16, 16, 2)):
         super().__init__()
-        self.layers = [
-            nn.Linear(a, b) for a, b in zip(sizes[:-2], sizes[1:-1])
-        ]  # doctor: param-not-in-optimizer
+        pairs = zip(sizes[:-2], sizes[1:-1])
+        self.layers = [nn.Linear(a, b) for a, b in pairs]  # doctor: param-not-in-optimizer
         self.head = nn.Linear(sizes[-2], sizes[-1])
 
     def forward(self, x):
