@@ -30,7 +30,7 @@ from .sites import _PACKAGE_DIR, user_frame
 __all__ = ["check_kept", "stop_watching"]
 
 KEPT_AFTER = 2  # a graph of this many passes ago, still alive, is kept
-MAX_SEARCHES = 5
+MAX_SEARCHES = 3
 _CLIMB = 10  # heap levels climbed from a kept node to its container
 _ADDS = r"(\.\s*(append|extend|insert|setdefault|update)\s*\(|\s*\+=|\s*\[[^\]]*\]\s*=(?!=))"
 MESSAGE = (

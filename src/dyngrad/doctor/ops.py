@@ -36,11 +36,12 @@ def observe(session, op, args, attrs, result) -> None:
     if rule is not None and not session.in_backward:
         rule(session, args, attrs, result)
     outs = result if type(result) is tuple else (result,)
-    for t in outs:
-        data = t._data
-        if data.dtype.kind == "f" and data.size and not _finite(data):
-            _nonfinite(session, op, args, attrs, t)
-            break
+    if op.name not in _MOVES:
+        for t in outs:
+            data = t._data
+            if data.dtype.kind == "f" and data.size and not _finite(data):
+                _nonfinite(session, op, args, attrs, t)
+                break
     node = outs[0]._grad_fn
     inplace = bool(args) and result is args[0]
     if node is not None:
@@ -78,6 +79,13 @@ def observe(session, op, args, attrs, result) -> None:
             session.param_step(target, site)
     cuts.propagate_marks(session, args, outs, node)
 
+
+# ops that only move or copy values: a non-finite output came in with an input (a sample
+# indexed out of a dataset is the common case, once per sample)
+_MOVES = frozenset(
+    {"select", "slice", "view", "unsafe_view", "t", "transpose", "permute", "expand",
+     "squeeze", "unsqueeze", "clone", "contiguous", "index", "getitem", "cat", "stack"}
+)  # fmt: skip
 
 # the in-place ops of a hand-written update (`w -= lr * w.grad`), not copy_ or init's fills
 _UPDATES = frozenset({"sub", "add", "add_scaled", "addcdiv", "addcmul"})

@@ -225,7 +225,8 @@ def _track(session, state: ModelState, out, site, eval_mode: bool) -> None:
     for key, node in nodes.items():
         session.pending[key] = record
         record.refs.append(weakref.ref(node, lambda _, key=key: record.gone(key)))
-        session.lineage.append((session.passes, weakref.ref(node)))
+        # the pass that will use it is the next one: See Note [Kept graphs]
+        session.lineage.append((session.passes + 1, weakref.ref(node)))
     if len(session.lineage) > 1024:  # no backward prunes it in an evaluation-only run
         session.lineage = [entry for entry in session.lineage if entry[1]() is not None]
 
