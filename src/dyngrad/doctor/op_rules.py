@@ -71,33 +71,33 @@ def _line_of(node) -> str:
 
 
 def _nll_loss(session, args, attrs, result) -> None:
-    # cross_entropy is log_softmax + nll_loss: both come here (See Note [Op rules])
     node = _through_shapes(args[0]._grad_fn)
-    if node is None:
-        return
-    name = node.name()
-    if name == "SoftmaxBackward0":
-        message = (
+    if node is not None and node.name() == "SoftmaxBackward0":
+        session.report.add(
+            "double-softmax",
+            user_site(),
             f"nll_loss gets softmax probabilities{_line_of(node)}, but NLLLoss expects "
-            "log-probabilities: the loss is wrong and its gradients are weak"
+            "log-probabilities: the loss is wrong and its gradients are weak",
+            "return raw logits and use F.cross_entropy (or log_softmax with NLLLoss)",
         )
-        hint = "return raw logits and use F.cross_entropy (or log_softmax with NLLLoss)"
-    elif name == "LogSoftmaxBackward0":
-        inner = _through_shapes(node.next_functions[0][0])
-        if inner is not None and inner.name() == "LogBackward0":
-            inner = _through_shapes(inner.next_functions[0][0])
-        if inner is None or inner.name() not in _SOFTMAX:
-            return
-        what = "softmax" if inner.name() == "SoftmaxBackward0" else "log_softmax"
-        message = (
-            f"cross_entropy gets {what} outputs{_line_of(inner)} and applies log_softmax "
-            "again: the model's outputs are squashed twice, so the loss and its gradients "
-            "are wrong (training stalls)"
-        )
-        hint = None
-    else:
+
+
+def _log_softmax(session, args, attrs, result) -> None:
+    # cross_entropy starts with log_softmax (also with label smoothing or soft targets)
+    _softmax(session, args, attrs, result)
+    inner = _through_shapes(args[0]._grad_fn)
+    if inner is not None and inner.name() == "LogBackward0":  # log(softmax(x))
+        inner = _through_shapes(inner.next_functions[0][0])
+    if inner is None or inner.name() not in _SOFTMAX:
         return
-    session.report.add("double-softmax", user_site(), message, hint)
+    what = "softmax" if inner.name() == "SoftmaxBackward0" else "log_softmax"
+    session.report.add(
+        "double-softmax",
+        user_site(),
+        f"log_softmax (as in cross_entropy) is applied to {what} outputs{_line_of(inner)}: "
+        "the model's outputs are squashed twice, so the loss and its gradients are wrong "
+        "(training stalls)",
+    )
 
 
 # ---- softmax-wrong-dim ----------------------------------------------------------------------
@@ -190,8 +190,9 @@ def _view(session, args, attrs, result) -> None:
 
 RULES = {
     "nll_loss": _nll_loss,
+    "nll_loss2d": _nll_loss,
     "softmax": _softmax,
-    "log_softmax": _softmax,
+    "log_softmax": _log_softmax,
     "mse_loss": _loss,
     "l1_loss": _loss,
     "smooth_l1_loss": _loss,

@@ -7,7 +7,9 @@ import linecache
 import re
 
 from ..nn.modules.conversion import ConversionMixin
+from ..nn.modules.dropout import _DropoutNd
 from ..nn.modules.module import Module
+from ..nn.modules.normalization import _BatchNorm
 from ..nn.parameter import Parameter
 from ..optim.optimizer import Optimizer
 from .sites import definition_site, user_site
@@ -44,9 +46,8 @@ def _stepped(optimizer) -> set:
 
 def eval_output_used(session, record) -> None:
     """A backward went through a forward made in eval mode: training, if a step follows."""
-    state = record.state
-    if state.stochastic and any(p._requires_grad for _, p in state.module.named_parameters()):
-        session.eval_trained[id(state)] = record
+    if any(p._requires_grad for p in record.state.module.parameters()):
+        session.eval_trained[id(record.state)] = record
 
 
 def check_step(session, optimizer) -> None:
@@ -57,18 +58,21 @@ def check_step(session, optimizer) -> None:
         module = record.state.module
         if not any(id(p) in stepped and p._grad is not None for p in module.parameters()):
             continue
-        layers = ", ".join(
-            f"`{name}` ({type(m).__name__})" for name, m in record.state.stochastic[:3]
-        )
-        where = session.eval_sites.get(id(module))
-        said = f"model.eval() at line {where[1]} was never undone: " if where else ""
+        layers = record.state.stochastic
+        named = ", ".join(f"`{name}` ({type(m).__name__})" for name, m in layers[:3])
+        effects = []
+        if any(isinstance(m, _DropoutNd) for _, m in layers):
+            effects.append("dropout is off")
+        if any(isinstance(m, _BatchNorm) for _, m in layers):
+            effects.append("batch norm neither uses batch statistics nor updates its running ones")
+        where = session.eval_sites.get(id(module)) or session.eval_sites.get(id(layers[0][1]))
+        said = f"model.eval() at line {where[1]} is never undone: " if where else ""
         session.report.add(
             "eval-mode-not-restored",
             where or record.site,
-            f"{said}{record.state.label} trains in eval mode (this forward at line "
+            f"{said}{record.state.label} trains in eval mode (the forward at line "
             f"{record.site[1] if record.site else '?'} is backpropagated and stepped) with "
-            f"{layers}: dropout is off and batch norm neither uses batch statistics nor "
-            "updates its running ones",
+            f"{named}: {' and '.join(effects)}",
         )
     session.eval_trained.clear()
 
@@ -133,14 +137,25 @@ def _lost_site(session, p):
 
 def _plain_container(module, p) -> list:
     # [(owner, attribute)] when `p` lives in a module held by a list, tuple or dict attribute
+    found = _in_plain_container(module, p)
+    return [found[:2]] if found else []
+
+
+def _in_plain_container(module, p):
+    """(owner, attribute, name of `p` from there) when a plain container holds `p`."""
     for m in module.modules():
         for name, value in vars(m).items():
-            items = value.values() if isinstance(value, dict) else value
-            if isinstance(value, (list, tuple, dict)) and not name.startswith("_"):
-                for item in items:
-                    if isinstance(item, Module) and any(q is p for q in item.parameters()):
-                        return [(m, name)]
-    return []
+            if name.startswith("_") or not isinstance(value, (list, tuple, dict)):
+                continue
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                if item is p:
+                    return m, name, f"{name}[{key!r}]"
+                if isinstance(item, Module):
+                    for inner, q in item.named_parameters():
+                        if q is p:
+                            return m, name, f"{name}[{key!r}].{inner}"
+    return None
 
 
 def _attribute_path(module, p) -> list:
@@ -162,12 +177,22 @@ def _assigned_after(site, path: list):
 
 
 def _listing(session, params: list) -> str:
-    names = {}
+    names, plain = {}, {}
     for state in session.models.values():
         for name, q in state.module.named_parameters():
             names.setdefault(id(q), name)
+        for p in params:
+            found = id(p) not in names and _in_plain_container(state.module, p)
+            if found:
+                plain[id(p)] = found[2]
+    order = list(names)
+    names.update(plain)
+    params = sorted(
+        params,
+        key=lambda p: (order.index(id(p)) if id(p) in order else len(order), names.get(id(p), "")),
+    )
     shown = [
-        f"`{names[id(p)]}`" if id(p) in names else f"a parameter of shape {tuple(p.shape)}"
+        f"`{names[id(p)]}`" if id(p) in names else f"a tensor of shape {tuple(p.shape)}"
         for p in params[:4]
     ]
     more = f" and {len(params) - 4} more" if len(params) > 4 else ""
