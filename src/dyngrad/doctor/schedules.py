@@ -67,6 +67,8 @@ def _on_step(session, scheduler) -> None:
             "optimizer.step() first)",
         )
         return
+    if not isinstance(scheduler, _BY_EPOCH):
+        return
     inside, batches = _batch_loop(session, frame)
     why = inside and _collapses(scheduler, batches)
     if why:
@@ -76,6 +78,9 @@ def _on_step(session, scheduler) -> None:
             f"{type(scheduler).__name__}.step() runs every batch, but the schedule is sized "
             f"in epochs ({why}): the learning rate collapses within the first epochs",
         )
+
+
+_BY_EPOCH = (StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR)
 
 
 def _collapses(scheduler, batches: int | None) -> str | None:

@@ -17,8 +17,11 @@ from ..nn.modules.dropout import _DropoutNd
 from ..nn.modules.module import Module
 from ..nn.modules.normalization import _BatchNorm
 from ..nn.utils import clip_grad
+from ..ops.table import record as recording
 from ..optim import optimizer as optimizer_module
 from ..utils.data import worker
+from ..utils.data.collate import default_collate, default_convert
+from ..utils.data.dataset import TensorDataset
 from . import wiring
 from .sites import _PACKAGE_DIR, frame_site, user_frame, user_site
 
@@ -261,6 +264,12 @@ def _fetching(session, original):
     def fetch(self, index):
         if session.busy:
             return original(self, index)
+        if _plain(self):  # nothing to see, and ops run faster unobserved (indexing's fast form)
+            observer, recording.observer = recording.observer, None
+            try:
+                return original(self, index)
+            finally:
+                recording.observer = observer
         in_worker = os.getpid() != session.report._owner
         previous = grad_state.enabled
         if in_worker:  # dyngrad's workers run without grad; torch's, which we mimic, with
@@ -276,6 +285,17 @@ def _fetching(session, original):
         return _detached(data) if in_worker else data
 
     return fetch
+
+
+def _plain(fetcher) -> bool:
+    """A TensorDataset of tensors that need no gradient, batched by default_collate: its
+    samples are slices, which can build no graph and make no NaN."""
+    dataset = getattr(fetcher, "dataset", None)
+    return (
+        type(dataset) is TensorDataset
+        and getattr(fetcher, "collate_fn", None) in (default_collate, default_convert)
+        and not any(t._requires_grad for t in dataset.tensors)
+    )
 
 
 def _detached(data):
