@@ -167,6 +167,7 @@ def test_kinds_are_the_issues_vocabulary():
         "view-as-permute",
         "broadcast-loss",
         "softmax-wrong-dim",
+        "amp-clip-scaled",
     )
     assert set(doctor.HINTS) == set(doctor.KINDS)
 

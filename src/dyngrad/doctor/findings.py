@@ -34,6 +34,7 @@ KINDS = (
     "view-as-permute",
     "broadcast-loss",
     "softmax-wrong-dim",
+    "amp-clip-scaled",
 )
 
 HINTS = {
@@ -83,6 +84,8 @@ HINTS = {
     "broadcast-loss": "give the prediction and the target the same shape: pred.squeeze(1) (or "
     "target.unsqueeze(1)) before the loss",
     "softmax-wrong-dim": "normalise over the classes: softmax(logits, dim=1) (or dim=-1)",
+    "amp-clip-scaled": "call scaler.unscale_(optimizer) after backward and before clipping, "
+    "then scaler.step(optimizer) and scaler.update()",
 }
 
 

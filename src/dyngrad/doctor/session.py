@@ -14,7 +14,7 @@ from __future__ import annotations
 import weakref
 
 from ..graph.node import _sequence
-from . import backward, cuts, data_parallel, kept, ops, schedules, training, wiring
+from . import backward, cuts, data_parallel, kept, ops, scaling, schedules, training, wiring
 from .findings import Report
 
 __all__ = ["Session", "current", "ParamState", "watch", "watching"]
@@ -94,6 +94,7 @@ class Session:
         self.step_counts: dict = {}  # id(optimizer) -> its steps
         self.last_step_frame = None  # (code, line) of the latest optimizer step
         self.batches = None  # weakref to the DataLoader iterator of the latest batch
+        self.scalers: dict = {}  # id -> (GradScaler, ScalerState): See Note [Scaled gradients]
         self.eval_trained: dict = {}  # forwards in eval mode that a backward used (wiring.py)
         self.batch = None  # the leading size of the latest top-level model input
         # graph growth: nodes made from a graph of an earlier iteration
@@ -155,7 +156,16 @@ class Session:
         self.report.open_spool(tempfile.mkdtemp(prefix="dyngrad-doctor-"))
         _active = self
         try:
-            for module in (ops, backward, cuts, training, data_parallel, wiring, schedules):
+            for module in (
+                ops,
+                backward,
+                cuts,
+                training,
+                data_parallel,
+                wiring,
+                schedules,
+                scaling,
+            ):
                 module.install(self, self._patcher)
         except BaseException:
             self._patcher.restore()

@@ -22,7 +22,7 @@ from ..optim import optimizer as optimizer_module
 from ..utils.data import worker
 from ..utils.data.collate import default_collate, default_convert
 from ..utils.data.dataset import TensorDataset
-from . import wiring
+from . import scaling, wiring
 from .sites import _PACKAGE_DIR, frame_site, user_frame, user_site
 
 __all__ = ["install", "finish", "ModelState"]
@@ -76,6 +76,8 @@ def _clipping(session, original):
                     f"{original.__name__} clips gradients that optimizer.step() has already "
                     "applied: the step used the unclipped gradients, and these are thrown away",
                 )
+            else:
+                scaling.check_clip(session, parameters, original.__name__)
         return relay_warnings(original, parameters, *args, **kwargs)
 
     clip.__name__ = original.__name__
