@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import linecache
+import os
 import re
 import sys
 import types
@@ -76,10 +77,16 @@ def _user_frames() -> list:
     frames = []
     frame = user_frame(3)
     while frame is not None and frame.f_globals.get("__name__") != "runpy":
-        if not frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        if not frame.f_code.co_filename.startswith(_NOT_USERS):
             frames.append(frame)
         frame = frame.f_back
     return frames
+
+
+# dyngrad, the standard library and installed packages (pytest, ...), frozen modules
+_NOT_USERS = (_PACKAGE_DIR, "<") + tuple(
+    {os.path.join(p, "lib") for p in (sys.prefix, sys.base_prefix)}
+)
 
 
 # ---- the containers that hold kept graphs ------------------------------------------------
