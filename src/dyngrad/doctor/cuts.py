@@ -190,7 +190,10 @@ def finish(session) -> None:
     missing = [
         p
         for p in _trained(session)
-        if p._requires_grad and p._grad is None and not session.param(p).got_grad
+        if p._requires_grad
+        and p._grad is None
+        and not session.param(p).got_grad
+        and id(p) not in session.orphans  # replaced in the model: See wiring.finish
     ]
     if not missing:
         return

@@ -89,6 +89,7 @@ class Session:
         self.paramless: dict[int, object] = {}  # modules without parameters (losses)
         self.manual: dict[int, object] = {}  # leaves updated in place by hand
         self.first_step_site = None
+        self.orphans: set = set()  # optimizer parameters of a module replaced in the model
         self.optimizer_sites: dict = {}  # id(optimizer) -> where it was built
         self.eval_sites: dict = {}  # id(module) -> the user's model.eval() that is in force
         self.step_counts: dict = {}  # id(optimizer) -> its steps
@@ -181,8 +182,8 @@ class Session:
             self._patcher.restore()
             kept.stop_watching(self)
             training.finish(self)
-            cuts.finish(self)
             wiring.finish(self)
+            cuts.finish(self)
             data_parallel.finish(self)
         finally:
             _active = None

@@ -143,13 +143,11 @@ class OutputRecord:
     def __init__(self, session, state: ModelState, site, eval_mode: bool) -> None:
         self.session, self.state, self.site = session, state, site
         self.eval_mode = eval_mode
-        # Dropout and BatchNorm all in eval mode (also when only an inner module was eval()ed)
-        self.frozen = bool(state.stochastic) and not any(m.training for _, m in state.stochastic)
         self.used = False
         self.refs: list = []
 
     def use(self, passes: int) -> None:
-        if self.frozen:
+        if self.eval_mode and self.state.stochastic:
             wiring.eval_output_used(self.session, self)
         self.used = True
         self.state.used = True

@@ -102,6 +102,9 @@ def finish(session) -> None:
         site, how = _lost_site(session, p)
         by_site.setdefault((site, how), []).append(p)
     for (site, how), group in by_site.items():
+        if how is _ADDED_LATE:  # what it replaced stays in the optimizer, without gradient
+            owned = {id(p) for state in session.models.values() for p in state.module.parameters()}
+            session.orphans = stepped - owned
         several = len(group) > 1
         session.report.add(
             "param-not-in-optimizer",
@@ -110,6 +113,9 @@ def finish(session) -> None:
             f"{'belong' if several else 'belongs'} to no optimizer, so "
             f"{'they never change' if several else 'it never changes'}: {how}",
         )
+
+
+_ADDED_LATE = "this module was added to the model after the optimizer was built"
 
 
 def _lost_site(session, p):
@@ -123,14 +129,14 @@ def _lost_site(session, p):
             site = definition_site(owners)
             if site:
                 return site, (
-                    "its layer sits in a plain Python list or dict, which nn.Module does not "
-                    "register (model.parameters() does not list it)"
+                    "the layers sit in a plain Python list or dict, which nn.Module does not "
+                    "register (model.parameters() does not list them)"
                 )
         path = _attribute_path(state.module, p)
         if path and built:
             added = _assigned_after(built, path)
             if added:
-                return added, "this module was added to the model after the optimizer was built"
+                return added, _ADDED_LATE
     how = "the optimizer here was built on part of the model only"
     return built or session.first_step_site, how
 
