@@ -108,8 +108,11 @@ def _softmax(session, args, attrs, result) -> None:
     ndim = x.ndim
     if ndim < 2 or attrs["dim"] % ndim != 0 or x.shape[0] < 2:
         return
-    if session.batch is not None and x.shape[0] != session.batch:
+    lead = session.batch
+    if lead is not None and x.shape[0] != lead[0]:
         return
+    if lead is not None and len(lead) >= 3 and x.shape[:2] == lead[:2]:
+        return  # scores per position of a sequence: (time, batch) attention over time
     site = _softmax_site(user_site())
     session.report.add(
         "softmax-wrong-dim",

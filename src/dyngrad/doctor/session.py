@@ -97,7 +97,7 @@ class Session:
         self.batches = None  # weakref to the DataLoader iterator of the latest batch
         self.scalers: dict = {}  # id -> (GradScaler, ScalerState): See Note [Scaled gradients]
         self.eval_trained: dict = {}  # forwards in eval mode that a backward used (wiring.py)
-        self.batch = None  # the leading size of the latest top-level model input
+        self.batch = None  # the shape of the latest top-level model input
         # graph growth: nodes made from a graph of an earlier iteration
         self.carried: dict[int, list] = {}  # id(node) -> [weakref, retained]
         self.lineage: list = []  # (pass, weakref(node)) of roots and model outputs

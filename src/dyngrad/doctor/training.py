@@ -179,7 +179,7 @@ def _calling(session, original):
             return original(self, *args, **kwargs)
         site = user_site()
         if args and isinstance(args[0], Tensor) and args[0].ndim:
-            session.batch = args[0].shape[0]  # for softmax-wrong-dim
+            session.batch = args[0].shape  # for softmax-wrong-dim
         state = _model(session, self, site)
         if state is None:  # no parameters: a loss or an activation, not a model
             return relay_warnings(original, self, *args, **kwargs)
