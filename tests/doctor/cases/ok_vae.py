@@ -25,7 +25,7 @@ model = VAE()
 opt = torch.optim.Adam(model.parameters(), lr=1e-3)
 images = torch.rand(32, 1, 8, 8)
 losses = []
-for epoch in range(4):
+for _epoch in range(4):
     for i in range(0, 32, 8):
         batch = images[i : i + 8]
         recon, mu, logvar = model(batch)
