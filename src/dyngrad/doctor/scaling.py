@@ -1,6 +1,6 @@
 """Gradients clipped while a GradScaler still scales them (`amp-clip-scaled`).
 
-# Note [Scaled gradients]
+# Note [Clipping scaled gradients]
 # After `scaler.scale(loss).backward()` every gradient is multiplied by the scale (65536 at
 # first) until `scaler.unscale_(optimizer)` (or `scaler.step`, which unscales) divides it
 # back. A clip in between compares the scaled norm with `max_norm`, so it clips every step by
@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from ..amp.grad_scaler import GradScaler
+from ..amp import GradScaler
 from .sites import user_site
 
 __all__ = ["install", "check_clip"]

@@ -95,7 +95,7 @@ class Session:
         self.step_counts: dict = {}  # id(optimizer) -> its steps
         self.last_step_frame = None  # (code, line) of the latest optimizer step
         self.batches = None  # weakref to the DataLoader iterator of the latest batch
-        self.scalers: dict = {}  # id -> (GradScaler, ScalerState): See Note [Scaled gradients]
+        self.scalers: dict = {}  # id -> (GradScaler, state): Note [Clipping scaled gradients]
         self.eval_trained: dict = {}  # forwards in eval mode that a backward used (wiring.py)
         self.batch = None  # the shape of the latest top-level model input
         # graph growth: nodes made from a graph of an earlier iteration
