@@ -11,7 +11,9 @@ import numpy as np
 
 from ..autograd.observers import EngineObserver, observers
 from ..graph.node import SECOND_BACKWARD, AccumulateGrad
+from ..ops.table import record
 from . import kept
+from .ops import _finite
 from .sites import user_site
 
 __all__ = ["install"]
@@ -19,6 +21,18 @@ __all__ = ["install"]
 EXPLODE_NORM = 1e6  # a gradient norm this large is exploding whatever it started from
 EXPLODE_GROWTH = 1e3  # ... and so is one this many times its first value
 VANISH_RATIO = 1e-3  # the first layer's gradient norm over the last layer's
+
+
+# Note [Observed backward passes]
+# A non-finite gradient is pinned to the backward formula that made it by observing the ops
+# of backward formulas (ops.observe), which makes them run as Tensor ops instead of their
+# array kernels (Note [Array backwards]): two to three times slower backward passes. Such
+# bugs (sqrt or log at 0, a division by a zero norm) show at the first backward, so the
+# first OBSERVED_PASSES passes are observed, and later ones keep their kernels and only
+# check the gradients reaching the leaves; one that is non-finite turns observation back on
+# for the next passes, and if none of them pins it (the step already spread NaN into the
+# weights), the finding names that backward's line (`finish`).
+OBSERVED_PASSES = 3
 
 
 class _BackwardWatcher(EngineObserver):
@@ -46,8 +60,11 @@ class _BackwardWatcher(EngineObserver):
 
     def pass_finished(self, task) -> None:
         if self.watched.pop():
-            self.session.in_backward -= 1
-            _check_gradients(self.session, self.session.backward_site)
+            session = self.session
+            session.in_backward -= 1
+            _check_gradients(session, session.backward_site)
+            if session.passes >= OBSERVED_PASSES and session.nonfinite_grad is None:
+                record.observe_backward = False  # See Note [Observed backward passes]
 
     def pass_failed(self, task, exc) -> None:
         if self.watched.pop():
@@ -65,6 +82,9 @@ class _BackwardWatcher(EngineObserver):
             if current is None or not current._data.any():
                 state.start = state.steps  # See Session.param_step
             state.got_grad = True
+            if not record.observe_backward and not _finite(grad._data):
+                record.observe_backward = True  # See Note [Observed backward passes]
+                session.nonfinite_grad = (session.backward_site, tuple(variable.shape))
 
 
 def install(session, patcher) -> None:
@@ -212,3 +232,17 @@ def _check_vanish(session, state, site, norms) -> None:
             f"the gradient of the first layer ({first}: norm {low:.2g}) is {low / high:.1g} "
             f"times the last layer's ({last}: norm {high:.2g}): early layers barely train",
         )
+
+
+def finish(session) -> None:
+    """A non-finite gradient that no observed backward pinned: name its backward."""
+    if session.nonfinite_grad is None or "nonfinite" in session.report.kinds():
+        return
+    site, shape = session.nonfinite_grad
+    session.report.add(
+        "nonfinite",
+        site,
+        f"this backward produced a non-finite gradient (first seen for a parameter of shape "
+        f"{shape}) from a finite forward; run again under the doctor from an earlier step, or "
+        "with torch.autograd.set_detect_anomaly(True), to name the backward op",
+    )

@@ -3,6 +3,7 @@ across iterations, and cuts made under no_grad (see Note [Op observer] in ops/ta
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import weakref
@@ -15,17 +16,14 @@ from ..graph.node import AccumulateGrad, Node
 from ..ops.table import record
 from . import cuts
 from .op_rules import RULES
-from .sites import frame_site, user_frame, user_site
+from .sites import _PACKAGE_DIR, frame_site, user_site
 
 __all__ = ["install", "observe"]
 
 
 def install(session, patcher) -> None:
-    patcher.set(
-        record,
-        "observer",
-        lambda op, args, attrs, result: observe(session, op, args, attrs, result),
-    )
+    patcher.set(record, "observer", functools.partial(observe, session))
+    patcher.set(record, "observe_backward", True)  # See Note [Observed backward passes]
 
 
 def observe(session, op, args, attrs, result) -> None:
@@ -36,7 +34,7 @@ def observe(session, op, args, attrs, result) -> None:
     if rule is not None and not session.in_backward:
         rule(session, args, attrs, result)
     outs = result if type(result) is tuple else (result,)
-    if op.name not in _MOVES:
+    if op.name not in _STAYS_FINITE:
         for t in outs:
             data = t._data
             if data.dtype.kind == "f" and data.size and not _finite(data):
@@ -47,7 +45,9 @@ def observe(session, op, args, attrs, result) -> None:
     if node is not None:
         if session.in_backward:
             return
-        frame = user_frame(2)
+        frame = sys._getframe(1)  # the user's frame (inline: this runs for every op)
+        while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            frame = frame.f_back
         site = frame_site(frame)
         node._doctor_site = site  # for a non-finite gradient found later in backward
         if session.fetching and frame is not session.fetch_frame:  # not the loader's collate
@@ -80,11 +80,13 @@ def observe(session, op, args, attrs, result) -> None:
     cuts.propagate_marks(session, args, outs, node)
 
 
-# ops that only move or copy values: a non-finite output came in with an input (a sample
-# indexed out of a dataset is the common case, once per sample)
-_MOVES = frozenset(
+# ops whose output is finite when their inputs are: they move, select or bound values (a
+# non-finite output came in with an input), so the check of every op skips them
+_STAYS_FINITE = frozenset(
     {"select", "slice", "view", "unsafe_view", "t", "transpose", "permute", "expand",
-     "squeeze", "unsqueeze", "clone", "contiguous", "index", "getitem", "cat", "stack"}
+     "squeeze", "unsqueeze", "clone", "contiguous", "index", "getitem", "cat", "stack",
+     "relu", "threshold_backward", "sigmoid", "tanh", "hardtanh", "clamp", "abs", "neg",
+     "softmax", "max_pool2d", "dropout", "where", "to_copy"}
 )  # fmt: skip
 
 # the in-place ops of a hand-written update (`w -= lr * w.grad`), not copy_ or init's fills
@@ -119,7 +121,7 @@ def _nonfinite(session, op, args, attrs, t) -> None:
         return
     session.report.add(
         "nonfinite",
-        user_site(3),
+        user_site(2),
         f"`{op.name}` produced {what} from finite inputs: the first non-finite value",
     )
 

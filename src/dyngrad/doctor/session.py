@@ -107,6 +107,7 @@ class Session:
         self.kept_watch = None
         # cuts of the graph (see cuts.py) and tensors made from cuts under no_grad
         self.cuts: dict = {}
+        self.nonfinite_grad = None  # (backward site, shape): Note [Observed backward passes]
         self.disconnected = False  # a backward reached no leaf but its roots
         self.marked_nodes: dict[int, tuple] = {}
         self.no_grad_frames: list = []
@@ -184,6 +185,7 @@ class Session:
             training.finish(self)
             wiring.finish(self)
             cuts.finish(self)
+            backward.finish(self)
             data_parallel.finish(self)
         finally:
             _active = None
