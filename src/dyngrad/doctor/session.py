@@ -3,7 +3,8 @@
 # Note [Doctor hooks]
 # The doctor costs nothing while off: it adds no check to dyngrad's code paths beyond two
 # module-level switches that are None (`ops.table.record.observer`, `optim.optimizer.
-# step_observer`) and the engine's observer lists (See Note [Engine observers]). `start()`
+# step_observer`; `record.observe_backward` is read only while the first is set) and the
+# engine's observer lists (See Note [Engine observers]). `start()`
 # adds its engine observer and installs the rest by replacing attributes (Tensor methods,
 # Module.__call__, clip functions, DataLoader fetchers, grad-mode context managers);
 # `stop()` undoes both, whatever happened in between.
