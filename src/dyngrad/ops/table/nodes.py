@@ -40,8 +40,13 @@ class OpNode(Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD + _freed_detail(self))
-        # See Note [Array backwards]; while the doctor observes ops, formulas run as Tensor ops
-        if op.array_backward is not None and not grad_state.enabled and record.observer is None:
+        # See Note [Array backwards]; while the doctor observes backward ops (Note [Op
+        # observer]), formulas run as Tensor ops
+        if (
+            op.array_backward is not None
+            and not grad_state.enabled
+            and (record.observer is None or not record.observe_backward)
+        ):
             result = op.array_backward(self, grads[0] if op.n_outputs == 1 else grads)
             if result is not None:
                 return result

@@ -55,6 +55,7 @@ __all__ = [
     "gradient_edge",
     "note_no_grad",
     "observer",
+    "observe_backward",
     "replay_view",
     "refresh_view",
     "view_steps",
@@ -69,7 +70,11 @@ _wrap = new_tensor
 _hooks_active = saved_hooks.active  # non-empty while any thread has saved-tensor hooks
 # Note [Op observer]: `dyngrad.doctor` sets this to `observer(op, args, attrs, result)` while it
 # watches; every op checks it once (a global read), so it costs ~nothing while None.
+# `observe_backward` says whether backward formulas must run as observed Tensor ops too
+# (nodes.py); when False they keep their array kernels (Note [Array backwards]) and only the
+# forward is observed: the doctor turns it on once a gradient turns non-finite.
 observer = None
+observe_backward = True
 
 
 def gradient_edge(t: Tensor):
