@@ -82,6 +82,7 @@ from .functional_loss_margin import (  # noqa: F401
 )
 from .functional_norm import instance_norm, rms_norm  # noqa: F401
 from .functional_pad import pad  # noqa: F401
+from ..ops.table.record import autocast_entry
 
 # ---- convolution -------------------------------------------------------------------------------
 
@@ -233,6 +234,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return dot / (n1 * n2)
 
 
+@autocast_entry("prelu")  # See Note [Autocast policy]
 def prelu(input, weight):
     """Matches `torch.nn.functional.prelu`: x where x > 0, else weight * x (per channel)."""
 

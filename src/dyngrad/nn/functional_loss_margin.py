@@ -16,6 +16,7 @@ from ..ops.elementwise.compare import minimum, where
 from ..ops.table.record import apply
 from ..ops.table.registry import defop
 from .functional_loss import _check_reduction, _reduce, legacy_reduction
+from ..ops.table.record import autocast_entry
 
 __all__ = [
     "cosine_embedding_loss",
@@ -29,6 +30,7 @@ __all__ = [
 ]
 
 
+@autocast_entry("margin_ranking_loss")  # See Note [Autocast policy]
 def margin_ranking_loss(
     input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
 ):
@@ -43,6 +45,7 @@ def margin_ranking_loss(
     return _reduce((-target * (input1 - input2) + margin).clamp_min_(0), reduction)
 
 
+@autocast_entry("hinge_embedding_loss")  # See Note [Autocast policy]
 def hinge_embedding_loss(
     input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
 ):
@@ -55,6 +58,7 @@ def hinge_embedding_loss(
     return _reduce(output, reduction)
 
 
+@autocast_entry("cosine_embedding_loss")  # See Note [Autocast policy]
 def cosine_embedding_loss(
     input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
 ):
@@ -87,6 +91,7 @@ def cosine_embedding_loss(
     return _reduce(output, reduction)
 
 
+@autocast_entry("triplet_margin_loss")  # See Note [Autocast policy]
 def triplet_margin_loss(
     anchor,
     positive,
@@ -131,6 +136,7 @@ def multilabel_soft_margin_loss(
     return _reduce(loss, reduction)
 
 
+@autocast_entry("poisson_nll_loss")  # See Note [Autocast policy]
 def poisson_nll_loss(
     input,
     target,
