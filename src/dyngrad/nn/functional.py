@@ -56,6 +56,7 @@ from ..ops.reduction.softmax import log_softmax as _log_softmax
 from ..ops.reduction.softmax import softmax as _softmax
 from ..ops.table.argument_errors import named_type_error
 from ..ops.table.arguments import is_int
+from ..ops.table.record import autocast_entry
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .functional_dropout import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401
 from .functional_loss import (  # noqa: F401
@@ -82,7 +83,6 @@ from .functional_loss_margin import (  # noqa: F401
 )
 from .functional_norm import instance_norm, rms_norm  # noqa: F401
 from .functional_pad import pad  # noqa: F401
-from ..ops.table.record import autocast_entry
 
 # ---- convolution -------------------------------------------------------------------------------
 

@@ -11,9 +11,9 @@ from .._tensor import Tensor
 from ..ops.nn.linear import linear
 from ..ops.reduction.softmax import softmax
 from ..ops.shape.joining import cat
+from ..ops.table.record import autocast_entry
 from .functional_dropout import dropout
 from .functional_pad import pad
-from ..ops.table.record import autocast_entry
 
 
 def _float_mask(mask, dtype, allowed_when_true: bool):

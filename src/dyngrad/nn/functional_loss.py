@@ -19,8 +19,7 @@ from ..ops.nn.loss import (
 )
 from ..ops.reduction.softmax import log_softmax
 from ..ops.table.promotion import result_type
-from ..ops.table.record import apply
-from ..ops.table.record import autocast_entry
+from ..ops.table.record import apply, autocast_entry
 
 __all__ = [
     "mse_loss",

@@ -13,10 +13,9 @@ from ..ops.creation.factories import zeros_like
 from ..ops.elementwise.activation import logsigmoid
 from ..ops.elementwise.arithmetic import _check_not_bool
 from ..ops.elementwise.compare import minimum, where
-from ..ops.table.record import apply
+from ..ops.table.record import apply, autocast_entry
 from ..ops.table.registry import defop
 from .functional_loss import _check_reduction, _reduce, legacy_reduction
-from ..ops.table.record import autocast_entry
 
 __all__ = [
     "cosine_embedding_loss",

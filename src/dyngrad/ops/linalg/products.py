@@ -12,10 +12,10 @@ from ..shape.grids import broadcast_shapes
 from ..shape.masked import CPP_TYPE_NAMES
 from ..shape.reshaping import UNSAFE_VIEW, expand, wrap_dim
 from ..table import promotion
+from ..table import record as recording
 from ..table.array_backward import ArrayBackward
 from ..table.errors import broadcast_error
 from ..table.fast import binary
-from ..table import record as recording
 from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public

@@ -10,8 +10,8 @@ from ..linalg.products import (
     _dtype_check,
     _mm,  # mm's fast form: the formulas' shapes are right by construction
 )
-from ..table.array_backward import ArrayBackward
 from ..table import record as recording
+from ..table.array_backward import ArrayBackward
 from ..table.record import apply
 from ..table.registry import defop
 
