@@ -196,3 +196,14 @@ def test_custom_fwd_and_bwd(lib, cast_inputs):
     assert x.grad.dtype == w.grad.dtype == lib.float32
     with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
         lib.amp.custom_fwd(device_type=None)
+
+
+def test_describe_marks_the_casts_autocast_made():
+    from dyngrad.autograd.graph import describe
+
+    layer = dyngrad.nn.Linear(3, 2)
+    with dyngrad.autocast("cpu"):
+        y = layer(dyngrad.randn(4, 3)).float().sum()
+    text = describe(y, detail=True)
+    assert "AddmmBackward0 -> (4, 2) bfloat16" in text
+    assert text.count("[autocast: bfloat16]") == 2

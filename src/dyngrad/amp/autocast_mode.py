@@ -137,11 +137,18 @@ def _cast(t, dtype, cache: bool):
         hit = _state.cache.get(key)
         if hit is not None and hit[0] is t:
             return hit[1]
-        cast = t.to(dtype)
+        cast = _to(t, dtype)
         if grad_state.enabled and not grad_state.inference:
             _state.cache[key] = (t, cast)
         return cast
-    return t.to(dtype)
+    return _to(t, dtype)
+
+
+def _to(t, dtype):
+    cast = t.to(dtype)
+    if cast._grad_fn is not None:  # describe() shows which casts autocast made
+        cast._grad_fn.metadata["autocast"] = dtype.name
+    return cast
 
 
 def _promoted(args) -> tuple:
