@@ -41,6 +41,7 @@ TOOLS = {
     "distributed",
     "cli",
     "_torch_alias",
+    "_torch_shim",
     "__main__",
     "onnx",
 }
@@ -69,6 +70,8 @@ DEFERRED_STDLIB = {
     "zipfile",
     "tempfile",
     "shutil",
+    "dis",
+    "runpy",
 }
 
 

@@ -4,6 +4,8 @@ its saved tensors, and frees them.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..._tensor import Tensor
 from ...graph import passes, saved_hooks
 from ...graph.errors import modified_inplace_error
@@ -88,7 +90,9 @@ class OpNode(Node):
         return tuple(results)
 
     def release(self) -> None:
-        if self._saved:
+        # index arrays among the attributes are tensors PyTorch saves (IndexBackward0's
+        # indices, gather's index, a mask): freed too, so a second backward is refused
+        if self._saved or self._attrs and _holds_arrays(self._attrs):
             self._saved = None
             self._freed_in = passes.current  # for the second-backward message
 
@@ -237,6 +241,17 @@ class VariadicOpNode(OpNode):
     """The node of an op whose number of outputs is set per call (`outputs=None`)."""
 
     __slots__ = ("_n_outputs",)
+
+
+def _holds_arrays(attrs: dict) -> bool:
+    for value in attrs.values():
+        if (
+            type(value) is np.ndarray
+            or type(value) is tuple
+            and any(type(v) is np.ndarray for v in value)
+        ):
+            return True
+    return False
 
 
 def _freed_detail(node) -> str:
