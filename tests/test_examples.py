@@ -270,6 +270,17 @@ CATALOGUE = [
         needs=(*MODEL, "nn.MSELoss", "optim.Adam", *DATA),
     ),
     Example(
+        "amp_training",
+        (
+            "prediction dtype under autocast: torch.bfloat16 | loss dtype: torch.float32",
+            "gradient dtype: torch.float32 | scale: <f>",
+            *(f"epoch {i}: float32 <f>  bfloat16 autocast <f>" for i in range(6)),
+            "loss curves within 10%: True | loss fell: True",
+        ),
+        parity="masked",
+        needs=(*MODEL, "nn.MSELoss", "optim.Adam", "amp.GradScaler", "amp.autocast", *DATA),
+    ),
+    Example(
         "seed004_grad_clipping",
         (
             "norm before clipping > 1: True",

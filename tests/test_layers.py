@@ -29,13 +29,14 @@ TENSOR = {
     "size",
     "return_types",
 }
-# the device namespaces (cuda, accelerator) sit with amp, which cuda.amp re-exports
+# the device namespaces (cuda, cpu, accelerator) sit with amp, which cuda.amp re-exports
 TOOLS = {
     "doctor",
     "viz",
     "compile",
     "amp",
     "cuda",
+    "cpu",
     "accelerator",
     "distributed",
     "cli",

@@ -60,6 +60,7 @@ globals().update(_FUNCTIONS)
 from . import (
     amp,
     backends,
+    cpu,
     cuda,
     distributions,
     doctor,
@@ -77,7 +78,15 @@ from . import (
 )
 from ._globals import *  # noqa: F403 - inf, nan, pi, e, newaxis, warn-always, matmul precision
 from .amp import autocast
-from .amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
+from .amp.autocast_mode import (
+    clear_autocast_cache,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
 from .func import vmap  # torch.vmap is torch.func.vmap
 from .random import get_rng_state, set_rng_state
 from .serialization import load, save

@@ -12,6 +12,7 @@ from ..shape.grids import broadcast_shapes
 from ..shape.masked import CPP_TYPE_NAMES
 from ..shape.reshaping import UNSAFE_VIEW, expand, wrap_dim
 from ..table import promotion
+from ..table import record as recording
 from ..table.array_backward import ArrayBackward
 from ..table.errors import broadcast_error
 from ..table.fast import binary
@@ -120,6 +121,8 @@ def _mm_shapes(a, b) -> str:
 @public
 def mm(input, mat2):
     """Matches `torch.mm`."""
+    if recording.autocast is not None:  # cast before the dtype checks: Note [Autocast hook]
+        input, mat2 = recording.autocast("mm", (input, mat2))
     a, b = input._data.shape, mat2._data.shape
     if len(a) != 2:
         raise RuntimeError("self must be a matrix")
@@ -134,6 +137,8 @@ def mm(input, mat2):
 @public
 def bmm(input, mat2):
     """Matches `torch.bmm`."""
+    if recording.autocast is not None:  # cast before the dtype checks: Note [Autocast hook]
+        input, mat2 = recording.autocast("bmm", (input, mat2))
     a, b = input._data.shape, mat2._data.shape
     if len(a) != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -186,6 +191,9 @@ def matmul(input, other):
     da, db = x.ndim, y.ndim
     if da == 2 and db == 2 and x.shape[1] == y.shape[0] and x.dtype == y.dtype:
         return _mm(input, other)  # the common case, checked here (mm() checks the others)
+    if recording.autocast is not None:  # matmul is cast at its entry: See Note [Autocast hook]
+        input, other = recording.autocast("matmul", (input, other))
+        x, y = input._data, other._data
     if da == 0 or db == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"

@@ -10,6 +10,7 @@ from ..linalg.products import (
     _dtype_check,
     _mm,  # mm's fast form: the formulas' shapes are right by construction
 )
+from ..table import record as recording
 from ..table.array_backward import ArrayBackward
 from ..table.record import apply
 from ..table.registry import defop
@@ -71,6 +72,8 @@ def _raise_mismatch(input: Tensor, weight: Tensor, bias) -> None:
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """Matches `torch.nn.functional.linear`: `input @ weight.T + bias`, with torch's nodes."""
+    if recording.autocast is not None:  # cast before the dtype checks: Note [Autocast hook]
+        input, weight, bias = recording.autocast("linear", (input, weight, bias))
     x, w = input._data, weight._data
     if w.ndim == 1 and x.ndim:  # a vector of weights: one output per row, as matmul gives
         out = input.matmul(weight)

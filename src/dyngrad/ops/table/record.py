@@ -32,6 +32,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..._tensor import InferenceCounter, Tensor, above, new_tensor, user_site
@@ -49,6 +51,7 @@ from .view_errors import creation_of, view_rebase_error
 
 __all__ = [
     "apply",
+    "autocast_entry",
     "record",
     "save",
     "pack_saved",
@@ -75,6 +78,16 @@ _hooks_active = saved_hooks.active  # non-empty while any thread has saved-tenso
 # forward is observed: the doctor turns it on once a gradient turns non-finite.
 observer = None
 observe_backward = True
+
+# Note [Autocast hook]
+# `dyngrad.amp` sets `autocast` to `cast(name, args) -> args` while any autocast region is
+# open (on any thread) and back to None when the last one closes. An op hands it its name and
+# inputs before running; it returns them cast as PyTorch's autocast policy for that op says
+# (amp/policy.py: the one table), or unchanged. So while no region is open an op pays one
+# global read. Table ops are hooked here in `apply` (the fast forms fall back to `apply`
+# while a region is open); composites that PyTorch casts at their own entry (prelu,
+# cross_entropy, matmul...) call it through `autocast_entry`.
+autocast = None
 
 
 def gradient_edge(t: Tensor):
@@ -235,6 +248,8 @@ def pack_saved(node: Node, result) -> None:
 
 def apply(op, args: tuple, attrs: dict = _EMPTY):
     """Run `op` on `args` (tensors or numbers) and record a node when a gradient is needed."""
+    if autocast is not None:  # See Note [Autocast hook]
+        args = autocast(op.name, args)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.promote is not None:
         arrays = op.promote(arrays, args)
@@ -265,6 +280,24 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
     if observer is not None:  # See Note [Op observer]
         observer(op, args, attrs, result)
     return result
+
+
+def autocast_entry(name: str):
+    """Decorate a composite whose inputs PyTorch's autocast casts at its entry as op `name`
+    (See Note [Autocast hook]); the ops inside then see inputs already cast."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def entry(*args, **kwargs):
+            if autocast is not None:
+                args = autocast(name, args)
+                if kwargs:
+                    kwargs = dict(zip(kwargs, autocast(name, tuple(kwargs.values()))))
+            return fn(*args, **kwargs)
+
+        return entry
+
+    return decorate
 
 
 def note_no_grad(result, args) -> None:
