@@ -81,7 +81,8 @@ from .serialization import load, save
 
 # isort: split
 # Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
-from . import _C, _tensor_kinds, accelerator, distributed, onnx
+from . import _C, _dynamo, _logging, _tensor_kinds, accelerator, compiler, distributed, onnx
+from ._dynamo.eval_frame import compile  # noqa: A004 - torch.compile
 
 _tensor_kinds.install(Tensor)
 

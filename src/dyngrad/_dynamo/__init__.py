@@ -1,0 +1,26 @@
+"""`torch._dynamo`: dyngrad's compile (capture by running, guards, graph breaks, explain).
+
+See docs/compile.md. The pieces: capture.py (what a compiled call does, watched),
+frames.py (Dynamo's graphs and breaks rebuilt from that), guards.py (cache keys),
+compiled_node.py (CompiledFunctionBackward), eval_frame.py (torch.compile, OptimizedModule),
+explain.py, logs.py, and config/exc as PyTorch's.
+"""
+
+from __future__ import annotations
+
+from . import config, exc
+from .capture import graph_break
+from .eval_frame import OptimizedModule, disable, is_compiling, reset
+from .explain import ExplainOutput, explain
+
+__all__ = [
+    "config",
+    "exc",
+    "graph_break",
+    "OptimizedModule",
+    "disable",
+    "is_compiling",
+    "reset",
+    "explain",
+    "ExplainOutput",
+]

@@ -1,0 +1,193 @@
+"""Watching a compiled call run: the ops it records and the places it needs a tensor's value.
+
+# Note [Capture by running]
+# dyngrad's compile never rewrites the user's bytecode. A compiled call runs the user's Python
+# as it is, on every call, so control flow, globals, closures and module state are honoured
+# and values and gradients are eager's, bit for bit. While it runs, a Capture (thread-local)
+# is told of two things:
+#   - every op (the op observer of ops/table/record.py, See Note [Op observer]);
+#   - every place the user's code needs a Python value from a tensor (`bool`/`if`, `item`,
+#     `int`/`float`/`index`, `tolist` of a float tensor, printing or str() of a tensor) or
+#     calls what Dynamo cannot trace (`print`, `torch._dynamo.graph_break()`): a graph break.
+# A break counts only when the user's own code asked (the calling frame lies outside
+# dyngrad): dyngrad's ops use `.item()` internally where PyTorch's run in C++, and those are
+# no breaks. When a call is being compiled (a new guard set, or explain) every event also
+# carries the user's stack, from which frames.py rebuilds Dynamo's graphs and breaks.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import sys
+import threading
+
+from .. import _tensor
+from ..ops.table import record as recording
+from . import config, reasons
+from .exc import Unsupported
+
+__all__ = ["Capture", "current", "active", "graph_break", "user_stack"]
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_local = threading.local()
+_lock = threading.Lock()
+_users = 0
+_saved: dict = {}
+
+
+class Capture:
+    """What one compiled call did: its op and break events (with stacks while `detailed`)."""
+
+    __slots__ = ("detailed", "fullgraph", "events", "stop", "n_breaks", "quiet")
+
+    def __init__(self, stop, *, detailed: bool, fullgraph: bool) -> None:
+        self.stop = stop  # the frame that called the user's function: stacks end there
+        self.detailed = detailed
+        self.fullgraph = fullgraph
+        self.events: list = []  # ("op", stack, name) or ("break", stack, Reason)
+        self.n_breaks = 0
+        self.quiet = False
+
+    def op(self, name: str) -> None:
+        if self.detailed:
+            self.events.append(("op", user_stack(self.stop, 3), name))
+
+    def brk(self, reason: reasons.Reason, caller) -> None:
+        self.n_breaks += 1
+        if self.fullgraph:
+            site = f"{caller.f_code.co_filename}:{caller.f_lineno}"
+            raise Unsupported(
+                f"{reason.text()}\n\nfrom user code at:\n  File \"{site}\", in "
+                f"{caller.f_code.co_name}\n(dyngrad: fullgraph=True refuses every graph break; "
+                "remove the break or compile with fullgraph=False)"
+            )
+        if self.detailed:
+            self.events.append(("break", user_stack(self.stop, 3), reason))
+
+
+def current() -> Capture | None:
+    return getattr(_local, "capture", None)
+
+
+def in_package(frame) -> bool:
+    return frame.f_code.co_filename.startswith(_PACKAGE)
+
+
+def user_stack(stop, skip: int) -> tuple:
+    """((frame, line), ...) of the user's frames, outermost first, up to `stop`."""
+    frames = []
+    f = sys._getframe(skip)
+    while f is not None and f is not stop:
+        if not f.f_code.co_filename.startswith(_PACKAGE):
+            frames.append((f, f.f_lineno))
+        f = f.f_back
+    frames.reverse()
+    return tuple(frames)
+
+
+class active:
+    """Context manager: `capture` watches this thread until exit (nests: the outer resumes)."""
+
+    def __init__(self, capture: Capture) -> None:
+        self.capture = capture
+
+    def __enter__(self) -> Capture:
+        self.outer = current()
+        _local.capture = self.capture
+        _hold()
+        return self.capture
+
+    def __exit__(self, *exc) -> None:
+        _local.capture = self.outer
+        _release()
+
+
+# ---- the watchers, installed while any compiled call runs -----------------------------------
+
+
+def _observe(op, args, attrs, result) -> None:
+    capture = current()
+    if capture is not None and not capture.quiet:
+        capture.op(op.name)
+    outer = _saved["observer"]
+    if outer is not None:
+        outer(op, args, attrs, result)
+
+
+def _reason_for(name: str, tensor) -> reasons.Reason | None:
+    if name == "__bool__":
+        return reasons.branching()
+    if name == "tolist":
+        return None if tensor.dtype.is_floating_point is False else reasons.tolist()
+    if name in ("__repr__", "__format__"):
+        return reasons.builtin("str", ["Tensor"])
+    return None if config.capture_scalar_outputs else reasons.item()
+
+
+def _watch(name: str, original):
+    def watched(self, *args, **kwargs):
+        capture = current()
+        if capture is not None and not capture.quiet:
+            caller = sys._getframe(1)
+            if not in_package(caller):
+                reason = _reason_for(name, self)
+                if reason is not None:
+                    capture.brk(reason, caller)
+        return original(self, *args, **kwargs)
+
+    watched.__name__ = name
+    watched.__qualname__ = f"Tensor.{name}"
+    watched.__doc__ = original.__doc__
+    watched.__wrapped__ = original
+    return watched
+
+
+def _print(*args, **kwargs):
+    capture = current()
+    if capture is None or capture.quiet or in_package(sys._getframe(1)):
+        return _saved["print"](*args, **kwargs)
+    capture.brk(reasons.builtin("print", [type(a).__name__ for a in args]), sys._getframe(1))
+    capture.quiet = True  # str() of the tensors print shows is part of this one break
+    try:
+        return _saved["print"](*args, **kwargs)
+    finally:
+        capture.quiet = False
+
+
+_WATCHED = ("__bool__", "item", "tolist", "__int__", "__float__", "__index__", "__repr__", "__format__")
+
+
+def _hold() -> None:
+    global _users
+    with _lock:
+        _users += 1
+        if _users > 1:
+            return
+        _saved["observer"] = recording.observer
+        _saved["print"] = builtins.print
+        recording.observer = _observe
+        builtins.print = _print
+        for name in _WATCHED:
+            original = _tensor.Tensor.__dict__[name]
+            _saved[name] = original
+            setattr(_tensor.Tensor, name, _watch(name, original))
+
+
+def _release() -> None:
+    global _users
+    with _lock:
+        _users -= 1
+        if _users:
+            return
+        recording.observer = _saved["observer"]
+        builtins.print = _saved["print"]
+        for name in _WATCHED:
+            setattr(_tensor.Tensor, name, _saved[name])
+
+
+def graph_break(msg: str | None = None) -> None:
+    """Matches `torch._dynamo.graph_break`: end the captured graph here."""
+    capture = current()
+    if capture is not None and not capture.quiet:
+        capture.brk(reasons.user_break(msg), sys._getframe(1))

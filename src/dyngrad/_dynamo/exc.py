@@ -1,0 +1,46 @@
+"""`torch._dynamo.exc`: the exceptions compile raises, with PyTorch's names and bases."""
+
+from __future__ import annotations
+
+__all__ = [
+    "TorchDynamoException",
+    "Unsupported",
+    "UserError",
+    "RecompileError",
+    "BackendCompilerFailed",
+    "InternalTorchDynamoError",
+    "TorchRuntimeError",
+    "SkipFrame",
+]
+
+
+class TorchDynamoException(RuntimeError):
+    pass
+
+
+class Unsupported(TorchDynamoException):
+    """A graph break under `fullgraph=True`: what Dynamo cannot trace."""
+
+
+class UserError(TorchDynamoException):
+    pass
+
+
+class RecompileError(TorchDynamoException):
+    pass
+
+
+class BackendCompilerFailed(TorchDynamoException):
+    pass
+
+
+class InternalTorchDynamoError(TorchDynamoException):
+    pass
+
+
+class TorchRuntimeError(TorchDynamoException):
+    pass
+
+
+class SkipFrame(TorchDynamoException):
+    pass
