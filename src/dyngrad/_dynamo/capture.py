@@ -71,16 +71,17 @@ def current() -> Capture | None:
 
 
 def in_package(frame) -> bool:
+    """Whether `frame` runs dyngrad's own code (PyTorch's would be C++ or torch/ files)."""
     return frame.f_code.co_filename.startswith(_PACKAGE)
 
 
 def user_stack(stop, skip: int) -> tuple:
-    """((frame, line), ...) of the user's frames, outermost first, up to `stop`."""
+    """((frame, line), ...) of the frames below `stop`, outermost first (dyngrad's own among
+    them: Dynamo treats torch's frames apart, See Note [Dynamo's frame model])."""
     frames = []
     f = sys._getframe(skip)
     while f is not None and f is not stop:
-        if not f.f_code.co_filename.startswith(_PACKAGE):
-            frames.append((f, f.f_lineno))
+        frames.append((f, f.f_lineno))
         f = f.f_back
     frames.reverse()
     return tuple(frames)
@@ -119,7 +120,7 @@ def _reason_for(name: str, tensor) -> reasons.Reason | None:
     if name == "__bool__":
         return reasons.branching()
     if name == "tolist":
-        return None if tensor.dtype.is_floating_point is False else reasons.tolist()
+        return reasons.tolist() if tensor.dtype.is_floating_point else reasons.data_dependent()
     if name in ("__repr__", "__format__"):
         return reasons.builtin("str", ["Tensor"])
     return None if config.capture_scalar_outputs else reasons.item()

@@ -174,7 +174,7 @@ def _call(fn, code, names, args, kwargs, opts: Options, module):
     if compiling and cache.entries:
         logs.recompile(cache, code, failed)
         if opts.dynamic is not False and config.automatic_dynamic_shapes:
-            now = guarding.widen(cache.entries, now)
+            now = guarding.widen([e.guards for e in cache.entries], now)
     capture = Capture(sys._getframe(), detailed=compiling, fullgraph=opts.fullgraph)
     start = next(_sequence)
     with active(capture):

@@ -7,8 +7,13 @@
 #   - inside an inlined callee: the caller's graph ends at the call site, the callee runs as
 #     a frame of its own (compiled on its own, so its own graphs and breaks), and the caller
 #     resumes after the call in a new graph;
-#   - inside a loop body (or a `while` test): Dynamo cannot resume there and skips the whole
-#     frame: it runs eagerly, makes no graph, and the frames it calls are compiled on their own.
+#   - inside a `for` loop body (the loop's iterator on the stack): Dynamo cannot resume there
+#     and skips the whole frame: it runs eagerly, makes no graph, and the frames it calls are
+#     compiled on their own (a `while` loop has no iterator: it resumes as anywhere else);
+#   - torch's own frames (nn.Module.__call__, Sequential.forward, Linear.forward) are inlined
+#     into a user frame being compiled, but never compiled as a frame of their own: met as
+#     a root (after a break) they run eagerly and only the user frames they call compile.
+#     dyngrad's frames play torch's here, so stacks keep them and break reasons hide them.
 # A graph with no op is not made; a break is listed (explain's break_reasons) only when it
 # ended a graph that had ops. explain's graph_break_count is graph_count - 1, as PyTorch 2.13
 # reports it. Events carry the user's stack at the time (frames.py never sees dyngrad's own
@@ -20,10 +25,13 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import os
 import textwrap
 from dataclasses import dataclass, field
 
 __all__ = ["Graph", "Break", "StackEntry", "split", "entry"]
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 @dataclass(frozen=True)
@@ -63,17 +71,25 @@ def split(events: list) -> tuple[list, list]:
     return graphs, breaks
 
 
+def _internal(frame) -> bool:
+    return frame.f_code.co_filename.startswith(_PACKAGE)
+
+
 def _frame(events: list, depth: int, graphs: list, breaks: list) -> None:
     """Compile the frame at `depth` (every event's stack goes through it) as Dynamo would."""
-    code = events[0][1][depth][0].f_code
-    skipped = any(kind == "break" and _in_loop(code, stack[depth][1]) for kind, stack, _ in events)
+    root = events[0][1][depth][0]
+    code = root.f_code
+    # the compiled frame itself is compiled even when it is torch's (torch.compile(Linear))
+    skipped = (depth > 0 and _internal(root)) or any(
+        kind == "break" and _in_loop(code, stack[depth][1]) for kind, stack, _ in events
+    )
     name = code.co_name
     current: list = []
     for chunk in _chunks(events, depth):
         kind, stack, what = chunk[0]
         if len(stack) == depth + 1 and kind == "op":
             if not skipped:
-                current.append((what, entry(stack[-1], stack[-1][0].f_code.co_name)))
+                current.append((what, _op_site(stack)))
             continue
         inner = len(stack) > depth + 1
         first = next((e for e in chunk if e[0] == "break"), None)
@@ -86,7 +102,7 @@ def _frame(events: list, depth: int, graphs: list, breaks: list) -> None:
         if inner and (first is not None or skipped):
             _frame(chunk, depth + 1, graphs, breaks)
         elif inner:
-            current += [(w, entry(s[-1], s[-1][0].f_code.co_name)) for k, s, w in chunk if k == "op"]
+            current += [(w, _op_site(s)) for k, s, w in chunk if k == "op"]
     if current:
         graphs.append(Graph(current))
 
@@ -114,9 +130,17 @@ def entry(frame_line, name: str) -> StackEntry:
 
 
 def _user_stack(stack: tuple, depth: int, root_name: str) -> list:
-    entries = [entry(stack[depth], root_name)]
-    entries += [entry(s, s[0].f_code.co_name) for s in stack[depth + 1 :]]
+    entries = [entry(stack[depth], root_name)] if not _internal(stack[depth][0]) else []
+    entries += [entry(s, s[0].f_code.co_name) for s in stack[depth + 1 :] if not _internal(s[0])]
     return entries
+
+
+def _op_site(stack: tuple) -> StackEntry:
+    """Where an op was called from: the innermost user frame (the op's own frames are torch's)."""
+    for frame_line in reversed(stack):
+        if not _internal(frame_line[0]):
+            return entry(frame_line, frame_line[0].f_code.co_name)
+    return entry(stack[-1], stack[-1][0].f_code.co_name)
 
 
 def _source_line(code, line: int) -> str:
@@ -139,7 +163,7 @@ def _source(code):
 
 @functools.lru_cache(maxsize=512)
 def _loop_lines(code) -> frozenset:
-    """The lines of `code` Dynamo cannot resume at: loop bodies and `while` tests."""
+    """The lines of `code` Dynamo cannot resume at: `for` loop bodies."""
     lines = _source(code)
     if lines is None:
         return frozenset()
@@ -151,9 +175,8 @@ def _loop_lines(code) -> frozenset:
     found = set()
     root = tree.body[0] if tree.body else tree
     for node in ast.walk(root):  # a nested def's lines belong to its own code: harmless
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            start = node.lineno if isinstance(node, ast.While) else node.body[0].lineno
-            found.update(range(start + first - 1, node.end_lineno + first))
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            found.update(range(node.body[0].lineno + first - 1, node.end_lineno + first))
     return frozenset(found)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import _logging
 from . import frames
+from .frames import _PACKAGE
 
 __all__ = ["recompile", "compiled", "reset", "guard_lines"]
 
@@ -43,7 +44,7 @@ def compiled(cache, entry, events: list) -> None:
 
 
 def _log_break(frame: str, stack: tuple, reason) -> None:
-    where, line = stack[-1]
+    where, line = next(s for s in reversed(stack) if not s[0].f_code.co_filename.startswith(_PACKAGE))
     site = f"{where.f_code.co_filename}:{line}"
     key = (site, reason.title)
     if key in _seen_breaks:
@@ -53,6 +54,8 @@ def _log_break(frame: str, stack: tuple, reason) -> None:
     _seen_breaks.add(key)
     lines = [f"Graph break in user code at {site}", f"Graph Break Reason: {reason.text()}", "User code traceback:"]
     for f, n in stack:
+        if f.f_code.co_filename.startswith(_PACKAGE):
+            continue
         entry = frames.entry((f, n), f.f_code.co_name)
         lines += [f'  File "{entry.filename}", line {n}, in {entry.name}', f"    {entry.line}"]
     _logging.emit("graph_breaks", frame, "\n".join(lines))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Reason", "branching", "item", "tolist", "builtin", "user_break"]
+__all__ = ["Reason", "branching", "item", "tolist", "data_dependent", "builtin", "user_break"]
 
 _SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/"
 
@@ -69,6 +69,16 @@ def tolist() -> Reason:
             "(e.g., int8, int16, int32, int64).",
         ),
         "gb0263",
+    )
+
+
+def data_dependent() -> Reason:
+    return Reason(
+        "Data dependent operator",
+        "Operator `aten._local_scalar_dense.default` has a non-Tensor output whose value is "
+        "dependent on the data of Tensor inputs.",
+        (),
+        "gb0033",
     )
 
 
