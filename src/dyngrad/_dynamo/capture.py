@@ -58,7 +58,7 @@ class Capture:
         if self.fullgraph:
             site = f"{caller.f_code.co_filename}:{caller.f_lineno}"
             raise Unsupported(
-                f"{reason.text()}\n\nfrom user code at:\n  File \"{site}\", in "
+                f'{reason.text()}\n\nfrom user code at:\n  File "{site}", in '
                 f"{caller.f_code.co_name}\n(dyngrad: fullgraph=True refuses every graph break; "
                 "remove the break or compile with fullgraph=False)"
             )
@@ -156,7 +156,16 @@ def _print(*args, **kwargs):
         capture.quiet = False
 
 
-_WATCHED = ("__bool__", "item", "tolist", "__int__", "__float__", "__index__", "__repr__", "__format__")
+_WATCHED = (
+    "__bool__",
+    "item",
+    "tolist",
+    "__int__",
+    "__float__",
+    "__index__",
+    "__repr__",
+    "__format__",
+)
 
 
 def _hold() -> None:

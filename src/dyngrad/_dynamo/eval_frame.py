@@ -76,9 +76,13 @@ def compile(  # noqa: A001 - torch.compile
     `@torch.compile` and `@torch.compile(fullgraph=True)`. Any backend/mode is accepted; the
     captured program runs on dyngrad's own kernels (docs/compile.md)."""
     if mode not in _MODES:
-        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(m for m in _MODES if m)}")
+        raise RuntimeError(
+            f"Unrecognized mode={mode}, should be one of: {', '.join(m for m in _MODES if m)}"
+        )
     if mode is not None and options is not None:
-        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+        raise RuntimeError(
+            "Either mode or options can be specified, but both can't be specified at the same time."
+        )
     if isinstance(backend, str) and backend not in _BACKENDS:
         raise KeyError(backend)
     opts = Options(fullgraph, dynamic, backend, mode, disable)

@@ -83,7 +83,9 @@ def explain(f, *extra_args, **extra_kwargs):
             graphs=graphs,
             graph_count=len(graphs),
             graph_break_count=len(graphs) - 1,
-            break_reasons=[GraphBreak(b.reason.text(for_explain=True), b.user_stack) for b in breaks],
+            break_reasons=[
+                GraphBreak(b.reason.text(for_explain=True), b.user_stack) for b in breaks
+            ],
             op_count=sum(len(o) for o in ops),
             ops_per_graph=ops,
             out_guards=logs.guard_lines(now)[2:],

@@ -118,7 +118,11 @@ def _chunks(events: list, depth: int):
             continue
         callee = stack[depth + 1][0]
         j = i
-        while j < len(events) and len(events[j][1]) > depth + 1 and events[j][1][depth + 1][0] is callee:
+        while (
+            j < len(events)
+            and len(events[j][1]) > depth + 1
+            and events[j][1][depth + 1][0] is callee
+        ):
             j += 1
         yield events[i:j]
         i = j

@@ -81,7 +81,9 @@ def failures(entry: Guards, now: Guards) -> list:
                     break
     for name, (kind, value) in entry.values.items():
         now_kind, now_value = now.values.get(name, (None, None))
-        if kind == "value" and (now_kind != kind or now_value != value or type(now_value) is not type(value)):
+        if kind == "value" and (
+            now_kind != kind or now_value != value or type(now_value) is not type(value)
+        ):
             failed.append(f"L['{name}'] == {value!r}")
         elif kind == "type" and now_value is not value:
             failed.append(f"type(L['{name}']) is {value.__name__}")

@@ -44,7 +44,9 @@ def compiled(cache, entry, events: list) -> None:
 
 
 def _log_break(frame: str, stack: tuple, reason) -> None:
-    where, line = next(s for s in reversed(stack) if not s[0].f_code.co_filename.startswith(_PACKAGE))
+    where, line = next(
+        s for s in reversed(stack) if not s[0].f_code.co_filename.startswith(_PACKAGE)
+    )
     site = f"{where.f_code.co_filename}:{line}"
     key = (site, reason.title)
     if key in _seen_breaks:
@@ -52,7 +54,11 @@ def _log_break(frame: str, stack: tuple, reason) -> None:
         _logging.emit("graph_breaks", frame, f"{head}\nGraph Break Reason: {reason.text()}")
         return
     _seen_breaks.add(key)
-    lines = [f"Graph break in user code at {site}", f"Graph Break Reason: {reason.text()}", "User code traceback:"]
+    lines = [
+        f"Graph break in user code at {site}",
+        f"Graph Break Reason: {reason.text()}",
+        "User code traceback:",
+    ]
     for f, n in stack:
         if f.f_code.co_filename.startswith(_PACKAGE):
             continue
@@ -63,19 +69,31 @@ def _log_break(frame: str, stack: tuple, reason) -> None:
 
 def graph_code(graph) -> str:
     """A captured graph as PyTorch's TRACED GRAPH listing: each op under its user line."""
-    lines = ["TRACED GRAPH", f" ===== __compiled_fn_{next(_graph_numbers)} =====", " class GraphModule(torch.nn.Module):", "    def forward(self, ...):"]
+    lines = [
+        "TRACED GRAPH",
+        f" ===== __compiled_fn_{next(_graph_numbers)} =====",
+        " class GraphModule(torch.nn.Module):",
+        "    def forward(self, ...):",
+    ]
     last = None
     for i, (name, entry) in enumerate(graph.ops):
         if (entry.filename, entry.lineno) != last:
             last = (entry.filename, entry.lineno)
-            lines += ["", f"        # File: {entry.filename}:{entry.lineno} in {entry.name}, code: {entry.line}"]
+            lines += [
+                "",
+                f"        # File: {entry.filename}:{entry.lineno} in {entry.name}, code: {entry.line}",
+            ]
         lines.append(f"        {name}_{i} = {name}(...)")
     return "\n".join(lines + [""])
 
 
 def guard_lines(guards) -> list:
     """The guards of an entry, one per line, in the shape of PyTorch's guard tree."""
-    lines = ["TREE_GUARD_MANAGER:", "+- RootGuardManager", "| +- GLOBAL_STATE: ___check_global_state()"]
+    lines = [
+        "TREE_GUARD_MANAGER:",
+        "+- RootGuardManager",
+        "| +- GLOBAL_STATE: ___check_global_state()",
+    ]
     lines.append(f"| +- GRAD_MODE: torch.is_grad_enabled() == {guards.grad_mode}")
     for name, (dtype, sizes, requires_grad) in guards.tensors.items():
         shown = [s if s is not None else "None" for s in sizes]

@@ -27,7 +27,10 @@ class Reason:
         lines = [self.title, f"  Explanation: {self.explanation}"]
         lines += [f"  Hint: {h}" for h in self.hints]
         if self.code:
-            lines += ["", f" For more details about this graph break, please visit: {_SITE}{self.code}.html"]
+            lines += [
+                "",
+                f" For more details about this graph break, please visit: {_SITE}{self.code}.html",
+            ]
         return "\n".join(lines)
 
 
@@ -49,8 +52,7 @@ def branching() -> Reason:
 def item() -> Reason:
     return Reason(
         "Unsupported Tensor.item() call with capture_scalar_outputs=False",
-        "Dynamo does not support tracing `Tensor.item()` with "
-        "config.capture_scalar_outputs=False.",
+        "Dynamo does not support tracing `Tensor.item()` with config.capture_scalar_outputs=False.",
         (
             "Set `torch._dynamo.config.capture_scalar_outputs = True` or "
             "`export TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1` to include these operations in "
