@@ -116,14 +116,16 @@ def _observe(op, args, attrs, result) -> None:
         outer(op, args, attrs, result)
 
 
-def _reason_for(name: str, tensor) -> reasons.Reason | None:
+def _reason_for(name: str, tensor, capture: Capture) -> reasons.Reason | None:
     if name == "__bool__":
         return reasons.branching()
     if name == "tolist":
         return reasons.tolist() if tensor.dtype.is_floating_point else reasons.data_dependent()
     if name in ("__repr__", "__format__"):
         return reasons.builtin("str", ["Tensor"])
-    return None if config.capture_scalar_outputs else reasons.item()
+    # fullgraph=True captures scalars as PyTorch 2.13 does (a Python branch on one then raises
+    # UserError there; dyngrad cannot see a Python float's comparisons: docs/compile.md)
+    return None if config.capture_scalar_outputs or capture.fullgraph else reasons.item()
 
 
 def _watch(name: str, original):
@@ -132,7 +134,7 @@ def _watch(name: str, original):
         if capture is not None and not capture.quiet:
             caller = sys._getframe(1)
             if not in_package(caller):
-                reason = _reason_for(name, self)
+                reason = _reason_for(name, self, capture)
                 if reason is not None:
                     capture.brk(reason, caller)
         return original(self, *args, **kwargs)

@@ -101,7 +101,7 @@ def _compile(model, opts: Options):
 
 def _compiled_function(fn, opts: Options, code=None):
     code = code if code is not None else _code_of(fn)
-    names = _arg_names(fn)
+    names = arg_names(fn)
 
     @functools.wraps(fn)
     def compile_wrapper(*args, **kwargs):
@@ -120,7 +120,7 @@ class OptimizedModule(Module):
         super().__init__()
         self._orig_mod = mod
         self.__dict__["_opts"] = opts
-        self.__dict__["_names"] = _arg_names(type(mod).forward)[1:]
+        self.__dict__["_names"] = arg_names(type(mod).forward)[1:]
         self.__dict__["_code"] = _code_of(type(mod).forward)
         self.training = mod.training
 
@@ -154,7 +154,7 @@ def _code_of(fn):
     return code if code is not None else getattr(type(fn).__call__, "__code__", fn)
 
 
-def _arg_names(fn) -> list:
+def arg_names(fn) -> list:
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):

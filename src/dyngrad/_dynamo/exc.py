@@ -14,7 +14,7 @@ __all__ = [
 ]
 
 
-class TorchDynamoException(RuntimeError):
+class TorchDynamoException(RuntimeError):  # noqa: N818 - PyTorch's name
     pass
 
 

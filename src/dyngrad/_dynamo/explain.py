@@ -7,11 +7,10 @@ import time
 from dataclasses import dataclass, field
 
 from ..nn.modules.module import Module
-from . import frames
+from . import frames, logs
 from . import guards as guarding
-from . import logs
 from .capture import Capture, active
-from .eval_frame import _arg_names
+from .eval_frame import arg_names
 
 __all__ = ["explain", "ExplainOutput"]
 
@@ -70,7 +69,7 @@ def explain(f, *extra_args, **extra_kwargs):
 
     def inner(*args, **kwargs) -> ExplainOutput:
         module = f if isinstance(f, Module) else None
-        names = _arg_names(type(f).forward)[1:] if module is not None else _arg_names(f)
+        names = arg_names(type(f).forward)[1:] if module is not None else arg_names(f)
         now = guarding.observe(names, args, kwargs, module, None)
         start = time.perf_counter()
         capture = Capture(sys._getframe(), detailed=True, fullgraph=False)

@@ -70,13 +70,15 @@ def failures(entry: Guards, now: Guards) -> list:
             )
         elif now_rg != requires_grad:
             failed.append(
-                f"tensor '{name}' requires_grad mismatch. expected requires_grad={int(requires_grad)}"
+                f"tensor '{name}' requires_grad mismatch. "
+                f"expected requires_grad={int(requires_grad)}"
             )
         else:
             for i, (size, now_size) in enumerate(zip(sizes, now_sizes)):
                 if size is not None and size != now_size:
                     failed.append(
-                        f"tensor '{name}' size mismatch at index {i}. expected {size}, actual {now_size}"
+                        f"tensor '{name}' size mismatch at index {i}. "
+                        f"expected {size}, actual {now_size}"
                     )
                     break
     for name, (kind, value) in entry.values.items():

@@ -50,7 +50,10 @@ def _log_break(frame: str, stack: tuple, reason) -> None:
     site = f"{where.f_code.co_filename}:{line}"
     key = (site, reason.title)
     if key in _seen_breaks:
-        head = f"Graph break (user stack suppressed due to duplicate graph break) in user code at {site}"
+        head = (
+            "Graph break (user stack suppressed due to duplicate graph break) "
+            f"in user code at {site}"
+        )
         _logging.emit("graph_breaks", frame, f"{head}\nGraph Break Reason: {reason.text()}")
         return
     _seen_breaks.add(key)
@@ -81,7 +84,8 @@ def graph_code(graph) -> str:
             last = (entry.filename, entry.lineno)
             lines += [
                 "",
-                f"        # File: {entry.filename}:{entry.lineno} in {entry.name}, code: {entry.line}",
+                f"        # File: {entry.filename}:{entry.lineno} in {entry.name}, "
+                f"code: {entry.line}",
             ]
         lines.append(f"        {name}_{i} = {name}(...)")
     return "\n".join(lines + [""])

@@ -8,7 +8,6 @@ recompiles"` in the environment turns them on at import, as PyTorch reads it.
 from __future__ import annotations
 
 import datetime
-import logging
 import os
 import sys
 
@@ -16,7 +15,6 @@ __all__ = ["set_logs", "enabled", "emit"]
 
 ARTIFACTS = ("graph_breaks", "recompiles", "guards", "graph_code", "graph", "dynamo")
 _on: set = set()
-_logger = logging.getLogger("torch._dynamo")
 
 
 def set_logs(**kwargs) -> None:
