@@ -34,6 +34,7 @@ _local = threading.local()
 _lock = threading.Lock()
 _users = 0
 _saved: dict = {}
+_watchers: dict = {}
 
 
 class Capture:
@@ -182,8 +183,10 @@ def _hold() -> None:
         builtins.print = _print
         for name in _WATCHED:
             original = _tensor.Tensor.__dict__[name]
-            _saved[name] = original
-            setattr(_tensor.Tensor, name, _watch(name, original))
+            if _saved.get(name) is not original:  # wrap once per method (the doctor may swap it)
+                _saved[name] = original
+                _watchers[name] = _watch(name, original)
+            setattr(_tensor.Tensor, name, _watchers[name])
 
 
 def _release() -> None:

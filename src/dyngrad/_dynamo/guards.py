@@ -47,9 +47,13 @@ def observe(names: list, args: tuple, kwargs: dict, module, dynamic) -> Guards:
         else:
             values[name] = ("type", type(value))
     state = None
-    if module is not None:
-        flags = tuple(m.training for m in module.modules())
-        state = (id(module), flags, tuple(id(p) for p in module.parameters()))
+    if module is not None:  # one walk of the modules, not one per question
+        flags = []
+        params = []
+        for m in module.modules():
+            flags.append(m.training)
+            params += [id(p) for p in m._parameters.values() if p is not None]
+        state = (id(module), tuple(flags), tuple(params))
     autocast = (is_autocast_enabled("cpu"), get_autocast_dtype("cpu"))
     return Guards(tensors, values, grad_state.enabled, autocast, state)
 
