@@ -96,7 +96,10 @@ def _frame(events: list, depth: int, graphs: list, breaks: list) -> None:
         if first is not None and not skipped:
             if current:
                 graphs.append(Graph(current))
-                breaks.append(Break(first[2], _user_stack(first[1], depth, name)))
+                # Dynamo names the resumed frame only in a branch's stack (an item()'s or a
+                # call's stack is taken from the running frame: its own name)
+                shown = name if first[2].explain_title else code.co_name
+                breaks.append(Break(first[2], _user_stack(first[1], depth, shown)))
             current = []
             name = f"torch_dynamo_resume_in_{code.co_name}_at_{stack[depth][1]}"
         if inner and (first is not None or skipped):
