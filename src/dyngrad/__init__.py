@@ -117,6 +117,8 @@ __all__ = sorted(
         "Tensor",
         "Size",
         "autograd",
+        "compile",
+        "compiler",
         "device",
         "dtype",
         "Generator",

@@ -283,3 +283,54 @@ def test_disable_flag_runs_eagerly(lib):
     w = lib.ones(2, requires_grad=True)
     out = lib.compile(lambda x: x * w, disable=True)(lib.ones(2))
     assert out.grad_fn.name() == "MulBackward0"
+
+
+def test_nested_compiled_function_is_inlined():
+    inner = dyngrad.compile(lambda x: x.sin() * 2)
+
+    def outer(x):
+        return inner(x + 1).exp()
+
+    out = dyngrad._dynamo.explain(outer)(dyngrad.ones(3))
+    assert (out.graph_count, out.ops_per_graph) == (1, [["add", "sin", "mul", "exp"]])
+    w = dyngrad.ones(3, requires_grad=True)
+    result = dyngrad.compile(outer)(w)
+    assert result.grad_fn.name() == "CompiledFunctionBackward"
+    (edge,) = result.grad_fn.next_functions  # one node over the inlined inner call too
+    assert edge[0].variable is w
+
+
+def test_train_eval_switch_recompiles(capfd):
+    dyngrad._dynamo.reset()
+    model = dyngrad.compile(dyngrad.nn.Sequential(dyngrad.nn.Linear(2, 2), dyngrad.nn.Dropout()))
+    dyngrad._logging.set_logs(recompiles=True)
+    try:
+        model(dyngrad.ones(1, 2))
+        model.eval()
+        model(dyngrad.ones(1, 2))
+        model(dyngrad.ones(1, 2))
+    finally:
+        dyngrad._logging.set_logs()
+    err = capfd.readouterr().err
+    assert err.count("Recompiling function forward") == 1
+    assert "L['self'].training == True" in err
+
+
+def test_no_grad_across_a_break_matches_eager():
+    def f(x, w):
+        with dyngrad.no_grad():
+            y = x * w
+            print_free = float(y.sum())  # a break inside no_grad
+            z = y + print_free
+        return (z * w).sum()
+
+    w = dyngrad.arange(3.0, requires_grad=True)
+    x = dyngrad.ones(3)
+    f(x, w).backward()
+    eager = w.grad.numpy().copy()
+    w.grad = None
+    out = dyngrad.compile(f)(x, w)
+    out.backward()
+    assert np.array_equal(w.grad.numpy(), eager)
+    explained = dyngrad._dynamo.explain(f)(x, w)
+    assert (explained.graph_count, explained.graph_break_count) == (2, 1)

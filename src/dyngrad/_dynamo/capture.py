@@ -57,11 +57,11 @@ class Capture:
     def brk(self, reason: reasons.Reason, caller) -> None:
         self.n_breaks += 1
         if self.fullgraph:
-            site = f"{caller.f_code.co_filename}:{caller.f_lineno}"
+            code = caller.f_code
             raise Unsupported(
-                f'{reason.text()}\n\nfrom user code at:\n  File "{site}", in '
-                f"{caller.f_code.co_name}\n(dyngrad: fullgraph=True refuses every graph break; "
-                "remove the break or compile with fullgraph=False)"
+                f'{reason.text()}\n\nfrom user code:\n  File "{code.co_filename}", line '
+                f"{caller.f_lineno}, in {code.co_name}\n(dyngrad: fullgraph=True refuses every "
+                "graph break; remove the break or compile with fullgraph=False)"
             )
         if self.detailed:
             self.events.append(("break", user_stack(self.stop, 3), reason))
