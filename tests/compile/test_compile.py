@@ -334,3 +334,9 @@ def test_no_grad_across_a_break_matches_eager():
     assert np.array_equal(w.grad.numpy(), eager)
     explained = dyngrad._dynamo.explain(f)(x, w)
     assert (explained.graph_count, explained.graph_break_count) == (2, 1)
+
+
+def test_unknown_backend_raises_invalid_backend(lib):
+    with pytest.raises(lib._dynamo.exc.InvalidBackend, match="Invalid backend: 'nope'"):
+        lib.compile(lambda x: x, backend="nope")
+    assert "inductor" in lib._dynamo.list_backends()

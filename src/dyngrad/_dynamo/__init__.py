@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import config, exc
 from .capture import graph_break
-from .eval_frame import OptimizedModule, disable, is_compiling, reset
+from .eval_frame import OptimizedModule, disable, is_compiling, list_backends, reset
 from .explain import ExplainOutput, explain
 
 __all__ = [
@@ -21,6 +21,18 @@ __all__ = [
     "disable",
     "is_compiling",
     "reset",
+    "list_backends",
+    "mark_dynamic",
+    "mark_static",
     "explain",
     "ExplainOutput",
 ]
+
+
+def mark_dynamic(t, index, **kwargs) -> None:
+    """Matches `torch._dynamo.mark_dynamic` in what it changes for dyngrad: nothing computed
+    (dyngrad's guards make a size dynamic once it changes; see docs/compile.md)."""
+
+
+def mark_static(t, index=None) -> None:
+    """Matches `torch._dynamo.mark_static`: accepted; see `mark_dynamic`."""

@@ -22,11 +22,27 @@ from . import config, frames, logs
 from . import guards as guarding
 from .capture import Capture, active, current
 from .compiled_node import wrap_outputs
+from .exc import InvalidBackend
 from .reasons import Reason
 
-__all__ = ["compile", "OptimizedModule", "reset", "disable", "is_compiling", "CodeCache"]
+__all__ = [
+    "compile",
+    "OptimizedModule",
+    "reset",
+    "disable",
+    "is_compiling",
+    "list_backends",
+    "CodeCache",
+]
 
-_BACKENDS = ("inductor", "eager", "aot_eager", "cudagraphs", "openxla", "tvm", "onnxrt")
+_BACKENDS = ("inductor", "eager", "aot_eager", "cudagraphs", "openxla", "tvm", "onnxrt", "tensorrt")
+
+
+def list_backends(exclude_tags=("debug", "experimental")) -> list:
+    """Matches `torch._dynamo.list_backends`: the backend names compile accepts."""
+    return sorted(b for b in _BACKENDS if not exclude_tags or b not in ("eager", "aot_eager"))
+
+
 _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
 
@@ -84,7 +100,7 @@ def compile(  # noqa: A001 - torch.compile
             "Either mode or options can be specified, but both can't be specified at the same time."
         )
     if isinstance(backend, str) and backend not in _BACKENDS:
-        raise KeyError(backend)
+        raise InvalidBackend(backend)
     opts = Options(fullgraph, dynamic, backend, mode, disable)
     if model is None:
         return lambda m: _compile(m, opts)

@@ -11,6 +11,7 @@ __all__ = [
     "InternalTorchDynamoError",
     "TorchRuntimeError",
     "SkipFrame",
+    "InvalidBackend",
 ]
 
 
@@ -44,3 +45,12 @@ class TorchRuntimeError(TorchDynamoException):
 
 class SkipFrame(TorchDynamoException):
     pass
+
+
+class InvalidBackend(TorchDynamoException):
+    def __init__(self, name) -> None:
+        super().__init__(
+            f"Invalid backend: {name!r}, see `torch._dynamo.list_backends()` for available "
+            "backends.\n(dyngrad accepts every backend name PyTorch ships; the compiled call "
+            "runs on dyngrad's kernels whichever is named)"
+        )
