@@ -33,8 +33,9 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _local = threading.local()
 _lock = threading.Lock()
 _users = 0
+_observers = 0
 _saved: dict = {}
-_watchers: dict = {}
+_watchers: dict = {}  # method name -> its watcher (See _hold)
 
 
 class Capture:
@@ -97,12 +98,12 @@ class active:
     def __enter__(self) -> Capture:
         self.outer = current()
         _local.capture = self.capture
-        _hold()
+        _hold(self.capture.detailed)
         return self.capture
 
     def __exit__(self, *exc) -> None:
         _local.capture = self.outer
-        _release()
+        _release(self.capture.detailed)
 
 
 # ---- the watchers, installed while any compiled call runs -----------------------------------
@@ -171,34 +172,40 @@ _WATCHED = (
 )
 
 
-def _hold() -> None:
-    global _users
+def _hold(detailed: bool) -> None:
+    """Watch this call. The Tensor watchers are installed once and stay (a class attribute
+    written on every call would reset CPython's attribute caches for every Tensor access);
+    they cost a thread-local read while no capture runs. `print` and the op observer are
+    swapped in for the call only, the observer only while compiling (a cached call needs
+    just the breaks, for fullgraph)."""
+    global _users, _observers
     with _lock:
-        _users += 1
-        if _users > 1:
-            return
-        _saved["observer"] = recording.observer
-        _saved["print"] = builtins.print
-        recording.observer = _observe
-        builtins.print = _print
         for name in _WATCHED:
-            original = _tensor.Tensor.__dict__[name]
-            if _saved.get(name) is not original:  # wrap once per method (the doctor may swap it)
-                _saved[name] = original
-                _watchers[name] = _watch(name, original)
-            setattr(_tensor.Tensor, name, _watchers[name])
+            present = _tensor.Tensor.__dict__[name]
+            if present is not _watchers.get(name):  # first use, or someone swapped it since
+                _watchers[name] = _watch(name, present)
+                setattr(_tensor.Tensor, name, _watchers[name])
+        _users += 1
+        if _users == 1:
+            _saved["print"] = builtins.print
+            builtins.print = _print
+        if detailed:
+            _observers += 1
+            if _observers == 1:
+                _saved["observer"] = recording.observer
+                recording.observer = _observe
 
 
-def _release() -> None:
-    global _users
+def _release(detailed: bool) -> None:
+    global _users, _observers
     with _lock:
         _users -= 1
-        if _users:
-            return
-        recording.observer = _saved["observer"]
-        builtins.print = _saved["print"]
-        for name in _WATCHED:
-            setattr(_tensor.Tensor, name, _saved[name])
+        if not _users:
+            builtins.print = _saved["print"]
+        if detailed:
+            _observers -= 1
+            if not _observers:
+                recording.observer = _saved["observer"]
 
 
 def graph_break(msg: str | None = None) -> None:
