@@ -111,6 +111,9 @@ def test_module_compile_in_place(lib):
     assert model.compile(backend=BACKEND) is None
     out = model(lib.ones(1, 3))
     assert list(model.state_dict()) == ["lin.weight", "lin.bias"]
+    builtin = lib.nn.Linear(3, 2)
+    builtin.compile(backend=BACKEND)  # torch's own module: Dynamo skips its frames
+    assert builtin(lib.ones(1, 3)).grad_fn.name() == "AddmmBackward0"
     assert out.grad_fn.name() == "CompiledFunctionBackward"
 
 

@@ -29,7 +29,7 @@ from .exc import Unsupported
 
 __all__ = ["Capture", "current", "active", "graph_break", "user_stack"]
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _local = threading.local()
 _lock = threading.Lock()
 _users = 0
@@ -74,7 +74,7 @@ def current() -> Capture | None:
 
 def in_package(frame) -> bool:
     """Whether `frame` runs dyngrad's own code (PyTorch's would be C++ or torch/ files)."""
-    return frame.f_code.co_filename.startswith(_PACKAGE)
+    return frame.f_code.co_filename.startswith(PACKAGE)
 
 
 def user_stack(stop, skip: int) -> tuple:

@@ -20,7 +20,7 @@ from ..graph.node import _sequence
 from ..nn.modules.module import Module
 from . import config, frames, logs
 from . import guards as guarding
-from .capture import Capture, active, current
+from .capture import PACKAGE, Capture, active, current
 from .compiled_node import wrap_outputs
 from .exc import InvalidBackend
 from .reasons import Reason
@@ -158,7 +158,12 @@ def _module_compile(self, *args, **kwargs) -> None:
     """Matches `Module.compile`: compile this module's forward in place (its hooks stay
     outside the compiled call, where PyTorch compiles them with it)."""
     forward = type(self).forward.__get__(self)
-    object.__setattr__(self, "forward", compile(forward, *args, **kwargs))
+    compiled = compile(forward, *args, **kwargs)
+    if _code_of(forward).co_filename.startswith(PACKAGE):
+        # PyTorch compiles `_call_impl`, torch's own frame, which Dynamo skips: a built-in
+        # module (nn.Linear) compiled in place runs eagerly there, so it does here
+        return
+    object.__setattr__(self, "forward", compiled)
 
 
 Module.compile = _module_compile  # library's Module gets its tool-layer method

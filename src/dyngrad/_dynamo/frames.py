@@ -25,13 +25,12 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
-import os
 import textwrap
 from dataclasses import dataclass, field
 
-__all__ = ["Graph", "Break", "StackEntry", "split", "entry"]
+from .capture import PACKAGE
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+__all__ = ["Graph", "Break", "StackEntry", "split", "entry"]
 
 
 @dataclass(frozen=True)
@@ -72,7 +71,7 @@ def split(events: list) -> tuple[list, list]:
 
 
 def _internal(frame) -> bool:
-    return frame.f_code.co_filename.startswith(_PACKAGE)
+    return frame.f_code.co_filename.startswith(PACKAGE)
 
 
 def _frame(events: list, depth: int, graphs: list, breaks: list) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _logging
 from . import frames
-from .frames import _PACKAGE
+from .capture import PACKAGE
 
 __all__ = ["recompile", "compiled", "reset", "guard_lines"]
 
@@ -45,7 +45,7 @@ def compiled(cache, entry, events: list) -> None:
 
 def _log_break(frame: str, stack: tuple, reason) -> None:
     where, line = next(
-        s for s in reversed(stack) if not s[0].f_code.co_filename.startswith(_PACKAGE)
+        s for s in reversed(stack) if not s[0].f_code.co_filename.startswith(PACKAGE)
     )
     site = f"{where.f_code.co_filename}:{line}"
     key = (site, reason.title)
@@ -63,7 +63,7 @@ def _log_break(frame: str, stack: tuple, reason) -> None:
         "User code traceback:",
     ]
     for f, n in stack:
-        if f.f_code.co_filename.startswith(_PACKAGE):
+        if f.f_code.co_filename.startswith(PACKAGE):
             continue
         entry = frames.entry((f, n), f.f_code.co_name)
         lines += [f'  File "{entry.filename}", line {n}, in {entry.name}', f"    {entry.line}"]
