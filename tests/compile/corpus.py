@@ -200,6 +200,24 @@ def cases() -> dict:
         b = x.min().item()
         return x * (a - b)
 
+    def autocast_clean(x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = x * 2
+        return y.float() + 1
+
+    def autocast_break(x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = x * 2
+            print("corpus: autocast_break")
+            z = y + 1
+        return z.float() * 3
+
+    def grad_mode_break(x):
+        y = x * 2
+        with torch.set_grad_enabled(False):
+            n = y.sum().item()
+        return y + n
+
     class Branchy(torch.nn.Module):
         def __init__(self):
             super().__init__()
@@ -278,7 +296,8 @@ def cases() -> dict:
         numpy_call, str_of, user_break, nested_break, nested_clean, nested_deep, loop_break,
         loop_clean, loop_header_break, while_break, no_grad_mid, no_grad_clean,
         enable_grad_inside, shape_logic, return_tuple, python_scalar_math, break_then_branch,
-        any_branch, disabled_helper_caller, two_items_no_ops_between,
+        any_branch, disabled_helper_caller, two_items_no_ops_between, autocast_clean,
+        autocast_break, grad_mode_break,
     ]  # fmt: skip
     found = {f.__name__: (f, vec) for f in functions}
     for cls in (Branchy, Clean, Outer, Hooked, ItemModule, Seq):
