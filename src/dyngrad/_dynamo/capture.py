@@ -7,12 +7,14 @@
 # is told of two things:
 #   - every op (the op observer of ops/table/record.py, See Note [Op observer]);
 #   - every place the user's code needs a Python value from a tensor (`bool`/`if`, `item`,
-#     `int`/`float`/`index`, `tolist` of a float tensor, printing or str() of a tensor) or
+#     `int`/`float`/`index`, `tolist`, printing or str() of a tensor) or
 #     calls what Dynamo cannot trace (`print`, `torch._dynamo.graph_break()`): a graph break.
 # A break counts only when the user's own code asked (the calling frame lies outside
 # dyngrad): dyngrad's ops use `.item()` internally where PyTorch's run in C++, and those are
-# no breaks. When a call is being compiled (a new guard set, or explain) every event also
-# carries the user's stack, from which frames.py rebuilds Dynamo's graphs and breaks.
+# no breaks. The watchers (on Tensor's value methods and `builtins.print`) are installed on
+# the first compiled call and stay, reading a thread-local flag when no capture runs. When a
+# call is being compiled (a new guard set, or explain) every event also carries the stack
+# that made it, from which frames.py rebuilds Dynamo's graphs and breaks.
 """
 
 from __future__ import annotations
@@ -159,6 +161,8 @@ def _print(*args, **kwargs):
         capture.quiet = False
 
 
+_print.__name__ = _print.__qualname__ = "print"
+
 _WATCHED = (
     "__bool__",
     "item",
@@ -186,6 +190,7 @@ def _hold(detailed: bool) -> None:
                 setattr(_tensor.Tensor, name, _watchers[name])
         if builtins.print is not _print:
             _saved["print"] = builtins.print
+            _print.__doc__ = builtins.print.__doc__
             builtins.print = _print
         if detailed:
             _observers += 1
