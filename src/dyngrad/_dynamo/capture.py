@@ -42,14 +42,13 @@ _watchers: dict = {}  # method name -> its watcher (See _hold)
 class Capture:
     """What one compiled call did: its op and break events (with stacks while `detailed`)."""
 
-    __slots__ = ("detailed", "fullgraph", "events", "stop", "n_breaks", "quiet")
+    __slots__ = ("detailed", "fullgraph", "events", "stop", "quiet")
 
     def __init__(self, stop, *, detailed: bool, fullgraph: bool) -> None:
         self.stop = stop  # the frame that called the user's function: stacks end there
         self.detailed = detailed
         self.fullgraph = fullgraph
         self.events: list = []  # ("op", stack, name) or ("break", stack, Reason)
-        self.n_breaks = 0
         self.quiet = False
 
     def op(self, name: str) -> None:
@@ -57,7 +56,6 @@ class Capture:
             self.events.append(("op", user_stack(self.stop, 3), name))
 
     def brk(self, reason: reasons.Reason, caller) -> None:
-        self.n_breaks += 1
         if self.fullgraph:
             code = caller.f_code
             raise Unsupported(

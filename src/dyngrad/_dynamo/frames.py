@@ -52,7 +52,6 @@ class Break:
 
     reason: object  # reasons.Reason
     user_stack: list
-    graph_break: bool = True
 
 
 @dataclass
