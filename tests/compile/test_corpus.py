@@ -21,12 +21,16 @@ def explained(lib, name: str) -> tuple:
     target = f() if isinstance(f, type) else f
     with contextlib.redirect_stdout(io.StringIO()):
         out = lib._dynamo.explain(target)(*make())
-    for reason in out.break_reasons:
-        assert all(s.filename == str(corpus.HERE) for s in reason.user_stack)
+    # the user's frames: torch lists its own frames too when global state (module hooks left
+    # by other tests) makes Dynamo trace nn.Module's slow call path
+    here = str(corpus.HERE)
     return (
         out.graph_count,
         out.graph_break_count,
-        [[(s.lineno, s.name) for s in reason.user_stack] for reason in out.break_reasons],
+        [
+            [(s.lineno, s.name) for s in reason.user_stack if s.filename == here]
+            for reason in out.break_reasons
+        ],
         [reason.reason.splitlines()[0] for reason in out.break_reasons],
     )
 
