@@ -21,8 +21,8 @@ def explained(lib, name: str) -> tuple:
     target = f() if isinstance(f, type) else f
     with contextlib.redirect_stdout(io.StringIO()):
         out = lib._dynamo.explain(target)(*make())
-    # the user's frames: torch lists its own frames too when global state (module hooks left
-    # by other tests) makes Dynamo trace nn.Module's slow call path
+    # the user's frames only: in the full suite torch's stack for Outer once held a frame
+    # outside corpus.py (global state left by earlier tests; not seen when run alone)
     here = str(corpus.HERE)
     return (
         out.graph_count,
