@@ -34,6 +34,8 @@ TOOLS = {
     "doctor",
     "viz",
     "compile",
+    "_dynamo",
+    "compiler",
     "amp",
     "cuda",
     "cpu",

@@ -93,7 +93,18 @@ from .serialization import load, save
 
 # isort: split
 # Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
-from . import _C, _tensor_kinds, _torch_alias, accelerator, distributed, onnx
+from . import (
+    _C,
+    _dynamo,
+    _logging,
+    _tensor_kinds,
+    _torch_alias,
+    accelerator,
+    compiler,
+    distributed,
+    onnx,
+)
+from ._dynamo.eval_frame import compile  # noqa: A004 - torch.compile
 
 _tensor_kinds.install(Tensor)
 
@@ -147,6 +158,8 @@ __all__ = sorted(
         "Tensor",
         "Size",
         "autograd",
+        "compile",
+        "compiler",
         "device",
         "dtype",
         "Generator",

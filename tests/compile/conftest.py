@@ -1,0 +1,15 @@
+"""Compile tests run real torch.compile, whose first call switches off argument validation of
+torch.distributions for the whole process (Dynamo does so on first use); put it back."""
+
+import sys
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _torch_distribution_validation_restored():
+    yield
+    torch = sys.modules.get("torch")
+    distributions = getattr(torch, "distributions", None) if torch is not None else None
+    if distributions is not None and hasattr(distributions, "Distribution"):
+        distributions.Distribution.set_default_validate_args(True)
