@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import linecache
 import os
@@ -179,18 +180,13 @@ def _source(op, kind: str, name: str) -> str:
         record = _indent(_new_tensor("False", "None"), 4) + "\n    if mask:  # grad mode is off"
         record += f"\n        note_no_grad(t, {_tuple(inputs)})"
         return template.format(name=name, record=record)
-    branches = []
-    for i, mask in enumerate(masks):
-        test = "else" if i == len(masks) - 1 else ("if" if i == 0 else "elif") + f" mask == {mask}"
-        body = RECORD_MASK.format(
-            edges=_edges(inputs, mask),
-            meta=_meta(inputs, mask),
-            saves=_saves(op, inputs, mask),
-        )
-        branches.append(_indent(body, 4) if len(masks) > 1 else body)
-        if len(masks) > 1:
-            grads = " and ".join(v for i, v in enumerate(inputs) if mask >> i & 1)
-            branches[-1] = f"        {test}:  # {grads} require grad\n" + branches[-1]
+    branches = [_branch(op, inputs, mask) for mask in masks]
+    if len(masks) > 1:  # `if mask == 3: ... elif mask == 1: ... else: ...`
+        tests = ["if mask == 3", "elif mask == 1", "else"]
+        branches = [
+            f"        {test}:  # {_says(inputs, mask)}\n" + _indent(branch, 4)
+            for test, mask, branch in zip(tests, masks, branches)
+        ]
     record = RECORD.format(
         new_tensor_node=_indent(_new_tensor("True", "node"), 8),
         new_tensor_plain=_indent(_new_tensor("False", "None"), 8),
@@ -198,6 +194,22 @@ def _source(op, kind: str, name: str) -> str:
         inputs=_tuple(inputs),
     )
     return template.format(name=name, record=record)
+
+
+def _branch(op, inputs, mask: int) -> str:
+    """What `record` does for `mask`, the inputs that require grad."""
+    return RECORD_MASK.format(
+        edges=_edges(inputs, mask), meta=_meta(inputs, mask), saves=_saves(op, inputs, mask)
+    )
+
+
+def _says(inputs, mask: int) -> str:
+    grads = [v for i, v in enumerate(inputs) if mask >> i & 1]
+    return (
+        " and ".join(grads) + " require grad"
+        if len(grads) > 1
+        else f"only {grads[0]} requires grad"
+    )
 
 
 def _tuple(names) -> str:
@@ -280,19 +292,11 @@ def _new_tensor(requires_grad: str, grad_fn: str) -> str:
     return f"# new_tensor(out, {requires_grad}, {grad_fn})\n" + body.format(**values)
 
 
-_INLINED: list = []
-
-
+@functools.cache
 def _inlined() -> tuple:
     """(new_tensor's body as a template of its parameters, the globals it reads), read once
-    from its source; (None, {}) when the source can't be read or its shape is not the one
-    inlined here (straight-line, ending in `return <the new tensor>`)."""
-    if not _INLINED:
-        _INLINED.append(_read_new_tensor())
-    return _INLINED[0]
-
-
-def _read_new_tensor() -> tuple:
+    from its source; (None, {}) when the source can't be read or is not of the shape inlined
+    here (no return but the last, `return <the new tensor>`, and no other local)."""
     try:
         tree = ast.parse(inspect.getsource(new_tensor))
     except (OSError, TypeError):
@@ -314,6 +318,8 @@ def _read_new_tensor() -> tuple:
     reads = set()
     for node in ast.walk(ast.Module(body=body, type_ignores=[])):
         if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Store) and node.id not in renames:
+                return None, {}  # a local of its own might clash with the template's
             if node.id in parameters:
                 node.id = "{" + node.id + "}"
             elif node.id in renames:
