@@ -10,7 +10,7 @@ import pytest
 import dyngrad as torch
 from dyngrad._tensor import InferenceCounter
 from dyngrad.graph.saved import SavedOutput
-from dyngrad.ops.table import fast
+from dyngrad.ops.table import fast, fast_codegen
 from dyngrad.ops.table.fast_codegen import FORMS
 from dyngrad.ops.table.record import apply
 
@@ -157,3 +157,14 @@ def test_fast_form_error_traceback_shows_its_source():
         x * torch.ones(4)
     frames = [entry for entry in info.traceback if "fast form of torch.mul" in str(entry.path)]
     assert frames and "translate" in str(frames[0].statement)
+
+
+def test_fast_form_calls_new_tensor_when_its_body_cannot_be_inlined(monkeypatch):
+    form, op, kind = FORMS["mul"]
+    monkeypatch.setattr(fast_codegen, "_inlined", lambda: (None, {}))
+    monkeypatch.setattr(fast_codegen, "_CODES", {})
+    fallback, source = fast_codegen._function(op, kind)
+    assert "t = new_tensor(out, True, node)" in source and "_new(Tensor)" not in source
+    fast_out, apply_out = _both(fallback, op, _inputs(kind, 3, "result"))
+    _assert_same_output(fast_out, apply_out)
+    _assert_same_node(fast_out.grad_fn, apply_out.grad_fn)

@@ -27,7 +27,6 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
-import inspect
 import linecache
 import os
 import types
@@ -73,7 +72,7 @@ _NAMESPACE = {
 }
 FORMS: dict = {}  # op name -> (its fast form, the row, "unary" or "binary")
 _SOURCES: dict = {}  # op name -> its fast form's source
-_CODES: dict = {}  # source with the name left out -> its compiled code
+_CODES: dict = {}  # what a source depends on -> (the source, named `fast_form`; its code)
 
 UNARY = """\
 def {name}(x):
@@ -147,23 +146,39 @@ RECORD_MASK = """\
 
 def fast_form(op, kind: str):
     """The fast form of `op` (`kind` "unary" or "binary"), named after it."""
-    name = op.name
-    source = _source(op, kind, name)
-    filename = os.path.join(os.path.dirname(__file__), f"<fast form of torch.{name}>")
+    function, source = _function(op, kind)
+    filename = function.__code__.co_filename
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    _SOURCES[name] = source
-    anonymous = _source(op, kind, "fast_form")
-    code = _CODES.get(anonymous)
-    if code is None:
-        namespace = {}
-        exec(compile(anonymous, filename, "exec"), namespace)  # noqa: S102
-        code = _CODES[anonymous] = namespace["fast_form"].__code__
+    _SOURCES[op.name] = source
+    FORMS[op.name] = (function, op, kind)
+    return function
+
+
+def _function(op, kind: str) -> tuple:
+    """(the fast form of `op`, its source)."""
+    name = op.name
+    source, code = _compiled(op, kind)
+    filename = os.path.join(os.path.dirname(__file__), f"<fast form of torch.{name}>")
     code = code.replace(co_name=name, co_qualname=name, co_filename=filename)
     namespace = dict(_NAMESPACE, op=op, fwd=op.fwd, node_cls=op.node_cls)
     namespace.update(_inlined()[1])
-    function = types.FunctionType(code, namespace, name)
-    FORMS[name] = (function, op, kind)
-    return function
+    source = source.replace("def fast_form(", f"def {name}(", 1)
+    return types.FunctionType(code, namespace, name), source
+
+
+def _compiled(op, kind: str) -> tuple:
+    """(the source of `op`'s fast form, named `fast_form`, and its code), made once for all
+    rows alike: of one kind, differentiable or not, with the same save plans."""
+    masks = (1,) if kind == "unary" else (3, 1, 2)
+    plans = tuple(op.plans[mask] for mask in masks)
+    key = (kind, op.node_cls is None, op.n_outputs, plans, plans[0] is SAVES_OUTPUT)
+    found = _CODES.get(key)
+    if found is None:
+        source = _source(op, kind, "fast_form")
+        namespace = {}
+        exec(compile(source, f"<fast form {len(_CODES)}>", "exec"), namespace)  # noqa: S102
+        found = _CODES[key] = (source, namespace["fast_form"].__code__)
+    return found
 
 
 def source_of(name: str) -> str:
@@ -297,9 +312,14 @@ def _inlined() -> tuple:
     """(new_tensor's body as a template of its parameters, the globals it reads), read once
     from its source; (None, {}) when the source can't be read or is not of the shape inlined
     here (no return but the last, `return <the new tensor>`, and no other local)."""
-    try:
-        tree = ast.parse(inspect.getsource(new_tensor))
-    except (OSError, TypeError):
+    code = new_tensor.__code__
+    lines = linecache.getlines(code.co_filename)[code.co_firstlineno - 1 :]
+    end = next((i for i, line in enumerate(lines[1:], 1) if line[:1] not in " \n"), len(lines))
+    try:  # a module-level function: it ends where the next unindented line starts
+        tree = ast.parse("".join(lines[:end]))
+    except SyntaxError:
+        return None, {}
+    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
         return None, {}
     function = tree.body[0]
     body = function.body
