@@ -608,8 +608,8 @@ _UNDELETABLE = {
 
 def new_tensor(data, requires_grad: bool = False, grad_fn=None, output_nr: int = 0) -> Tensor:
     """A Tensor on `data` (taken as it is, no validation): every op output is built here."""
-    # The fast forms inline this body (See Note [Generated fast forms]); one that is not
-    # straight-line ending in `return self` is called instead.
+    # The fast forms inline this body (See Note [Generated fast forms]); a body with a local
+    # of its own or a return before `return self` is called instead.
     self = _new(Tensor)
     self._data = data
     self._requires_grad = requires_grad

@@ -9,6 +9,7 @@ import pytest
 
 import dyngrad as torch
 from dyngrad._tensor import InferenceCounter
+from dyngrad.graph.node import Node
 from dyngrad.graph.saved import SavedOutput
 from dyngrad.ops.table import fast, fast_codegen
 from dyngrad.ops.table.fast_codegen import FORMS
@@ -168,3 +169,10 @@ def test_fast_form_calls_new_tensor_when_its_body_cannot_be_inlined(monkeypatch)
     fast_out, apply_out = _both(fallback, op, _inputs(kind, 3, "result"))
     _assert_same_output(fast_out, apply_out)
     _assert_same_node(fast_out.grad_fn, apply_out.grad_fn)
+
+
+def test_attribute_stores_on_tensors_and_nodes_stay_on_the_fast_path():
+    # See Note [No __delattr__]: either method makes every store a call through `object`'s
+    classes = torch.Tensor.__mro__[:-1] + Node.__mro__[:-1] + (SavedOutput,)
+    for cls in classes:
+        assert "__setattr__" not in vars(cls) and "__delattr__" not in vars(cls), cls
