@@ -33,7 +33,7 @@ import types
 
 import numpy as np
 
-from ..._tensor import Tensor, new_tensor
+from ..._tensor import Tensor, VersionCounter, new_tensor
 from ...graph import anomaly_mode as anomaly
 from ...graph import saved_hooks
 from ...graph.grad_mode import state as grad_state
@@ -59,6 +59,7 @@ _NAMESPACE = {
     "_hooks_active": saved_hooks.active,
     "Tensor": Tensor,
     "SavedOutput": SavedOutput,
+    "VersionCounter": VersionCounter,
     "anomaly": anomaly,
     "apply": apply,
     "gradient_edge": gradient_edge,
@@ -88,7 +89,6 @@ def {name}(x):
     out = fwd(np, xd)
     if type(out) is not _ndarray:
         out = np.array(out)  # a NumPy scalar from a full reduction
-    mask = x._requires_grad
 {record}
     if recording.observer is not None:  # See Note [Op observer]
         recording.observer(op, (x,), _EMPTY, t)
@@ -125,14 +125,14 @@ def {name}(x, y):
 
 # `record(node, inputs, mask, _EMPTY, plans[mask], t)`, its steps in its order
 RECORD = """\
-    if mask and grad_state.enabled:
+    if {mask} and grad_state.enabled:
         node = _new(node_cls)
 {new_tensor_node}
         node._seq = _next_seq()
 {masks}
     else:
 {new_tensor_plain}
-        if mask:  # grad mode is off
+        if {mask}:  # grad mode is off
             note_no_grad(t, {inputs})"""
 
 RECORD_MASK = """\
@@ -191,18 +191,20 @@ def _source(op, kind: str, name: str) -> str:
     inputs = ("x",) if kind == "unary" else ("x", "y")
     masks = (1,) if kind == "unary" else (3, 1, 2)
     template = UNARY if kind == "unary" else BINARY
+    mask = "x._requires_grad" if kind == "unary" else "mask"  # whether any input requires grad
     if op.node_cls is None:  # nothing to record: only the no-grad note
-        record = _indent(_new_tensor("False", "None"), 4) + "\n    if mask:  # grad mode is off"
+        record = _indent(_new_tensor("False", "None"), 4) + f"\n    if {mask}:  # grad mode is off"
         record += f"\n        note_no_grad(t, {_tuple(inputs)})"
         return template.format(name=name, record=record)
-    branches = [_branch(op, inputs, mask) for mask in masks]
+    branches = [_branch(op, inputs, bits) for bits in masks]
     if len(masks) > 1:  # `if mask == 3: ... elif mask == 1: ... else: ...`
         tests = ["if mask == 3", "elif mask == 1", "else"]
         branches = [
-            f"        {test}:  # {_says(inputs, mask)}\n" + _indent(branch, 4)
-            for test, mask, branch in zip(tests, masks, branches)
+            f"        {test}:  # {_says(inputs, bits)}\n" + _indent(branch, 4)
+            for test, bits, branch in zip(tests, masks, branches)
         ]
     record = RECORD.format(
+        mask=mask,
         new_tensor_node=_indent(_new_tensor("True", "node"), 8),
         new_tensor_plain=_indent(_new_tensor("False", "None"), 8),
         masks="\n".join(branches),
