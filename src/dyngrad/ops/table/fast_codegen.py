@@ -45,6 +45,14 @@ from .record import apply, gradient_edge, note_no_grad, pack_saved, save
 
 __all__ = ["FORMS", "fast_form", "source_of"]
 
+
+def _not_a_tensor(op, x) -> TypeError:
+    """PyTorch's error for a one-input op called on what is not a tensor (`torch.exp(1.0)`)."""
+    return TypeError(
+        f"{op.name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}"
+    )
+
+
 # what the generated code reads, besides the row's own `op`, `fwd`, `node_cls`
 _NAMESPACE = {
     "__builtins__": builtins,
@@ -66,6 +74,7 @@ _NAMESPACE = {
     "grad_state": grad_state,
     "new_tensor": new_tensor,
     "note_no_grad": note_no_grad,
+    "_not_a_tensor": _not_a_tensor,
     "pack_saved": pack_saved,
     "save": save,
     "recording": recording,
@@ -80,9 +89,7 @@ def {name}(x):
     try:
         xd = x._data
     except AttributeError:
-        raise TypeError(
-            f"{{op.name}}(): argument 'input' (position 1) must be Tensor, not {{type(x).__name__}}"
-        ) from None
+        raise _not_a_tensor(op, x) from None
     # integer and bool tensors take the general path: their promotion rules differ
     if type(xd) is not _ndarray or xd.dtype.kind != "f":
         return apply(op, (x,))
@@ -105,7 +112,11 @@ def {name}(x, y):
         yd = y._data
         if xd.dtype != yd.dtype:
             return apply(op, (x, y))
-        mask = x._requires_grad | y._requires_grad << 1
+        # `record`'s mask of the inputs that require grad (no `|` or `<<`: not fast on bools)
+        if y._requires_grad:
+            mask = 3 if x._requires_grad else 2
+        else:
+            mask = x._requires_grad
     elif type(y) is float or type(y) is int:
         yd = y  # so `yd is y` says that y is a number
         mask = x._requires_grad
