@@ -3,8 +3,8 @@
 # Note [Generated fast forms]
 # A fast form (See Note [Hot path]) does what `apply` does for its common case, and what it
 # records must be what `record` records (See Note [One recording path]). Calling `new_tensor`
-# and `record` from it cost ~1,700 instructions of a ~20,000-instruction `x * y` (two Python
-# calls, and `record`'s tests of what kind of call it is). So, as PyTorch generates its
+# and `record` from it cost ~2,200 instructions a call (two Python calls, and `record`'s tests
+# of what kind of call it is; `x + y` with grad is ~19,000 in all). So, as PyTorch generates its
 # VariableType kernels from one template, each fast form is written here as straight-line
 # source for its row: the template below, with
 #   - `new_tensor`'s body inlined (read from `new_tensor` itself, so there is still one
@@ -13,10 +13,12 @@
 #   - `record`'s steps specialized to the row's save plan for each mask of inputs that
 #     require grad (edges, shapes and dtypes, attributes, anomaly trace, saved values and
 #     their versions, the saved-tensor hooks), in the order `record` takes them.
-# Rows whose source differs only in name share one compiled code object (six in all): it is
-# compiled once and each row gets a copy named after it (`mul`, in a file
-# `<fast form of torch.mul>` inside the package, in linecache), so profilers, tracebacks and
-# the anomaly trace's package filter see it as a dyngrad frame named for its op.
+# Rows whose source differs only in name share one source (six in all): it is compiled once,
+# as dyngrad loads (~0.5 ms each; not at first call as Note [Generated functions] does, since
+# a Tensor method's copy of a first-call trampoline would stay one), and each row gets a copy
+# of its code named after it (`mul`, in a file `<fast form of torch.mul>` inside the package,
+# in linecache), so profilers, tracebacks and the anomaly trace's package filter see it as a
+# dyngrad frame named for its op.
 # `source_of("mul")` returns a form's source. tests/ops/test_fast_forms.py checks that a
 # fast form and `apply` record the same node (name, edges, shapes, saved values, versions,
 # anomaly trace) for every fast form and every mask.
