@@ -36,6 +36,8 @@ def test_del_grad_sets_it_to_none(lib):
     ],
 )
 def test_what_a_tensor_cannot_lose(lib, name, message):
+    if name == "_grad_fn" and lib.__name__ == "dyngrad":
+        pytest.skip("a slot: caught only by a __delattr__, too costly (See Note [No __delattr__])")
     x = lib.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match=re.escape(message)):
         delattr(x, name)

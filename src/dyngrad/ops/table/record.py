@@ -15,9 +15,11 @@
 #   pack_saved                           what a node saved, handed to the saved-tensor hooks
 #                                        while any are active (Note [Saved tensor hooks])
 # So whatever must see op calls (the compile tracer, autocast, saved-tensor hooks, the
-# doctor) attaches here once. The fast forms call the same two functions; only the cheap test
-# of whether anything is recorded at all is theirs. (Recording is one call, not one per step:
-# a Python call costs ~400 instructions, a fifth of recording `x * y`.)
+# doctor) attaches here once. The fast forms are these two functions' steps written out for
+# their row by one template, which reads `new_tensor`'s body from it (See Note [Generated fast
+# forms]); tests/ops/test_fast_forms.py checks that they record the same nodes as `apply`.
+# (Recording is one call, not one per step: a Python call costs ~400 instructions, a fifth of
+# recording `x * y`.)
 
 # Note [In-place through a view]
 # Writing into a view `v = b[0]` changes `b`, so `b`'s history must change too. PyTorch's
