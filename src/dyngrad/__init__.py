@@ -21,6 +21,7 @@ from .graph.grad_mode import (
 from .ops import FUNCTIONS as _FUNCTIONS
 from .ops import result_type
 from .runtime import device
+from .runtime.layouts import layout, sparse_coo, strided
 from .runtime.dtypes import (
     bfloat16,
     bool_,
@@ -65,6 +66,7 @@ from . import (
     linalg,
     nn,
     optim,
+    sparse,
     special,
     testing,
     utils,
@@ -105,6 +107,10 @@ __all__ = sorted(
     | {
         "Tensor",
         "Size",
+        "layout",
+        "strided",
+        "sparse_coo",
+        "sparse",
         "autograd",
         "device",
         "dtype",

@@ -17,6 +17,7 @@ from ._tensor_str import tensor_repr
 from .runtime import device_of, dtypes
 from .runtime import random as _random
 from .runtime.dtypes import from_numpy_dtype
+from .runtime.sparse_coo import NOT_AN_ARRAY, SparseCOO, to_dense
 from .size import Size
 
 __all__ = ["Tensor", "VersionCounter", "above", "new_tensor"]
@@ -80,6 +81,12 @@ def user_site(depth: int = 2) -> tuple[str, int] | None:
         return None
     return frame.f_code.co_filename, frame.f_lineno
 
+
+SPARSE_NBYTES = (
+    "nbytes is not defined for sparse tensors.  If you want the size of the constituent "
+    "tensors, add the nbytes of the indices and values.  If you want the size of the  "
+    "equivalent dense tensor, multiply numel() by element_size()"
+)
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -186,6 +193,8 @@ class Tensor:
 
     @property
     def nbytes(self) -> int:
+        if type(self._data) is SparseCOO:
+            raise RuntimeError(SPARSE_NBYTES)
         return int(self._data.nbytes)
 
     def is_floating_point(self) -> bool:
@@ -219,6 +228,8 @@ class Tensor:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
+        if type(self._data) is SparseCOO:
+            return to_dense(self._data).item()
         return (
             self._data.reshape(()).item()
             if self._data.dtype != dtypes.bfloat16.np
@@ -226,6 +237,8 @@ class Tensor:
         )
 
     def tolist(self):
+        if type(self._data) is SparseCOO:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         if self._data.dtype == dtypes.bfloat16.np:
             return self._data.astype(np.float32).tolist()
         return self._data.tolist()
@@ -237,6 +250,8 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if type(self._data) is SparseCOO:
+            raise TypeError(NOT_AN_ARRAY)
         if type(self._data) is not np.ndarray:
             if not force:
                 raise TypeError(

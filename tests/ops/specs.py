@@ -11,6 +11,7 @@ from . import (
     specs_nn,
     specs_reduction,
     specs_shape,
+    specs_sparse,
     specs_special_gamma,
 )
 
@@ -25,6 +26,7 @@ SPECS = [
         specs_indexing,
         specs_linalg,
         specs_nn,
+        specs_sparse,
         specs_special_gamma,
     )
     for spec in module.SPECS

@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import empty_like
 from ..runtime import dtypes
+from ..runtime.sparse_coo import SparseCOO, sum_gradients
 from .observers import observers
 
 __all__ = ["accumulate_into", "accumulate_leaf", "tensor_pre_hooks"]
@@ -78,7 +79,9 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
                 data = data.copy()
             var._grad = Tensor._wrap(data)
     elif create_graph or current._requires_grad:
-        var._grad = current + g
+        var._grad = g + current if type(current._data) is SparseCOO else current + g
+    elif type(current._data) is SparseCOO or type(g._data) is SparseCOO:  # a new .grad
+        var._grad = Tensor._wrap(sum_gradients(current._data, g._data))
     else:
         data = current._data
         if not data.flags.writeable:

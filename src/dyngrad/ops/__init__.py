@@ -21,7 +21,7 @@ from .elementwise import (  # noqa: F401
     special,
     unary,
 )
-from .linalg import cholesky, decomposition, distance, einsum, products  # noqa: F401
+from .linalg import cholesky, decomposition, distance, einsum, fused_products, products  # noqa: F401
 from .nn import (  # noqa: F401
     conv,
     embedding,
@@ -35,6 +35,7 @@ from .nn import (  # noqa: F401
     pool_functional,
     upsample,
 )
+from .sparse import construction, kernels, products as sparse_products  # noqa: F401
 from .reduction import cumulative, norms, reduce_ops, searching, softmax, sorting, statistics  # noqa: F401
 from .shape import (  # noqa: F401
     diagonal,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from ...runtime import device as Device
 from ...runtime import dtypes
+from ...runtime.sparse_coo import SparseCOO
 from ...runtime.transfer import to_device
 from ..shape.reshaping import clone
 from ..table.arguments import fill_value
@@ -112,7 +113,8 @@ _LEGACY = {f"torch.{d._legacy}Tensor": d for d in dtypes.DTYPES}
 def type(self, dtype=None, non_blocking=False):
     """Matches `torch.Tensor.type`: the legacy name, or a cast to a dtype or legacy name."""
     if dtype is None:
-        return f"torch.{self.dtype._legacy}Tensor"
+        kind = "sparse." if type(self._data) is SparseCOO else ""
+        return f"torch.{kind}{self.dtype._legacy}Tensor"
     if isinstance(dtype, str):
         if dtype not in _LEGACY:
             raise ValueError(f"invalid type: '{dtype}'")

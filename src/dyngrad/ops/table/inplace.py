@@ -13,8 +13,9 @@ from ..._tensor import Tensor
 from ...graph.grad_mode import state as grad_state
 from ...graph.saved import SavedOutput
 from ...runtime import dtypes, namespace
+from ...runtime.sparse_coo import SparseCOO
 from . import record as recording
-from .errors import translate
+from .errors import not_on_sparse, translate
 from .record import gradient_edge, record
 from .views import check_inplace_allowed, rebase_history
 
@@ -36,6 +37,8 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
         check_inplace_allowed(self)
     if not self._data.flags.writeable:  # an expanded view (stride 0): refuse before computing
         raise RuntimeError(OVERLAP)
+    if type(self._data) is SparseCOO:  # in-place ops on sparse tensors are not built
+        raise not_on_sparse(op)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.promote is not None:
         arrays = op.promote(arrays, args)

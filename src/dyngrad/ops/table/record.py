@@ -40,7 +40,8 @@ from ...graph.node import Node, _sequence, grad_accumulator, op_name_of
 from ...graph.saved import SAVES_OUTPUT as _SAVES_OUTPUT
 from ...graph.saved import SavedOutput
 from ...runtime import namespace
-from .errors import translate
+from ...runtime.sparse_coo import SparseCOO
+from .errors import not_on_sparse, translate
 
 __all__ = [
     "apply",
@@ -189,13 +190,16 @@ def _save(node: Node, plan: tuple, inputs: tuple, result) -> None:
 def apply(op, args: tuple, attrs: dict = _EMPTY):
     """Run `op` on `args` (tensors or numbers) and record a node when a gradient is needed."""
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    if op.promote is not None:
-        arrays = op.promote(arrays, args)
-    first = arrays[0]
-    try:
-        out = op.fwd(np if type(first) is _ndarray else namespace(first), *arrays, **attrs)
-    except (ValueError, IndexError, TypeError, MemoryError) as exc:
-        raise translate(op, args, attrs, exc) from None
+    if type(arrays[0]) is SparseCOO:
+        out = _sparse_forward(op, args, arrays, attrs)
+    else:
+        if op.promote is not None:
+            arrays = op.promote(arrays, args)
+        first = arrays[0]
+        try:
+            out = op.fwd(np if type(first) is _ndarray else namespace(first), *arrays, **attrs)
+        except (ValueError, IndexError, TypeError, MemoryError) as exc:
+            raise translate(op, args, attrs, exc) from None
     if op.stash:  # See Note [Stashed intermediates]
         out, stash = out
     mask = 0
@@ -220,6 +224,16 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
     return result
 
 
+def _sparse_forward(op, args, arrays, attrs):
+    # See Note [Sparse COO arrays]: the row's sparse forward, or PyTorch's error
+    if op.sparse is None:
+        raise not_on_sparse(op)
+    try:
+        return op.sparse(np, *arrays, **attrs)
+    except (ValueError, IndexError, TypeError, MemoryError) as exc:
+        raise translate(op, args, attrs, exc) from None
+
+
 def note_no_grad(result, args) -> None:
     """Grad mode is off: if an input requires grad, remember where the output lost its history,
     for the "does not require grad" error (see `explain_no_grad`). Not on the grad-on path."""
@@ -236,7 +250,9 @@ def note_no_grad(result, args) -> None:
 
 def _outputs(op, args, attrs, out, node):
     if op.n_outputs == 1:
-        t = _wrap(out if type(out) is _ndarray else np.asarray(out), node is not None, node)
+        if type(out) is not _ndarray and type(out) is not SparseCOO:
+            out = np.asarray(out)  # a NumPy scalar from a full reduction
+        t = _wrap(out, node is not None, node)
         if op.view:
             make_view(t, args[0], op, attrs)
         return t
