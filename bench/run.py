@@ -1,11 +1,12 @@
 """Run the benchmarks side by side with torch and print medians, spreads and ratios.
 
-    python bench/run.py [--quick] [--only NAME ...] [--groups ops train infer memory]
+    python bench/run.py [--quick] [--only NAME ...] [--groups ops train infer memory import]
 
 Each library runs in its own process (bench/worker.py), so their thread pools never compete;
 rounds alternate (torch, dyngrad, torch, dyngrad, ...) so machine drift hits both, after a
 warm-up of each. The ratio is dyngrad's median over torch's, then the same for the fastest
-rounds of each: below 1 is faster.
+rounds of each: below 1 is faster. The import group times `import dyngrad` and `import torch`
+in fresh interpreters (bench/import_time.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import import_time  # noqa: E402
 import training  # noqa: E402
 import workloads  # noqa: E402
 
@@ -110,8 +112,8 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--groups",
         nargs="*",
-        default=["ops", "train", "infer", "memory"],
-        help="ops, train, infer, memory",
+        default=["ops", "train", "infer", "memory", "import"],
+        help="ops, train, infer, memory, import",
     )
     args = parser.parse_args(argv)
     libs = ["dyngrad"]
@@ -146,6 +148,9 @@ def main(argv=None) -> int:
         cells = "".join(f"{rss[lib]:9.1f} MB".rjust(28) for lib in libs)
         ratio = f"{rss['dyngrad'] / rss['torch']:7.2f}x" if "torch" in rss else ""
         print(f"{'peak_rss_mlp':26s}{cells}  {ratio}")
+    if "import" in args.groups and (not args.only or "import_time" in args.only):
+        for line in import_time.rows(import_time.measure(libs, 3 if args.quick else 10)):
+            print(line, flush=True)
     return 0
 
 

@@ -102,13 +102,27 @@ def test_snippet_prints_what_the_doc_says(number, outputs):
 # ---- the catalogue -------------------------------------------------------------------------
 # area -> the source paths (relative to src/dyngrad) whose messages it lists
 AREAS = {
-    "autograd": ("autograd/", "_tensor.py", "_tensor_str.py", "size.py", "return_types.py"),
+    "autograd": (
+        "autograd/",
+        "graph/",
+        "utils/checkpoint",
+        "_tensor.py",
+        "_tensor_str.py",
+        "size.py",
+        "return_types.py",
+    ),
     "ops": ("ops/", "linalg", "special", "fft"),
     "backend": ("backend/", "cuda", "backends"),
     "nn": ("nn/",),
     "optim": ("optim/",),
     "data": ("utils/",),
-    "saving": ("serialization", "_checkpoint_tensors", "_torch_checkpoint", "_safetensors"),
+    "saving": (
+        "serialization",
+        "_checkpoint",
+        "_torch_checkpoint",
+        "_safetensors",
+        "_safe_globals",
+    ),
     "tools": ("viz/", "amp/", "compile", "doctor", "cli", "__main__", "_torch_alias"),
 }
 PLACEHOLDER = "{…}"

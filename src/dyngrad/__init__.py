@@ -6,6 +6,8 @@ names, warnings and errors.
 
 from __future__ import annotations
 
+import sys as _sys
+
 from . import autograd
 from ._tensor import Tensor
 from ._tensor_str import set_printoptions
@@ -21,7 +23,6 @@ from .graph.grad_mode import (
 from .ops import FUNCTIONS as _FUNCTIONS
 from .ops import result_type
 from .runtime import device
-from .runtime.layouts import layout, sparse_coo, strided
 from .runtime.dtypes import (
     bfloat16,
     bool_,
@@ -66,7 +67,7 @@ from . import (
     linalg,
     nn,
     optim,
-    sparse,
+    random,
     special,
     testing,
     utils,
@@ -75,16 +76,18 @@ from . import (
 from ._globals import *  # noqa: F403 - inf, nan, pi, e, newaxis, warn-always, matmul precision
 from .amp import autocast
 from .amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
+from .random import get_rng_state, set_rng_state
 from .serialization import load, save
 
 # isort: split
 # Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
-from . import _tensor_kinds, accelerator, distributed, onnx
+from . import _C, _tensor_kinds, accelerator, distributed, onnx
 
 _tensor_kinds.install(Tensor)
 
 # -- end of library layers
 bool = bool_  # noqa: A001 - torch.bool
+autograd.torch = _sys.modules[__name__]  # torch.autograd.torch: PyTorch's autograd imports torch
 
 __version__ = "0.1.0"
 
@@ -92,6 +95,11 @@ __version__ = "0.1.0"
 def is_tensor(obj) -> bool:
     """Matches `torch.is_tensor`."""
     return isinstance(obj, Tensor)
+
+
+def is_inference(input) -> bool:
+    """Matches `torch.is_inference`: whether `input` was made in inference mode."""
+    return input.is_inference()
 
 
 def is_floating_point(input) -> bool:
@@ -107,10 +115,6 @@ __all__ = sorted(
     | {
         "Tensor",
         "Size",
-        "layout",
-        "strided",
-        "sparse_coo",
-        "sparse",
         "autograd",
         "device",
         "dtype",
@@ -119,6 +123,8 @@ __all__ = sorted(
         "seed",
         "initial_seed",
         "default_generator",
+        "get_rng_state",
+        "set_rng_state",
         "no_grad",
         "enable_grad",
         "set_grad_enabled",
@@ -132,6 +138,7 @@ __all__ = sorted(
         "result_type",
         "can_cast",
         "is_tensor",
+        "is_inference",
         "numel",
         "is_floating_point",
         "is_anomaly_enabled",

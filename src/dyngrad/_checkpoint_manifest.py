@@ -1,25 +1,29 @@
-"""dyngrad's own checkpoint format: the manifest written, and read back with every field checked."""
+"""dyngrad's earlier checkpoint format (before it wrote torch's), read with every field checked."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import json
-import zipfile
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._checkpoint_tensors import from_bytes, host_array, little_endian, restore_tensor
-from ._tensor import Tensor
+from ._checkpoint_tensors import from_bytes, restore_tensor
 from .runtime import dtypes
 from .runtime.device import device as Device
 from .size import Size
 
-__all__ = ["write_manifest", "read_manifest", "MANIFEST"]
+if TYPE_CHECKING:  # zipfile (and the pathlib it loads) is imported by load and save
+    import zipfile
+
+__all__ = ["read_manifest", "MANIFEST"]
 
 # Note [Checkpoint format]
-# A dyngrad checkpoint is a zip archive: `dyngrad/manifest.json` describes the saved object
+# Until it wrote PyTorch's format (Note [Writing torch.save files]), dyngrad wrote its own,
+# which `load` still reads (tests/serialization/legacy.py writes it as dyngrad 0.1 did).
+# A checkpoint of that format is a zip archive: `dyngrad/manifest.json` describes the saved object
 # as JSON (containers spelled out as {"$list": [...]}, {"$dict": [[key, value], ...]}, ...,
 # tensors as {"$tensor": n}), and `dyngrad/data/<n>` holds tensor n's raw little-endian bytes
 # (C order). Loading parses JSON and copies bytes into arrays: no pickle, so a checkpoint from
@@ -31,21 +35,17 @@ __all__ = ["write_manifest", "read_manifest", "MANIFEST"]
 ROOT = "dyngrad/"
 MANIFEST = ROOT + "manifest.json"
 _FORMAT_VERSION = 1
-_MAX_DEPTH = 100  # containers in containers; the decoder recurses, so the writer stops here too
+_MAX_DEPTH = 100  # containers in containers (the decoder recurses; the writer stopped here too)
 _MAX_DIMS = 64  # NumPy's limit
 
 # Element types a checkpoint may hold, by NumPy name (one byte order: little-endian).
 _TENSOR_DTYPES = {d.name: d for d in dtypes.DTYPES}
-_DTYPES = {d.name: d.np for d in dtypes.DTYPES} | {
-    name: np.dtype(name) for name in ("uint16", "uint32", "uint64")
-}
+_NUMPY_ONLY = ("uint16", "uint32", "uint64")  # NumPy arrays could hold these, tensors not
+_DTYPES = (*_TENSOR_DTYPES, *_NUMPY_ONLY)
 
-_UNSUPPORTED = (
-    "dyngrad.save cannot save an object of type {}: checkpoints hold tensors, NumPy arrays, "
-    "numbers, strings, bytes, None, dtypes, devices and lists/tuples/dicts/sets of them, "
-    "never pickled objects (so that loading one runs no code). Save `model.state_dict()` "
-    "rather than the model, and rebuild the model from its class when loading."
-)
+
+def _np_dtype(name: str) -> np.dtype:
+    return np.dtype(name) if name in _NUMPY_ONLY else _TENSOR_DTYPES[name].np
 
 
 _SEQUENCES = {"$list": list, "$tuple": tuple, "$frozenset": frozenset, "$set": set}
@@ -53,95 +53,6 @@ _SEQUENCES = {"$list": list, "$tuple": tuple, "$frozenset": frozenset, "$set": s
 
 class ManifestError(ValueError):
     """What is wrong with a manifest; `load` names the file."""
-
-
-# ---- writing -------------------------------------------------------------------------------
-
-
-def write_manifest(obj, archive: zipfile.ZipFile) -> None:
-    """Writes `obj` into `archive` as a manifest and one record per tensor."""
-    blobs: list = []
-    manifest = {
-        "format": "dyngrad",
-        "version": _FORMAT_VERSION,
-        "object": _Encoder(blobs).encode(obj, 0),
-        "tensors": [meta for meta, _ in blobs],
-    }
-    archive.writestr(MANIFEST, json.dumps(manifest, allow_nan=True))
-    for key, (_, array) in enumerate(blobs):
-        archive.writestr(f"{ROOT}data/{key}", little_endian(array).tobytes())
-
-
-class _Encoder:
-    """The object as JSON-ready data; tensors go to `blobs` as (metadata, array)."""
-
-    def __init__(self, blobs: list) -> None:
-        self.blobs = blobs
-        self.seen: dict[int, int] = {}
-
-    def encode(self, obj, depth: int):
-        if isinstance(obj, (np.ndarray, np.generic)):  # before float: np.float64 is a float
-            return self._encode_numpy(obj, depth)
-        if obj is None or isinstance(obj, (bool, int, float, str)):
-            return obj
-        if isinstance(obj, Tensor):
-            return {"$tensor": self._blob(obj, _tensor_meta(obj), host_array(obj))}
-        if depth > _MAX_DEPTH:
-            raise ValueError(
-                f"dyngrad.save cannot save containers nested more than {_MAX_DEPTH} deep "
-                "(or a container that holds itself)"
-            )
-        return self._encode_other(obj, depth)
-
-    def _encode_numpy(self, obj, depth: int):
-        if isinstance(obj, np.generic) and obj.dtype.kind in "US":
-            return self.encode(obj.item(), depth)
-        if obj.dtype.name not in _DTYPES:
-            raise TypeError(_UNSUPPORTED.format(f"numpy array of {obj.dtype}"))
-        meta = {"kind": "numpy", "scalar": isinstance(obj, np.generic)}
-        return {"$tensor": self._blob(obj, meta, np.asarray(obj))}
-
-    def _encode_other(self, obj, depth: int):
-        def each(values):
-            return [self.encode(v, depth + 1) for v in values]
-
-        if isinstance(obj, dict):
-            items = [each(item) for item in obj.items()]
-            if isinstance(obj, OrderedDict):
-                metadata = self.encode(getattr(obj, "_metadata", None), depth + 1)
-                return {"$odict": items, "metadata": metadata}
-            return {"$dict": items}
-        if isinstance(obj, Size):
-            return {"$size": list(obj)}
-        for tag, kind in _SEQUENCES.items():
-            if isinstance(obj, kind):
-                return {tag: each(obj)}
-        if isinstance(obj, complex):
-            return {"$complex": [obj.real, obj.imag]}
-        if isinstance(obj, (bytes, bytearray)):
-            return {"$bytes": base64.b64encode(bytes(obj)).decode("ascii")}
-        if isinstance(obj, dtypes.dtype):
-            return {"$dtype": obj.name}
-        if isinstance(obj, Device):
-            return {"$device": str(obj)}
-        raise TypeError(_UNSUPPORTED.format(f"{type(obj).__module__}.{type(obj).__qualname__}"))
-
-    def _blob(self, obj, meta: dict, array: np.ndarray) -> int:
-        key = self.seen.get(id(obj))
-        if key is None:  # the same tensor saved twice loads as one tensor
-            meta.update(dtype=array.dtype.name, shape=list(array.shape))  # name: no byte order
-            key = self.seen[id(obj)] = len(self.blobs)
-            self.blobs.append((meta, array))
-        return key
-
-
-def _tensor_meta(t: Tensor) -> dict:
-    return {
-        "kind": "tensor",
-        "requires_grad": t.requires_grad,
-        "parameter": type(t).__name__ == "Parameter",
-        "device": str(t.device),
-    }
 
 
 # ---- reading -------------------------------------------------------------------------------
@@ -328,7 +239,7 @@ def _decode_value(tag: str, value):
 
 def _read_array(archive: zipfile.ZipFile, key: int, dtype: str, shape: list) -> np.ndarray:
     record = f"{ROOT}data/{key}"
-    np_dtype = _DTYPES[dtype]
+    np_dtype = _np_dtype(dtype)
     expected = int(np.prod(shape, dtype=object)) * np_dtype.itemsize  # Python ints: no overflow
     try:
         size = archive.getinfo(record).file_size

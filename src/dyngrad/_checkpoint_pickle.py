@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pickle
-import pickletools
 import struct
 from collections import Counter, OrderedDict
 
@@ -165,6 +164,8 @@ class RestrictedUnpickler:
             self.pos += 1
             handler = handlers.get(code)
             if handler is None:
+                import pickletools  # for the error's opcode name only (it compiles regexes)
+
                 op = pickletools.code2op.get(chr(code))
                 raise self.refused(f"Unsupported operand {code} ({op.name if op else 'unknown'})")
             if handler(self):

@@ -8,7 +8,6 @@ import sys
 import numpy as np
 
 from ._tensor import Tensor
-from .runtime.sparse_coo import SparseCOO
 from .nn.parameter import Parameter
 from .runtime import namespace
 from .runtime.device import device as Device
@@ -16,7 +15,6 @@ from .runtime.transfer import cuda_available, to_device
 
 __all__ = [
     "host_array",
-    "little_endian",
     "from_bytes",
     "restore_tensor",
     "place_storage",
@@ -28,26 +26,9 @@ __all__ = [
 _MAX_DIMS = 64  # NumPy's limit
 
 
-SPARSE_SAVE = (
-    "dyngrad cannot save sparse COO tensors (PyTorch can): save t.coalesce().indices() and "
-    "t.coalesce().values() with the size and rebuild it with torch.sparse_coo_tensor, or save "
-    "t.to_dense()"
-)
-
-
 def host_array(t: Tensor) -> np.ndarray:
     data = t._data
-    if type(data) is SparseCOO:
-        raise NotImplementedError(SPARSE_SAVE)
     return data if isinstance(data, np.ndarray) else data.get()  # CuPy arrays copy to host
-
-
-def little_endian(array: np.ndarray) -> np.ndarray:
-    """`array` as contiguous little-endian data, ready to be written as bytes."""
-    array = np.ascontiguousarray(array)
-    if array.dtype.byteorder == ">":
-        array = array.astype(array.dtype.newbyteorder("<"))
-    return array
 
 
 def from_bytes(raw, np_dtype: np.dtype, byteorder: str = "little") -> np.ndarray:

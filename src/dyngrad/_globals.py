@@ -1,11 +1,26 @@
-"""torch's top-level constants, the warn-always flag and the float32 matmul precision setting."""
+"""torch's top-level constants (numbers and memory formats), the warn-always flag and the
+float32 matmul precision setting."""
 
 from __future__ import annotations
 
 import math
 import warnings
 
+from .runtime.memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
+from .runtime.warn_always import is_warn_always_enabled, set_warn_always
+
 __all__ = [
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
+    "memory_format",
+    "preserve_format",
     "e",
     "inf",
     "nan",
@@ -23,24 +38,7 @@ nan = math.nan
 pi = math.pi
 newaxis = None
 
-_warn_always = False
 _matmul_precision = "highest"
-
-
-def set_warn_always(b: bool, /) -> None:
-    """Matches `torch.set_warn_always`.
-
-    The flag is stored; dyngrad's once-per-process warnings do not consult it yet.
-    """
-    global _warn_always
-    if not isinstance(b, bool):
-        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
-    _warn_always = b
-
-
-def is_warn_always_enabled() -> bool:
-    """Matches `torch.is_warn_always_enabled`."""
-    return _warn_always
 
 
 def set_float32_matmul_precision(precision: str) -> None:

@@ -43,18 +43,18 @@ def is_safetensors(data: bytes, name: str) -> bool:
 
 # safetensors' dtype names; its NumPy loader lacks BF16, so the raw tensors are converted here.
 _SAFETENSORS_DTYPES = {
-    "F64": np.float64,
-    "F32": np.float32,
-    "F16": np.float16,
-    "BF16": dtypes.bfloat16.np,
-    "I64": np.int64,
-    "I32": np.int32,
-    "I16": np.int16,
-    "I8": np.int8,
-    "U8": np.uint8,
-    "BOOL": np.bool_,
-    "C64": np.complex64,
-    "C128": np.complex128,
+    "F64": dtypes.float64,
+    "F32": dtypes.float32,
+    "F16": dtypes.float16,
+    "BF16": dtypes.bfloat16,
+    "I64": dtypes.int64,
+    "I32": dtypes.int32,
+    "I16": dtypes.int16,
+    "I8": dtypes.int8,
+    "U8": dtypes.uint8,
+    "BOOL": dtypes.bool_,
+    "C64": dtypes.complex64,
+    "C128": dtypes.complex128,
 }
 
 
@@ -68,11 +68,11 @@ def load_safetensors(data: bytes, name: str, map_location):
         raise RuntimeError(f"{name} is not a valid .safetensors file: {exc}") from None
     out = {}
     for key, entry in entries:
-        np_dtype = _SAFETENSORS_DTYPES.get(entry["dtype"])
-        if np_dtype is None:
+        dtype = _SAFETENSORS_DTYPES.get(entry["dtype"])
+        if dtype is None:
             raise TypeError(
                 f"{name}: tensor {key!r} has dtype {entry['dtype']}, which dyngrad does not support"
             )
-        array = from_bytes(bytes(entry["data"]), np.dtype(np_dtype))
+        array = from_bytes(bytes(entry["data"]), dtype.np)
         out[key] = restore_tensor(array.reshape(entry["shape"]), False, False, "cpu", map_location)
     return out

@@ -12,15 +12,22 @@ import warnings
 import numpy as np
 
 from ._handles import RemovableHandle
-from ._tensor_errors import assigned_grad_error
+from ._tensor_errors import check_assigned_grad, check_grad_dtype
 from ._tensor_str import tensor_repr
 from .runtime import device_of, dtypes
 from .runtime import random as _random
 from .runtime.dtypes import from_numpy_dtype
-from .runtime.sparse_coo import NOT_AN_ARRAY, SparseCOO, to_dense
+from .runtime.memory_format import check_format, is_contiguous_as
 from .size import Size
 
-__all__ = ["Tensor", "VersionCounter", "above", "new_tensor"]
+__all__ = [
+    "Tensor",
+    "VersionCounter",
+    "InferenceCounter",
+    "INFERENCE_THREADS",
+    "above",
+    "new_tensor",
+]
 
 
 class _Above:
@@ -37,7 +44,8 @@ class _Above:
     anomaly_mode = None  # dyngrad.graph.anomaly_mode.state
     backward = None  # dyngrad.autograd.engine.backward
     refresh_view = None  # dyngrad.ops views: refresh_view
-    legacy_tensor = None  # dyngrad.ops creation: legacy_tensor
+    next_node_seq = None  # dyngrad.graph.node: numbers a detach_() among the nodes
+    legacy_new = None  # dyngrad.ops creation: torch.Tensor(...), the legacy constructor
 
 
 above = _Above()
@@ -72,6 +80,50 @@ class VersionCounter:
         )
 
 
+class InferenceCounter(VersionCounter):
+    """# Note [Inference tensors]
+
+    A tensor made while inference mode is on (by a factory or an op, not a view of a normal
+    tensor nor a normal tensor written in place) is an inference tensor, as in PyTorch: it
+    tracks no version, so it can't be saved for backward and can't be written in place
+    outside inference mode; a view of it is again an inference tensor (not a view, no
+    history). Its counter is this class: the mark costs nothing on tensors made outside
+    inference mode, and every place that reads or bumps a version meets PyTorch's errors.
+    `new_tensor` reads the thread-local mode only while some thread is in inference mode
+    (`INFERENCE_THREADS`, kept by `dyngrad.graph.grad_mode`).
+    """
+
+    @property
+    def value(self) -> int:
+        # Outside `Tensor._version` (which words it apart) a version is read to save a tensor
+        # for backward: a node recording an inference tensor lands here.
+        raise RuntimeError(INFERENCE_SAVED)
+
+    def bump(self, op_name: str) -> None:
+        if not above.grad_mode.inference:
+            raise RuntimeError(INFERENCE_INPLACE)
+
+
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+INFERENCE_THREADS: set = set()  # idents of the threads now in inference mode
+
+
+def _new_counter() -> VersionCounter:
+    if INFERENCE_THREADS and above.grad_mode.inference:
+        return InferenceCounter()
+    return VersionCounter()
+
+
 def user_site(depth: int = 2) -> tuple[str, int] | None:
     """(file, line) of the nearest caller outside the dyngrad package."""
     frame = sys._getframe(depth)
@@ -81,12 +133,6 @@ def user_site(depth: int = 2) -> tuple[str, int] | None:
         return None
     return frame.f_code.co_filename, frame.f_lineno
 
-
-SPARSE_NBYTES = (
-    "nbytes is not defined for sparse tensors.  If you want the size of the constituent "
-    "tensors, add the nbytes of the indices and values.  If you want the size of the  "
-    "equivalent dense tensor, multiply numel() by element_size()"
-)
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -116,19 +162,22 @@ class Tensor:
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
     _view_chain = None  # for a view: the (op, attrs) steps that replay it from its base
     _view_ver = 0  # the version at which a view's history was last made
+    _creation = None  # how a view was made, when PyTorch forbids writing into it: See views.py
     _hooks = None
     _retains = False
     _accum = None  # a leaf's AccumulateGrad node, made on first use
     _post_hooks = None
+    _detached_at = -1  # when a non-leaf was detach_()'d (a node number), for saved tensors
 
     def __new__(cls, *args, **kwargs):
+        if args or kwargs:  # torch.Tensor(2, 3), torch.Tensor([1, 2]), torch.Tensor(other)
+            return above.legacy_new(cls, *args, **kwargs)
         self = object.__new__(cls)
         self._init(np.empty((0,), np.float32), False, None)
         return self
 
     def __init__(self, *args, **kwargs):
-        if args or kwargs:
-            self._data = above.legacy_tensor(*args, **kwargs)  # torch.Tensor(2, 3)
+        pass  # __new__ made it
 
     def _init(self, data, requires_grad: bool, grad_fn, output_nr: int = 0) -> None:
         self._data = data
@@ -136,7 +185,7 @@ class Tensor:
         self._grad_fn = grad_fn
         self._out_nr = output_nr
         self._grad = None
-        self._version_counter = VersionCounter()
+        self._version_counter = _new_counter()
         self._base = None
 
     # The one builder of tensors from arrays (a plain function, not a classmethod: it runs
@@ -193,18 +242,17 @@ class Tensor:
 
     @property
     def nbytes(self) -> int:
-        if type(self._data) is SparseCOO:
-            raise RuntimeError(SPARSE_NBYTES)
         return int(self._data.nbytes)
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f" or self._data.dtype == dtypes.bfloat16.np
+        return self._data.dtype.kind in "fV"  # V: bfloat16, See Note [bfloat16 on demand]
 
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
 
     def is_contiguous(self, memory_format=None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+        """Matches `torch.Tensor.is_contiguous`, channels-last too: See Note [Memory formats]."""
+        return is_contiguous_as(self._data, check_format("is_contiguous", memory_format))
 
     def stride(self, dim: int | None = None):
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
@@ -228,30 +276,25 @@ class Tensor:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
-        if type(self._data) is SparseCOO:
-            return to_dense(self._data).item()
         return (
             self._data.reshape(()).item()
-            if self._data.dtype != dtypes.bfloat16.np
+            if not dtypes.is_bfloat16(self._data.dtype)
             else float(self._data.reshape(()))
         )
 
     def tolist(self):
-        if type(self._data) is SparseCOO:
-            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
-        if self._data.dtype == dtypes.bfloat16.np:
+        if dtypes.is_bfloat16(self._data.dtype):
             return self._data.astype(np.float32).tolist()
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """Matches `torch.Tensor.numpy`: shares memory; refuses a tensor that requires grad."""
-        if self._requires_grad and not force:
+        """Matches `torch.Tensor.numpy`: shares memory; refuses a tensor that requires grad
+        while grad mode is on."""
+        if self._requires_grad and not force and above.grad_mode.enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
-        if type(self._data) is SparseCOO:
-            raise TypeError(NOT_AN_ARRAY)
         if type(self._data) is not np.ndarray:
             if not force:
                 raise TypeError(
@@ -262,7 +305,7 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad:
+        if self._requires_grad and above.grad_mode.enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
@@ -362,6 +405,11 @@ class Tensor:
             )
         if value and not (self.is_floating_point() or self.is_complex()):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if value and self.is_inference() and not above.grad_mode.inference:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
+            )
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -381,6 +429,20 @@ class Tensor:
         return self._grad_fn is None
 
     @property
+    def output_nr(self) -> int:
+        """Matches `torch.Tensor.output_nr`: which output of its grad_fn this tensor is."""
+        if self._base is not None and self._view_ver != self._version_counter.value:
+            above.refresh_view(self)
+        return self._out_nr
+
+    @property
+    def volatile(self) -> bool:
+        warnings.warn(
+            "volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2
+        )
+        return False
+
+    @property
     def grad(self):
         if self._grad_fn is not None and not self._retains:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
@@ -394,9 +456,27 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
-            if value._data.dtype != self._data.dtype or value._data.shape != self._data.shape:
-                raise assigned_grad_error(self, value)
+            check_assigned_grad(
+                self, value, self.grad_dtype if self._grad_fn is None else self.dtype
+            )
         self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def grad_dtype(self):
+        """Matches `torch.Tensor.grad_dtype`: the dtype `.grad` must have (None: any), by
+        default the tensor's own; gradients flowing in are cast to it."""
+        check_grad_dtype(self, None, setting=False)
+        chosen = self.__dict__.get("_grad_dtype", self)
+        return self.dtype if chosen is self else chosen
+
+    @grad_dtype.setter
+    def grad_dtype(self, dtype) -> None:
+        check_grad_dtype(self, dtype, setting=True)
+        self._grad_dtype = dtype
 
     @property
     def retains_grad(self) -> bool:
@@ -413,7 +493,15 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._version_counter.value
+        counter = self._version_counter
+        if type(counter) is InferenceCounter:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return counter.value
+
+    def is_inference(self) -> bool:
+        """Matches `torch.Tensor.is_inference`: made in inference mode (Note [Inference
+        tensors])."""
+        return type(self._version_counter) is InferenceCounter
 
     def _is_view(self) -> bool:
         """Matches `torch.Tensor._is_view()` (a method, as torchviz calls it)."""
@@ -427,7 +515,19 @@ class Tensor:
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._requires_grad and not (value.is_floating_point() or value.is_complex()):
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex "
+                "dtype"
+            )
         self._data = value._data
+
+    def __delattr__(self, name: str) -> None:
+        if name in _UNDELETABLE:
+            raise RuntimeError(_UNDELETABLE[name])
+        object.__delattr__(self, name)
 
     def detach(self) -> Tensor:
         """Matches `torch.Tensor.detach`: same array, no history, shared version counter."""
@@ -445,6 +545,8 @@ class Tensor:
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
+        if self._grad_fn is not None:  # a node that saved it before now can't use it
+            self._detached_at = above.next_node_seq()
         self._grad_fn = None
         self._requires_grad = False
         self._out_nr = 0
@@ -479,6 +581,15 @@ class Tensor:
         above.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
+# PyTorch's answers to `del t.<name>` for what a tensor can't be without
+_UNDELETABLE = {
+    "data": "Deleting tensor data is not allowed. Delete tensor instead!",
+    "requires_grad": "requires_grad must be a bool",
+    "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+    "_backward_hooks": "Deletion of _backwards_hooks not allowed!",
+}
+
+
 def new_tensor(data, requires_grad: bool = False, grad_fn=None, output_nr: int = 0) -> Tensor:
     """A Tensor on `data` (taken as it is, no validation): every op output is built here."""
     self = _new(Tensor)
@@ -487,7 +598,11 @@ def new_tensor(data, requires_grad: bool = False, grad_fn=None, output_nr: int =
     self._grad_fn = grad_fn
     self._out_nr = output_nr
     self._grad = None
-    self._version_counter = VersionCounter()
+    self._version_counter = (
+        VersionCounter()
+        if not INFERENCE_THREADS or not above.grad_mode.inference
+        else InferenceCounter()
+    )
     self._base = None
     return self
 

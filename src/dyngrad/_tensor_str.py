@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .runtime import dtypes
-from .runtime.sparse_coo import SparseCOO
 
 __all__ = ["tensor_repr", "set_printoptions"]
 
@@ -167,20 +166,18 @@ def _summarized(values: np.ndarray) -> np.ndarray:
 
 def _tensor_str(values: np.ndarray, indent: int) -> str:
     summarize = values.size > PRINT_OPTS.threshold
-    if values.dtype in (np.float16, dtypes.bfloat16.np):
+    if values.dtype == np.float16 or dtypes.is_bfloat16(values.dtype):
         values = values.astype(np.float32)
     shown = _summarized(values) if summarize else values
     fmt = _ComplexFormatter(shown) if values.dtype.kind == "c" else _Formatter(shown)
     return _nested(values, indent, summarize, fmt)
 
 
-def _add_suffixes(text: str, suffixes: list, indent: int, newline: bool = False) -> str:
-    # `newline`: the first suffix starts a line of its own (a sparse tensor's size)
+def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
     parts = [text]
     last_line_len = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if newline or last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
-            newline = False
+        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
         else:
@@ -190,39 +187,7 @@ def _add_suffixes(text: str, suffixes: list, indent: int, newline: bool = False)
     return "".join(parts)
 
 
-def _history(t, suffixes: list) -> None:
-    fn = t.grad_fn
-    if fn is not None:
-        suffixes.append(f"grad_fn=<{type(fn).__name__}>")  # not name(): `<CopySlices>`
-    elif t._requires_grad:
-        suffixes.append("requires_grad=True")
-
-
-def _part(name: str, values: np.ndarray, indent: int) -> str:
-    # `indices=tensor([[0, 1]])` or `values=tensor([], size=(0, 2))` inside a sparse repr
-    head = f"{name}=tensor("
-    if values.size == 0:
-        return f"{head}[], size={tuple(values.shape)})"
-    return head + _tensor_str(values, indent + len(head)) + ")"
-
-
-def _sparse_repr(t, prefix: str) -> str:
-    # PyTorch's: indices and values on lines of their own, then size, nnz, dtype and layout
-    a = t._data
-    indent = len(prefix)
-    body = _part("indices", a.indices, indent) + ",\n" + " " * indent
-    body += _part("values", a.values, indent)
-    suffixes = [f"size={a.shape}", f"nnz={a.nnz}"]
-    if t.dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool_):
-        suffixes.append(f"dtype={t.dtype}")
-    suffixes.append("layout=torch.sparse_coo")
-    _history(t, suffixes)
-    return _add_suffixes(prefix + body, suffixes, indent, newline=True)
-
-
 def tensor_repr(t, prefix: str = "tensor(") -> str:
-    if type(t._data) is SparseCOO:
-        return _sparse_repr(t, prefix)
     indent = len(prefix)
     values = t._data if type(t._data) is np.ndarray else t._data.get()
     dtype = t.dtype
@@ -240,5 +205,13 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
         if dtype not in (default, default.to_complex(), dtypes.int64, dtypes.bool_):
             suffixes.append(f"dtype={dtype}")
         body = _tensor_str(values, indent)
-    _history(t, suffixes)
+    try:
+        fn = t.grad_fn
+        name = type(fn).__name__  # not name(): `<CopySlices>`
+    except RuntimeError:  # a view whose history can't be rebuilt: PyTorch prints it so
+        fn, name = True, "Invalid"
+    if fn is not None:
+        suffixes.append(f"grad_fn=<{name}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

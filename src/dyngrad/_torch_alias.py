@@ -62,7 +62,23 @@ class TorchAliasFinder(importlib.abc.MetaPathFinder):
                 raise ModuleNotFoundError(message(fullname), name=fullname) from None
             raise
         _add_missing_api_errors(module, fullname)
+        _alias_loaded_submodules()
         return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
+
+
+def _alias_loaded_submodules() -> None:
+    # Note [Submodules named like a function]: importing `torch.autograd.gradcheck` for the
+    # first time sets the attribute `gradcheck` of `torch.autograd` to the submodule, which
+    # would replace the function `torch.autograd.gradcheck` (in PyTorch the submodule was
+    # imported under its own name long before, so nothing is set). Every dyngrad module
+    # already loaded is therefore registered under its torch name up front: Python then finds
+    # it in sys.modules and leaves the parent's attributes alone.
+    for name, module in list(sys.modules.items()):
+        if name.startswith("dyngrad.") and module is not None:
+            alias = "torch" + name[len("dyngrad") :]
+            if alias not in sys.modules:
+                _add_missing_api_errors(module, alias)
+                sys.modules[alias] = module
 
 
 def _add_missing_api_errors(module, torch_name: str) -> None:

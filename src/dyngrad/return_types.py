@@ -10,6 +10,7 @@ __all__ = [
     "sort",
     "topk",
     "median",
+    "nanmedian",
     "mode",
     "kthvalue",
     "var_mean",
@@ -37,6 +38,7 @@ min = _result_type("min", ("values", "indices"))
 sort = _result_type("sort", ("values", "indices"))
 topk = _result_type("topk", ("values", "indices"))
 median = _result_type("median", ("values", "indices"))
+nanmedian = _result_type("nanmedian", ("values", "indices"))
 mode = _result_type("mode", ("values", "indices"))
 kthvalue = _result_type("kthvalue", ("values", "indices"))
 var_mean = _result_type("var_mean", ("var", "mean"))  # torch returns plain tuples here

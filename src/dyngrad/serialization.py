@@ -1,37 +1,62 @@
-"""`save` / `load`: checkpoints that never run code on load, PyTorch's .pt and .safetensors in."""
+"""`save` / `load`: PyTorch's checkpoint format both ways, read without running the file's code."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
 import io
+import mmap as _mmap
 import os
+import pickle
+import platform
 import re
-import socket
 import stat
-import zipfile
+import warnings
 import zlib
+from typing import TYPE_CHECKING
 
-from ._checkpoint_manifest import MANIFEST, read_manifest, write_manifest
+from ._checkpoint_manifest import MANIFEST, read_manifest
+from ._checkpoint_trusted import load_trusted
+from ._checkpoint_writer import archive_name, pickle_checkpoint, write_checkpoint
+from ._safe_globals import (
+    add_safe_globals,
+    allowed_globals,
+    clear_safe_globals,
+    get_safe_globals,
+    safe_globals,
+)
 from ._safetensors import is_safetensors, load_safetensors, safetensors_bytes
-from ._torch_checkpoint import load_torch_checkpoint
+from ._torch_checkpoint import load_weights_only
 
-__all__ = ["save", "load"]
+if TYPE_CHECKING:  # zipfile (and the pathlib it loads) is imported by load and save
+    import zipfile
+
+__all__ = [
+    "save",
+    "load",
+    "add_safe_globals",
+    "clear_safe_globals",
+    "get_safe_globals",
+    "safe_globals",
+]
 
 # Note [Load errors]
 # Whatever is wrong with a file, `load` raises one error that names the file and says what
 # is wrong: RuntimeError("<file> is corrupt: ...") for damaged archives, records and
 # manifests (PyTorch's first sentence where it has one), and pickle.UnpicklingError("Weights
-# only load failed. <file>: ...") for a PyTorch pickle that asks for more than data (see
-# Note [Untrusted pickles]). Never an IndexError or TypeError from deep inside, and never
-# an allocation the file's own bytes do not justify.
+# only load failed. <file>...") for a PyTorch pickle that asks for more than data (see
+# Note [Untrusted pickles]): for a name it may not use, PyTorch's message with its two ways
+# out (weights_only=False, add_safe_globals). Never an IndexError or TypeError from deep
+# inside, and never an allocation the file's own bytes do not justify.
 
 # The largest ratio of a member's size to its compressed size, per zip method. PyTorch
 # reads stored and deflated members only; deflate cannot exceed 1032:1, so a member that
 # claims more is a zip bomb or corrupt, and is refused before it is inflated.
-_EXPANSION = {zipfile.ZIP_STORED: 1, zipfile.ZIP_DEFLATED: 1032}
-# What reading a damaged archive raises (json's errors and the manifest's checks are ValueErrors)
-_CORRUPT = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, KeyError, ValueError)
+_EXPANSION = {0: 1, 8: 1032}  # zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED
+# What reading a damaged archive raises (json's errors and the manifest's checks are ValueErrors;
+# zipfile's BadZipFile and LargeZipFile join them in `load`, which imports zipfile)
+_CORRUPT = (zlib.error, EOFError, KeyError, ValueError)
+_TRUE = ("1", "y", "yes", "true")
 
 
 def save(
@@ -40,26 +65,44 @@ def save(
     pickle_module=None,
     pickle_protocol: int = 2,
     _use_new_zipfile_serialization: bool = True,
+    _disable_byteorder_record: bool = False,
 ) -> None:
-    """Matches `torch.save` for tensors, state_dicts and containers; the format is dyngrad's.
+    """Matches `torch.save`: writes PyTorch's own format, which torch.load reads.
 
-    `f` is a path or a writable binary file. A path ending in `.safetensors` writes that
-    format (a flat dict of tensors; needs the `safetensors` package). Writes to a path are
-    atomic, where torch's are not: a crash leaves the old file or the new one, never half of
-    one (see Note [Atomic saves] for temporary files and permissions).
+    `f` is a path or a writable binary file. Tensors, Parameters, dtypes, Size and devices are
+    written under torch's names (see Note [Writing torch.save files]); anything else is
+    pickled as torch pickles it, so a whole Module can be saved, and loads only where its
+    classes are trusted. A path ending in `.safetensors` writes that format (a flat dict of
+    tensors; needs the `safetensors` package). Writes to a path are atomic, where torch's are
+    not: a crash leaves the old file or the new one, never half of one (see Note [Atomic
+    saves] for temporary files and permissions).
 
     >>> dyngrad.save(model.state_dict(), "model.pt")
     """
     if _is_path(f) and os.fspath(f).endswith(".safetensors"):
-        _write_atomic(f, safetensors_bytes(obj))
+        payload = safetensors_bytes(obj)
+        _write_atomic(f, lambda out: out.write(payload))
         return
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        write_manifest(obj, archive)
+    if pickle_module is not None and pickle_module is not pickle:
+        raise TypeError(
+            f"dyngrad.save pickles with Python's pickle module, not {pickle_module!r}: leave "
+            "pickle_module unset"
+        )
+    if not _use_new_zipfile_serialization:
+        raise ValueError(
+            "dyngrad.save writes the zip format of torch.save (PyTorch >= 1.6) only, not the "
+            "legacy format (_use_new_zipfile_serialization=False), which dyngrad cannot read"
+        )
+    pickled, storages = pickle_checkpoint(obj, pickle_protocol)  # before any file is touched
+    name = archive_name(f if _is_path(f) else None)
+
+    def write(out) -> None:
+        write_checkpoint(out, name, pickled, storages)
+
     if _is_path(f):
-        _write_atomic(f, buffer.getvalue())
+        _write_atomic(f, write)
     else:
-        f.write(buffer.getvalue())
+        write(f)
 
 
 def load(
@@ -71,31 +114,75 @@ def load(
     mmap: bool | None = None,
     **pickle_load_args,
 ):
-    """Matches `torch.load` for dyngrad checkpoints, PyTorch's zip checkpoints and .safetensors.
+    """Matches `torch.load`: PyTorch's checkpoints (dyngrad's own among them) and .safetensors.
 
-    PyTorch checkpoints (`torch.save` since 1.6) are read without torch, through an unpickler
-    that rebuilds only tensors, parameters and plain containers and refuses anything else:
-    with any `weights_only` value, dyngrad never runs code from a file. Tensors saved on a
-    device load there unless `map_location` says otherwise; tensors that shared memory when
-    saved by torch share it when loaded, as in torch.
+    With `weights_only=True` (the default, as in torch) the pickle is run by an interpreter
+    that rebuilds only tensors, parameters, plain containers and the globals marked safe with
+    `add_safe_globals` / `safe_globals`, and refuses anything else with PyTorch's "Weights
+    only load failed" error: no code from the file runs. `weights_only=False` unpickles with
+    pickle itself (for files you trust: it runs what the file names), torch's classes read as
+    dyngrad's. Tensors saved on a device load there unless `map_location` says otherwise;
+    tensors that shared memory when saved share it when loaded. `mmap=True` maps a file's
+    storages instead of reading them (copy-on-write, as torch's).
+    Checkpoints in dyngrad's earlier format (dyngrad/manifest.json) load as before.
     """
+    weights_only = _weights_only(weights_only, pickle_module)
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    pickle_load_args.setdefault("encoding", "utf-8")
     name = os.fspath(f) if _is_path(f) else getattr(f, "name", "<file object>")
-    data = _read_all(f)
+    data = _map(f) if mmap else _read_all(f)
 
     if is_safetensors(data, name):
-        return load_safetensors(data, name, map_location)
+        return load_safetensors(bytes(data), name, map_location)
+    user_globals = allowed_globals() if weights_only else {}  # their errors are the caller's
+    import zipfile  # here, not at `import dyngrad`: with the pathlib it loads, 10 ms
+
+    corrupt = (zipfile.BadZipFile, zipfile.LargeZipFile, *_CORRUPT)
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = zipfile.ZipFile(os.fspath(f) if mmap else io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError, EOFError):
-        raise RuntimeError(_not_a_zip(name, data)) from None
+        raise RuntimeError(_not_a_zip(name, data, mmap)) from None
     with archive:
         try:
             _check_members(archive, name)
             if MANIFEST in archive.namelist():
                 return read_manifest(archive, name, map_location)
-            return load_torch_checkpoint(archive, name, map_location)
-        except _CORRUPT as exc:
+            mapped = data if mmap else None
+            if weights_only:
+                return load_weights_only(archive, name, map_location, mapped, user_globals)
+            return load_trusted(
+                archive, name, map_location, mapped, pickle_module, **pickle_load_args
+            )
+        except corrupt as exc:
             raise RuntimeError(f"{name} is corrupt: {exc}") from None
+
+
+def _weights_only(weights_only: bool | None, pickle_module) -> bool:
+    """torch.load's choice: True unless a pickle module is given or the environment says."""
+    unset = weights_only is None
+    if unset:
+        weights_only = pickle_module is None
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE
+    force_not = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE
+    if force and force_not:
+        raise RuntimeError(
+            "Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+            "should be set, but both were set."
+        )
+    if force:
+        weights_only = True
+    elif force_not and unset:
+        warnings.warn(
+            "Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the"
+            "`weights_only` argument was not explicitly passed to `torch.load`, forcing "
+            "weights_only=False.",
+            stacklevel=3,
+        )
+        weights_only = False
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    return bool(weights_only)
 
 
 def _check_members(archive: zipfile.ZipFile, name: str) -> None:
@@ -130,7 +217,23 @@ def _read_all(f) -> bytes:
     return f.read()
 
 
-def _not_a_zip(name: str, data: bytes) -> str:
+def _map(f) -> _mmap.mmap:
+    """The file at path `f`, mapped copy-on-write: its arrays may be written, the file stays."""
+    if not _is_path(f):
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    with open(f, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            raise RuntimeError(_not_a_zip(os.fspath(f), b"", True))
+        return _mmap.mmap(handle.fileno(), 0, access=_mmap.ACCESS_COPY)
+
+
+def _not_a_zip(name: str, data, mmap: bool = False) -> str:
+    if mmap and data[:1] == b"\x80":
+        return (
+            "mmap can only be used with files saved with "
+            f"`torch.save({name}, _use_new_zipfile_serialization=True), please torch.save "
+            "your checkpoint with this option in order to use mmap."
+        )
     if data[:1] == b"\x80" or data[:2] == b"PK":
         problem = (
             "it was written by torch.save before PyTorch 1.6 (the legacy format, which "
@@ -169,7 +272,8 @@ _TEMP_NAME = ".{name}.{pid}-{host}-{token}.tmp"
 _NAME_IN_TEMP = 200  # characters of the target's name kept: a file name has at most 255
 
 
-def _write_atomic(path, payload: bytes) -> None:
+def _write_atomic(path, write) -> None:
+    """Calls `write(file)` on a temporary file, then renames it over `path`."""
     target = os.path.realpath(os.fspath(path))  # through symlinks, as open(path, "wb") goes
     directory, name = os.path.split(target)
     old = _writable_target(target, os.fspath(path))
@@ -179,7 +283,7 @@ def _write_atomic(path, payload: bytes) -> None:
         with os.fdopen(fd, "wb") as out:
             if old is not None:
                 _keep_owner_and_mode(out.fileno(), old)
-            out.write(payload)
+            write(out)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temp, target)
@@ -223,7 +327,7 @@ def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
 
 
 def _host() -> str:
-    return f"{zlib.crc32(socket.gethostname().encode()):08x}"
+    return f"{zlib.crc32(platform.node().encode()):08x}"  # gethostname(), without socket
 
 
 def _remove_stale_temps(directory: str, name: str) -> None:

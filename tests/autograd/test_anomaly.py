@@ -167,3 +167,92 @@ def test_error_in_anomaly_mode_keeps_pytorchs_first_line():
             with pytest.raises(RuntimeError) as info:
                 y.sum().backward()
     assert first_line(info).startswith("one of the variables needed for gradient computation")
+
+
+def _nan_at(lib, index: int):
+    class Nan(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a.sum(0, keepdim=True)
+
+        @staticmethod
+        def backward(ctx, g):
+            grad = g.clone().expand(4)
+            grad[0] = 0  # one element of an expanded tensor: no overlap
+            grad[0] /= 0
+            return (grad, None) if index == 0 else (None, grad)
+
+    return Nan
+
+
+def test_a_node_made_outside_anomaly_mode_has_no_forward_information(lib):
+    x = lib.rand(4, requires_grad=True)
+    out = _nan_at(lib, 0).apply(x, x)
+
+    def backward():
+        with lib.autograd.detect_anomaly():
+            out.backward()
+
+    error, caught = run_recording(backward)
+    assert str(error) == "Function 'NanBackward' returned nan values in its 0th output."
+    assert str(caught[1].message).startswith(
+        "Error detected in NanBackward. No forward pass information available. Enable detect "
+        "anomaly during forward pass for more information."
+    )
+
+
+def test_a_node_made_by_a_backward_names_the_node_that_made_it(lib):
+    class Inner(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * 2.0 + b
+
+        @staticmethod
+        def backward(ctx, g):
+            g2 = g.clone()
+            g2[0] = 0
+            g2[0] /= 0
+            return g.clone(), g2
+
+    class Outer(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sum(0, keepdim=True)
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            g = g.clone().expand(4)
+            return Inner.apply(g * x, g + x)
+
+    def run():
+        with lib.autograd.detect_anomaly():
+            x = lib.rand(4, requires_grad=True)
+            (grad,) = lib.autograd.grad(Outer.apply(x), x, create_graph=True)
+            grad.sum().backward()
+
+    error, caught = run_recording(run)
+    assert str(error) == "Function 'InnerBackward' returned nan values in its 1th output."
+    messages = [str(w.message) for w in caught[1:]]
+    assert messages[0].startswith("Error detected in InnerBackward. Traceback of forward call")
+    assert "Inner.apply" in messages[0]
+    assert messages[1].startswith(
+        "\n\nPrevious calculation was induced by OuterBackward. Traceback of forward call that "
+        "induced the previous calculation:\n"
+    )
+    assert "Outer.apply" in messages[1]
+
+
+def test_with_warnings_as_errors_the_trace_is_printed_and_the_error_kept(lib, capsys):
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        with warnings.catch_warnings():
+            with lib.autograd.detect_anomaly():
+                warnings.simplefilter("error")
+                a = lib.randn(5, requires_grad=True)
+                d1 = a + 1
+                d2 = d1**2
+                d1 += 1
+                lib.autograd.grad(d2.sum(), a)
+    if lib is dyngrad:  # torch prints from C++, past pytest's capture of sys.stderr
+        assert "Error detected in PowBackward0" in capsys.readouterr().err

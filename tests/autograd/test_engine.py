@@ -237,14 +237,24 @@ def test_create_graph_grad_is_not_the_passed_gradient(lib):
     assert x.grad is not g and x.grad.grad_fn.name() == "torch::autograd::CopyBackwards"
 
 
-def test_backward_with_create_graph_warns_about_the_cycle():
-    dyngrad.autograd.engine._warned.discard("create_graph")  # PyTorch warns once per process
-    x = dyngrad.ones(2, requires_grad=True)
-    with pytest.warns(
-        UserWarning,
-        match="Using backward\\(\\) with create_graph=True will create a reference cycle",
-    ):
-        (x * x).sum().backward(create_graph=True)
+def test_backward_with_create_graph_warns_about_the_cycle(lib):
+    # PyTorch warns once per process, every time with warn-always set
+    x = lib.ones(2, requires_grad=True)
+    previous = lib.is_warn_always_enabled()
+    lib.set_warn_always(True)
+    try:
+        for _ in range(2):
+            with pytest.warns(
+                UserWarning,
+                match="Using backward\\(\\) with create_graph=True will create a reference cycle",
+            ):
+                (x * x).sum().backward(create_graph=True)
+            x.grad = None
+        with warnings.catch_warnings():  # grad() makes no cycle: no warning
+            warnings.simplefilter("error")
+            lib.autograd.grad((x * x).sum(), x, create_graph=True)
+    finally:
+        lib.set_warn_always(previous)
 
 
 def test_retain_graph_defaults_to_create_graph(lib):
@@ -594,3 +604,81 @@ def test_summed_gradient_passed_on_is_not_added_into_in_place():
     loss = (q * 1 + q * 1).sum() + (u * 5).sum()
     loss.backward()
     assert x.grad.tolist() == [2 * (2 + 5) + 3 * 2]
+
+
+def test_the_last_leaf_handed_a_gradient_adopts_it(lib):
+    # PyTorch's AccumulateGrad steals a gradient nobody else holds: of two leaves handed the
+    # same tensor, the first copies it and the second keeps it
+    seen = []
+
+    class Both(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a + b
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(g.data_ptr())
+            return g, g
+
+    a, b = lib.randn(5, 6, requires_grad=True), lib.randn(5, 6, requires_grad=True)
+    Both.apply(a, b)[1][0].backward()
+    pointers = {a.grad.data_ptr(), b.grad.data_ptr()}
+    assert len(pointers) == 2 and seen[0] in pointers
+    root = lib.ones(2)
+    x = lib.ones(2, requires_grad=True)
+    x.backward(root)  # the caller's gradient is never adopted
+    assert x.grad.data_ptr() != root.data_ptr()
+
+
+def test_a_gradient_nobody_else_holds_becomes_the_grad_itself(lib):
+    pointers = []
+
+    class Fresh(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            out = g * 3
+            pointers.append(out.data_ptr())  # the address only: nothing holds `out`
+            return out
+
+    x = lib.ones(3, requires_grad=True)
+    Fresh.apply(x).sum().backward()
+    assert x.grad.data_ptr() == pointers[0]
+
+
+def test_a_gradient_a_hook_keeps_is_copied(lib):
+    # the hook's tensor stays as it was when the leaf's .grad accumulates later
+    x = lib.ones(3, requires_grad=True)
+    kept = []
+    x.register_hook(kept.append)
+    (x * 2).sum().backward()
+    (x * 2).sum().backward()
+    assert kept[0].tolist() == [2.0, 2.0, 2.0] and x.grad.tolist() == [4.0, 4.0, 4.0]
+    passed = []
+
+    class Pass(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            passed.append(g)
+            return g
+
+    y = lib.ones(3, requires_grad=True)
+    (Pass.apply(y) * 2).sum().backward()
+    assert y.grad.data_ptr() != passed[0].data_ptr()
+
+
+def test_the_same_root_twice_sums_its_gradients(lib):
+    a = lib.randn(5, 5, requires_grad=True)
+    b = lib.randn(5, 5, requires_grad=True)
+    x = a * b
+    g = lib.randn_like(x)
+    lib.autograd.backward([x, x], [g, g])
+    assert lib.allclose(a.grad, b * g * 2) and lib.allclose(b.grad, a * g * 2)

@@ -100,6 +100,64 @@ def test_generator_returns_its_value_through_the_decorator(lib):
     assert info.value.value == "done"
 
 
+@pytest.mark.parametrize("mode", ["no_grad", "enable_grad"])
+def test_throw_into_a_decorated_generator_runs_under_its_mode(lib, mode):
+    inside = mode == "enable_grad"
+    outside = lib.no_grad() if inside else lib.enable_grad()
+
+    @getattr(lib, mode)()
+    def gen(n=4):
+        raised = False
+        for i in range(n):
+            try:
+                assert lib.is_grad_enabled() is inside
+                yield -i if raised else i
+            except KeyError:
+                assert lib.is_grad_enabled() is inside
+                raised = True
+
+    with outside:
+        g = gen()
+        assert next(g) == 0
+        results = []
+        with pytest.raises(StopIteration):
+            while True:
+                results.append(g.throw(KeyError))
+        assert results == [-1, -2, -3] and lib.is_grad_enabled() is not inside
+
+
+def test_close_reaches_a_decorated_generator_under_its_mode(lib):
+    seen = []
+
+    @lib.no_grad()
+    def gen():
+        try:
+            yield 1
+            yield 2
+        except GeneratorExit:
+            seen.append(lib.is_grad_enabled())
+            raise
+
+    g = gen()
+    next(g)
+    g.close()
+    assert seen == [False] and lib.is_grad_enabled()
+
+
+def test_an_exception_thrown_into_a_decorated_generator_propagates(lib):
+    @lib.enable_grad()
+    def gen():
+        try:
+            yield 1
+        except KeyError:
+            raise ValueError("secondary") from None
+
+    g = gen()
+    next(g)
+    with lib.no_grad(), pytest.raises(ValueError, match="secondary"):
+        g.throw(KeyError)
+
+
 def test_decorating_a_class_is_deprecated(lib):
     class Model:
         def __init__(self):

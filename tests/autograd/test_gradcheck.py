@@ -5,6 +5,7 @@ Tests taking `lib` run on dyngrad and on the real torch (skipped without it).
 
 from __future__ import annotations
 
+import importlib
 import re
 import warnings
 
@@ -175,3 +176,105 @@ def test_gradcheck_error_is_exported():
     from dyngrad.autograd.gradcheck import GradcheckError
 
     assert issubclass(GradcheckError, RuntimeError)
+
+
+def _non_deterministic(lib):
+    class NonDet(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, jitter=0.0):
+            ctx.jitter = jitter
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return NonDet.apply(g, ctx.jitter) * (1 + lib.rand_like(g) * ctx.jitter), None
+
+    return NonDet
+
+
+def test_gradcheck_detects_a_non_deterministic_backward(lib):
+    nondet = _non_deterministic(lib)
+    x = lib.randn(3, 3, dtype=lib.float64, requires_grad=True)
+    assert lib.autograd.gradcheck(lambda t: nondet.apply(t, 0.0), x)
+    with pytest.raises(RuntimeError, match="Backward is not reentrant, i.e., running backward"):
+        lib.autograd.gradcheck(lambda t: nondet.apply(t, 1e-6), x)
+    with pytest.raises(RuntimeError, match="The tolerance for nondeterminism was 0.0"):
+        lib.autograd.gradgradcheck(lambda t: nondet.apply(t, 1e-12), x)
+    assert lib.autograd.gradcheck(lambda t: nondet.apply(t, 1e-6), x, nondet_tol=1e-5)
+    assert lib.autograd.gradgradcheck(lambda t: nondet.apply(t, 1e-12), x, nondet_tol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda lib, x: lib.cat([x, x]), "same shape when inputs are perturbed on index (0,)"),
+        (lambda lib, x: x.to(lib.float32), "same dtype when inputs are perturbed on index (0,)"),
+    ],
+)
+def test_gradcheck_refuses_outputs_whose_shape_depends_on_values(lib, make, message):
+    def fn(x):
+        return make(lib, x) if bool((x >= 1).all()) else x
+
+    with pytest.raises(AssertionError, match=re.escape(message)):
+        lib.autograd.gradcheck(fn, (doubles(lib, 1.0),))
+
+
+def test_gradcheck_checks_undefined_output_gradients(lib):
+    class NeedsGrad(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            if g is None:
+                raise RuntimeError("no gradient")
+            return g
+
+    x = doubles(lib, 1.0)
+    with pytest.warns(UserWarning, match="Backwards compatibility: New undefined gradient"):
+        with pytest.raises(RuntimeError, match="Expected backward function to handle undefined"):
+            lib.autograd.gradcheck(NeedsGrad.apply, (x,))
+    with pytest.warns(UserWarning, match="Backwards compatibility"):
+        assert lib.autograd.gradcheck(NeedsGrad.apply, (x,), raise_exception=False) is False
+    assert lib.autograd.gradcheck(NeedsGrad.apply, (x,), check_undefined_grad=False)
+
+
+def test_gradcheck_without_raising_lets_other_errors_through(lib):
+    def broken(x):
+        raise RuntimeError("Not a GradcheckError!")
+
+    with pytest.raises(RuntimeError, match="Not a GradcheckError!"):
+        lib.autograd.gradcheck(broken, (doubles(lib, 1.0),), raise_exception=False)
+
+
+def test_deprecated_numerical_jacobian(lib):
+    # the module: torch.autograd.gradcheck is the function
+    module = importlib.import_module(f"{lib.__name__}.autograd.gradcheck")
+    a = lib.rand(2, 2, dtype=lib.float64, requires_grad=True)
+    b = lib.rand(2, 2, dtype=lib.float64, requires_grad=True)
+
+    def fn(inputs):
+        return 2 * inputs[0] + inputs[1], inputs[0] + 2 * inputs[1]
+
+    with pytest.warns(FutureWarning, match="`get_numerical_jacobian` was part of PyTorch's"):
+        (only,) = module.get_numerical_jacobian(fn, (a, b), target=a, eps=1e-6)
+    assert lib.allclose(only, 2 * lib.eye(4, dtype=lib.float64))
+    with pytest.warns(FutureWarning):
+        first, second = module.get_numerical_jacobian(fn, (a, b), eps=1e-6)
+    assert lib.allclose(second, lib.eye(4, dtype=lib.float64))
+    with pytest.warns(FutureWarning), pytest.raises(ValueError, match="Expected grad_out to be 1"):
+        module.get_numerical_jacobian(fn, (a, b), grad_out=2.0)
+
+
+def test_deprecated_analytical_jacobian(lib):
+    module = importlib.import_module(f"{lib.__name__}.autograd.gradcheck")
+    a = lib.rand(2, 2, dtype=lib.float64, requires_grad=True)
+    b = lib.rand(2, 2, dtype=lib.float64, requires_grad=True)
+    with pytest.warns(FutureWarning, match="`get_analytical_jacobian` was part of PyTorch's"):
+        jacobians, reentrant, _, _ = module.get_analytical_jacobian((a, b), 2 * a + b)
+    assert lib.equal(jacobians[0], 2 * lib.eye(4, dtype=lib.float64)) and reentrant
+    out = _non_deterministic(lib).apply(a, 1e-6)
+    with pytest.warns(FutureWarning):
+        assert module.get_analytical_jacobian((a,), out)[1] is False

@@ -398,3 +398,70 @@ def test_detached_alias_write_is_seen_by_the_saved_check(lib):
     y.detach().zero_()
     with pytest.raises(RuntimeError, match=re.escape("is at version 1; expected version 0")):
         z.sum().backward()
+
+
+# ---- retain_grad follows the tensor's history --------------------------------------------------
+
+
+def test_retain_grad_moves_to_the_node_of_an_in_place_op(lib):
+    a = lib.tensor([1.0], requires_grad=True).clone()
+    a.retain_grad()
+    a.mul_(2)
+    a.mul_(2)
+    a.sum().backward()
+    assert a.grad.tolist() == [1.0]  # the gradient of the latest version of `a`
+
+
+def test_retain_grad_of_a_base_moves_to_copy_slices(lib):
+    x = lib.tensor([1.0], requires_grad=True).clone()
+    x.retain_grad()
+    x_view = x[:]
+    x_view *= 2
+    x *= 2
+    x.sum().backward()
+    assert x.grad.tolist() == [1.0]
+
+
+def test_retain_grad_of_views_follows_their_rebuilt_history(lib):
+    base = lib.tensor([1.0], requires_grad=True).clone()
+    view, view2 = base[:], base[:]
+    view.retain_grad()
+    view2.retain_grad()
+    view.mul_(2)
+    (view + view2).sum().backward()
+    assert view.grad.tolist() == [1.0] and view2.grad.tolist() == [1.0]
+
+
+def test_retain_grad_moves_per_output_of_a_multi_output_node(lib):
+    b = lib.rand(3, 3, requires_grad=True)
+    var, mean = lib.var_mean(b, dim=0)
+    var.retain_grad()
+    mean.retain_grad()
+    var.mul_(2)
+    (var + mean).sum().backward()
+    a = b.detach().requires_grad_(True)
+    var2, mean2 = lib.var_mean(a, dim=0)
+    var2.mul_(2)
+    expected = lib.autograd.grad((var2 + mean2).sum(), inputs=(var2, mean2))
+    assert lib.allclose(var.grad, expected[0]) and lib.allclose(mean.grad, expected[1])
+
+
+def test_writing_one_element_of_an_expanded_tensor(lib):
+    g = lib.ones(1).clone().expand(4)
+    g[0] = 0  # the element itself has no overlap: every position sees it
+    assert g.tolist() == [0.0, 0.0, 0.0, 0.0]
+    g[0] += 2
+    assert g.tolist() == [2.0, 2.0, 2.0, 2.0]
+    for write in (lambda: g.__setitem__(slice(1, 3), 0), lambda: g.add_(1)):
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            write()
+
+
+@pytest.mark.parametrize(
+    ("shape", "key", "value"),
+    [((), (), 3.0), ((), ..., 2), ((1,), 0, 3.5), ((2, 2), (0, 1), 5), ((), None, 4.0)],
+)
+def test_setitem_of_a_python_scalar_into_one_element(lib, shape, key, value):
+    x = lib.zeros(shape)
+    x[key] = value
+    assert x.flatten().tolist().count(float(value)) == 1 and x.sum().item() == value

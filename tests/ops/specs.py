@@ -7,11 +7,11 @@ from . import (
     specs_core,
     specs_elementwise,
     specs_indexing,
+    specs_legacy,
     specs_linalg,
     specs_nn,
     specs_reduction,
     specs_shape,
-    specs_sparse,
     specs_special_gamma,
 )
 
@@ -26,8 +26,8 @@ SPECS = [
         specs_indexing,
         specs_linalg,
         specs_nn,
-        specs_sparse,
         specs_special_gamma,
+        specs_legacy,
     )
     for spec in module.SPECS
 ]

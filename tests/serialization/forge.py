@@ -67,12 +67,13 @@ def tensor(
     offset: int = 0,
     kind: str = "FloatStorage",
     requires_grad: bool = False,
+    location: str = "cpu",
 ) -> bytes:
     """`torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks)`."""
     hooks = call(glob("collections", "OrderedDict"))
     return call(
         glob("torch._utils", "_rebuild_tensor_v2"),
-        storage(key, numel, kind),
+        storage(key, numel, kind, location),
         integer(offset),
         tup(*map(integer, size)),
         tup(*map(integer, stride)),

@@ -1,4 +1,4 @@
-"""Damaged dyngrad checkpoints: one clear RuntimeError naming the file, whatever the damage."""
+"""Damaged checkpoints (dyngrad's and its earlier format's): one clear error naming the file."""
 
 from __future__ import annotations
 
@@ -14,12 +14,13 @@ import pytest
 
 import dyngrad
 
-MANIFEST = "dyngrad/manifest.json"
+from .legacy import MANIFEST, save_legacy
 
 
 def _files(obj) -> dict:
+    """The records of `obj` saved in dyngrad's earlier format (dyngrad/manifest.json)."""
     buffer = io.BytesIO()
-    dyngrad.save(obj, buffer)
+    save_legacy(obj, buffer)
     with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as archive:
         return {n: archive.read(n) for n in archive.namelist()}
 

@@ -193,7 +193,12 @@ def test_names_outside_the_allowlist_are_refused(tmp_path, global_):
     path = write(tmp_path / "name.pt", program(glob(*global_)))
     with pytest.raises(pickle.UnpicklingError, match="Weights only load failed. ") as info:
         dyngrad.load(path)
-    assert f"refers to `{'.'.join(global_)}`" in str(info.value)
+    name = ".".join(global_)  # read as Python 3 and NumPy 2 name them
+    name = name.replace("__builtin__", "builtins").replace("numpy.core", "numpy._core")
+    assert f"Unsupported global: GLOBAL {name} was not an allowed global by default" in str(
+        info.value
+    )
+    assert f"{path} can still be loaded" in str(info.value)
 
 
 def test_stack_global_needs_strings(tmp_path):

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from ..graph.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+from ..graph.grad_mode import (
+    _force_original_view_tracking,  # noqa: F401 - torch.autograd._force_original_view_tracking
+    enable_grad,
+    inference_mode,
+    is_view_replay_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from . import graph
 from .anomaly import detect_anomaly, set_detect_anomaly
+from .engine import _is_checkpoint_valid as _is_checkpoint_valid  # torch.autograd's
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
+from .saved_tensors import SavedTensor
 from .variable import Variable
 
 # isort: split
@@ -24,9 +33,11 @@ __all__ = [
     "enable_grad",
     "set_grad_enabled",
     "inference_mode",
+    "is_view_replay_enabled",
     "detect_anomaly",
     "set_detect_anomaly",
     "gradcheck",
     "gradgradcheck",
     "Variable",
+    "SavedTensor",
 ]

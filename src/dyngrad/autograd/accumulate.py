@@ -6,11 +6,12 @@ gradients and at each leaf's AccumulateGrad.
 
 from __future__ import annotations
 
+import sys
+
 from .._tensor import Tensor
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import empty_like
 from ..runtime import dtypes
-from ..runtime.sparse_coo import SparseCOO, sum_gradients
 from .observers import observers
 
 __all__ = ["accumulate_into", "accumulate_leaf", "tensor_pre_hooks"]
@@ -61,14 +62,34 @@ def accumulate_leaf(task, node: AccumulateGrad, g) -> None:
         return
     for watcher in observers.leaves:
         watcher.leaf_accumulating(variable, g)
-    accumulate_into(variable, g, task.create_graph, not task.adoptable(g))
+    # a gradient someone else holds (a hook stashed it) is copied, as PyTorch's use count
+    held = sys.getrefcount(g) > _UNHELD
+    accumulate_into(variable, g, task.create_graph, held or not task.adoptable(g))
+
+
+def _references_to_an_unheld_gradient() -> int:
+    # what sys.getrefcount sees in accumulate_leaf of a gradient that only the engine's
+    # buffer holds: the buffer's slot, the argument, getrefcount's own argument
+    def receive(g) -> int:
+        return sys.getrefcount(g)
+
+    slot = [object()]
+    return receive(slot[0])
+
+
+_UNHELD = _references_to_an_unheld_gradient()
 
 
 def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) -> None:
     """Add a gradient into `var.grad` (in place unless create_graph); `shared` means `g` may
     be seen elsewhere, so it is copied rather than adopted (Note [Gradient buffer ownership])."""
-    if g._data.dtype != var._data.dtype and var._grad_fn is None:
-        g = g.to(dtypes.from_numpy_dtype(var._data.dtype))
+    if var._grad_fn is None:  # a leaf's gradient takes its grad_dtype (None: any)
+        if "_grad_dtype" in var.__dict__:
+            dtype = var._grad_dtype
+            if dtype is not None and g.dtype is not dtype:
+                g = g.to(dtype)
+        elif g._data.dtype != var._data.dtype:
+            g = g.to(dtypes.from_numpy_dtype(var._data.dtype))
     current = var._grad
     if current is None:
         if create_graph:  # a copy with history, as PyTorch's (CopyBackwards), never `g` itself
@@ -79,9 +100,7 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
                 data = data.copy()
             var._grad = Tensor._wrap(data)
     elif create_graph or current._requires_grad:
-        var._grad = g + current if type(current._data) is SparseCOO else current + g
-    elif type(current._data) is SparseCOO or type(g._data) is SparseCOO:  # a new .grad
-        var._grad = Tensor._wrap(sum_gradients(current._data, g._data))
+        var._grad = current + g
     else:
         data = current._data
         if not data.flags.writeable:

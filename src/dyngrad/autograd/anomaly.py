@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
+import sys
 import warnings
 
 import numpy as np
 
-from ..graph.anomaly_mode import record, state
+from ..graph.anomaly_mode import evaluating, record, state
 from .observers import EngineObserver, observers
 
 __all__ = [
@@ -21,14 +22,26 @@ __all__ = [
 
 
 class _AnomalyObserver(EngineObserver):
-    """Anomaly mode in the engine: NaN checks on node outputs, the forward stack on errors."""
+    """Anomaly mode in the engine: NaN checks on node outputs, the forward stack on errors,
+    and which node is running (nodes it makes remember it)."""
+
+    def node_started(self, node, grads) -> None:
+        stack = evaluating.__dict__.setdefault("stack", [])
+        stack.append(getattr(evaluating, "node", None))
+        evaluating.node = node
 
     def node_failed(self, node, exc) -> None:
+        self._done()
         forward_trace_warning(node)
 
     def node_finished(self, node, outputs) -> None:
+        self._done()
         if state.check_nan and outputs:
             check_nan(node, outputs)
+
+    def _done(self) -> None:
+        stack = evaluating.__dict__.get("stack")
+        evaluating.node = stack.pop() if stack else None
 
 
 _observer = _AnomalyObserver()
@@ -97,15 +110,33 @@ class detect_anomaly:
 
 
 def forward_trace_warning(node) -> None:
-    """PyTorch's warning that shows the forward call of the node whose backward failed."""
-    if node._trace is None:
-        return
-    warnings.warn(
-        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-        + "".join(node._trace),
-        UserWarning,
-        stacklevel=2,
-    )
+    """PyTorch's warnings that show the forward call of the node whose backward failed, then
+    of each backward node that made it (under create_graph)."""
+    _warn_trace(node.name(), node._trace, induced=False)
+    for name, trace in node._induced_by:
+        _warn_trace(name, trace, induced=True)
+
+
+def _warn_trace(name: str, trace, induced: bool) -> None:
+    if trace is None:
+        message = (
+            f"Error detected in {name}. No forward pass information available. Enable detect "
+            "anomaly during forward pass for more information."
+        )
+    elif induced:
+        message = (
+            f"\n\nPrevious calculation was induced by {name}. Traceback of forward call that "
+            "induced the previous calculation:\n" + "".join(trace)
+        )
+    else:
+        message = (
+            f"Error detected in {name}. Traceback of forward call that caused the error:\n"
+            + "".join(trace)
+        )
+    try:
+        warnings.warn(message, UserWarning, stacklevel=4)
+    except Warning:  # warnings are errors: PyTorch prints it, the error in flight stays
+        print(f"UserWarning: {message}", file=sys.stderr)
 
 
 def check_nan(node, grads) -> None:

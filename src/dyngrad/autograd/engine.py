@@ -12,29 +12,40 @@ from __future__ import annotations
 import heapq
 import threading
 import warnings
+from collections.abc import Mapping
 
 from .._tensor import Tensor, above
-from ..graph import passes
+from ..graph import grad_mode, passes, saved_hooks
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import AccumulateGrad
-from ..ops.creation.factories import zeros_like
+from ..ops.creation.factories import ones, zeros_like
 from ..ops.table.record import gradient_edge
 from ..runtime import namespace, quiet_floating_point
+from ..runtime.warn_always import warn_once
 from ..size import Size
 from . import accumulate
 from .errors import explain_no_grad
+from .gradient_edge import GradientEdge, as_sequence, output_meta
 from .graph_task import GraphTask
 from .observers import observers
 
-__all__ = ["backward", "grad", "execute"]
+__all__ = ["backward", "grad", "execute", "current_task"]
 
 
 def _as_tuple(x):
-    if x is None:
-        return None
-    if isinstance(x, Tensor):
-        return (x,)
-    return tuple(x)
+    return as_sequence(x)
+
+
+def _inputs_tuple(inputs, caller: str) -> tuple:
+    """`inputs=` as a tuple: tensors or GradientEdges, one or a sequence, or a dict's values."""
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(
+            f"`inputs` argument to `{caller}()` must be a dict, not {type(inputs).__name__}. "
+            "Other Mapping types are not supported."
+        )
+    return as_sequence(inputs)
 
 
 def backward(
@@ -56,7 +67,7 @@ def backward(
         retain_graph = create_graph
     if create_graph:
         _warn_create_graph_cycle()
-    inputs = _as_tuple(inputs)
+    inputs = None if inputs is None else _inputs_tuple(inputs, "backward")
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     roots = _roots(outputs)
@@ -65,8 +76,8 @@ def backward(
     if inputs is not None:
         targets = _targets(inputs, "backward")
         for t in inputs:
-            if t._grad_fn is not None:  # as PyTorch: a non-leaf input keeps its .grad from now on
-                t.retain_grad()
+            if isinstance(t, Tensor) and t._grad_fn is not None:
+                t.retain_grad()  # as PyTorch: a non-leaf input keeps its .grad from now on
     execute(roots, grads, retain_graph, create_graph, targets, accumulate=True)
 
 
@@ -94,7 +105,10 @@ def grad(
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
-    inputs = _as_tuple(inputs)
+    named = inputs if type(inputs) is dict else None
+    inputs = _inputs_tuple(inputs, "grad")
+    if len(inputs) == 0:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
@@ -104,16 +118,21 @@ def grad(
     roots = _roots(outputs)
     grads = _root_grads(outputs, grad_outputs)
     captured = execute(roots, grads, retain_graph, create_graph, targets, accumulate=False)
-    return tuple(
+    result = tuple(
         _grad_result(i, t, g, create_graph, allow_unused, materialize_grads)
         for i, (t, g) in enumerate(zip(inputs, captured))
     )
+    return result if named is None else dict(zip(named, result))
 
 
 def _grad_result(i, t, g, create_graph, allow_unused, materialize_grads):
     if g is not None:
         return g if create_graph else g.detach()
     if materialize_grads:
+        if isinstance(t, GradientEdge):
+            raise RuntimeError(
+                "materialize_grads cannot be used when the given input is a GradientEdge"
+            )
         return zeros_like(t, requires_grad=create_graph)  # as PyTorch, a leaf
     if not allow_unused:
         raise RuntimeError(
@@ -130,12 +149,10 @@ CREATE_GRAPH_CYCLE = (
     "reset the .grad fields of your parameters to None after use to break the cycle and avoid "
     "the leak."
 )
-_warned = set()
 
 
 def _warn_create_graph_cycle() -> None:
-    if "create_graph" not in _warned:  # once per process, as PyTorch's TORCH_WARN_ONCE
-        _warned.add("create_graph")
+    if warn_once("create_graph"):
         warnings.warn(CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
 
 
@@ -145,6 +162,9 @@ def _warn_create_graph_cycle() -> None:
 def _roots(outputs) -> list:
     roots = []
     for i, out in enumerate(outputs):
+        if isinstance(out, GradientEdge):
+            roots.append((out.node, out.output_nr))
+            continue
         if not out._requires_grad:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
@@ -164,6 +184,9 @@ def _ones_like(out: Tensor) -> Tensor:
 def _root_grads(outputs, grad_outputs) -> list:
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if isinstance(out, GradientEdge):
+            grads.append(_edge_root_grad(i, out, g))
+            continue
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -197,9 +220,28 @@ def _checked_root_grad(i: int, out: Tensor, g: Tensor) -> Tensor:
     return g
 
 
+def _edge_root_grad(i: int, edge: GradientEdge, g):
+    meta = output_meta(edge)
+    if g is None:
+        if meta is None or any(n != 1 for n in meta[0]):
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        return ones(meta[0], dtype=meta[1], device=meta[2])
+    if not isinstance(g, Tensor):
+        raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    if meta is not None and g._data.shape != meta[0]:
+        raise RuntimeError(
+            f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
+            f"output[{i}] has a shape of {Size(meta[0])}."
+        )
+    return g
+
+
 def _targets(inputs, caller: str) -> list:
     edges = []
     for t in inputs:
+        if isinstance(t, GradientEdge):
+            edges.append((t.node, t.output_nr))
+            continue
         if not isinstance(t, Tensor):
             raise RuntimeError(
                 f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}"
@@ -239,20 +281,41 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None, ac
     prev_mode, prev_backward = grad_state.enabled, grad_state.backward
     grad_state.enabled, grad_state.backward = create_graph, True
     _local.depth = depth + 1
+    outer_task, _local.task = getattr(_local, "task", None), task
+    prev_valid = getattr(_local, "checkpoint_valid", True)
+    _local.checkpoint_valid = prev_valid and targets is None  # See `_is_checkpoint_valid`
+    hooks = saved_hooks.snapshot()  # See Note [Saved tensor hooks]
     try:
         with quiet_floating_point():  # See Note [Floating-point warnings]
             _run(task)
+            _run_final_callbacks(task)
     except BaseException as exc:
         for watcher in watchers:
             watcher.pass_failed(task, exc)
         raise
     finally:
         _local.depth = depth
+        _local.task = outer_task
+        _local.checkpoint_valid = prev_valid
+        saved_hooks.restore(hooks)
         grad_state.enabled, grad_state.backward = prev_mode, prev_backward
         passes.finish(outer_pass)
     for watcher in watchers:
         watcher.pass_finished(task)
     return task.captured
+
+
+def current_task():
+    """The GraphTask running on this thread (the innermost, in a reentrant backward), or None."""
+    return getattr(_local, "task", None)
+
+
+def _run_final_callbacks(task: GraphTask) -> None:
+    # Variable._execution_engine.queue_callback: run when the pass is done; a callback may
+    # queue another, which runs too
+    callbacks = task.callbacks
+    while callbacks:
+        callbacks.pop(0)()
 
 
 def _run(task: GraphTask) -> None:
@@ -280,6 +343,7 @@ def _run(task: GraphTask) -> None:
             outputs = _call(task, node, grads)
         if outputs:
             task.dispatch(node, outputs)
+            outputs = None  # the buffers hold them now (See Note [Gradient buffer ownership])
 
 
 def task_capture(task: GraphTask, node, grads) -> None:
@@ -313,6 +377,7 @@ def _call(task: GraphTask, node, grads):
             result = hook(tuple(grads))
             if result is not None:
                 grads = list(result)
+        result = None  # `grads` alone holds them (a leaf may adopt one: accumulate.py)
     if type(node) is AccumulateGrad:
         accumulate.accumulate_leaf(task, node, grads[0])
         outputs = ()
@@ -344,16 +409,24 @@ def _post_hooks(node, outputs, grads):
 
 
 def _execute_on_new_thread(*args):
-    # See Note [Reentrant backward]: the grad modes are thread-local, so they travel along
+    # See Note [Reentrant backward]: the grad modes, the saved-tensor hooks and whether a
+    # checkpoint may recompute are thread-local, so they travel along
     result: list = []
-    modes = (grad_state.enabled, grad_state.inference, grad_state.backward)
+    modes = grad_mode.thread_modes()
+    hooks = saved_hooks.snapshot()
+    valid = getattr(_local, "checkpoint_valid", True)
 
     def work():
-        grad_state.enabled, grad_state.inference, grad_state.backward = modes
+        grad_mode.set_thread_modes(modes)
+        saved_hooks.restore(hooks)
+        _local.checkpoint_valid = valid
         try:
             result.append(("ok", execute(*args)))
         except BaseException as exc:  # re-raised on the waiting thread
             result.append(("error", exc))
+        finally:
+            grad_mode.set_thread_modes(grad_mode.DEFAULT_MODES)
+            saved_hooks.restore([])
 
     worker = threading.Thread(target=work, name="dyngrad-reentrant-backward")
     worker.start()
@@ -362,6 +435,13 @@ def _execute_on_new_thread(*args):
     if kind == "error":
         raise value.with_traceback(value.__traceback__)
     return value
+
+
+def _is_checkpoint_valid() -> bool:
+    """Matches `torch.autograd._is_checkpoint_valid`: False inside a backward pass that runs
+    only towards some inputs (`autograd.grad`, `backward(inputs=...)`), where a reentrant
+    checkpoint cannot recompute its part of the graph."""
+    return getattr(_local, "checkpoint_valid", True)
 
 
 above.backward = backward  # Tensor.backward: See Note [Calls up the layers]

@@ -1,19 +1,31 @@
-"""`gradcheck` and `gradgradcheck`: analytical Jacobians against central differences."""
+"""`gradcheck` and `gradgradcheck`: analytical Jacobians against central differences; and
+PyTorch's deprecated `get_numerical_jacobian` / `get_analytical_jacobian`."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
 
 from .._tensor import Tensor
 from .engine import grad as autograd_grad
+from .gradcheck_checks import (
+    GradcheckError,
+    check_backward_multiplies_by_grad_output,
+    check_reentrant,
+    check_same_dtype_and_shape,
+    check_undefined_grad,
+    jacobians_equal,
+)
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
-
-
-class GradcheckError(RuntimeError):
-    """Matches `torch.autograd.gradcheck.GradcheckError`."""
+__all__ = [
+    "gradcheck",
+    "gradgradcheck",
+    "GradcheckError",
+    "get_numerical_jacobian",
+    "get_analytical_jacobian",
+]
 
 
 def _as_tuple(x) -> tuple:
@@ -24,54 +36,64 @@ def _differentiable_outputs(out) -> list:
     return [o for o in _as_tuple(out) if isinstance(o, Tensor) and o._requires_grad]
 
 
-def _numerical_jacobians(func, inputs, targets, eps: float, outputs, picks) -> list:
-    """J[i][j]: d(output j)/d(input i) by central differences, as (numel_in, numel_out).
+def _tensors(out) -> list:
+    return [o for o in _as_tuple(out) if isinstance(o, Tensor)]
+
+
+def _numerical_jacobians(call, targets, eps: float) -> list:
+    """J[i][j]: d(output j)/d(target i) by central differences, as (numel_in, numel_out),
+    for every tensor output of `call()`; each target is perturbed in place, element by
+    element in C order.
 
     Each difference is taken in the output's dtype, as PyTorch does, so a float32 output
     shows float32 round-off.
     """
     jac = []
     for t in targets:
-        data = t._data  # perturbed in place, element by element, in C order
-        cols = [np.zeros((data.size, o._data.size), o._data.dtype) for o in outputs]
+        data = t._data
+        cols = None
         for k, idx in enumerate(np.ndindex(data.shape)):
             orig = data[idx].item()
             data[idx] = orig - eps
-            lo = [o._data.copy() for o in _pick(func(*inputs), picks)]
+            lo = _snapshots(call())
             data[idx] = orig + eps
-            hi = [o._data.copy() for o in _pick(func(*inputs), picks)]
+            hi = _snapshots(call())
             data[idx] = orig
+            for a, b in zip(lo, hi):
+                check_same_dtype_and_shape(a, b, eps, idx)
+            if cols is None:
+                cols = [np.zeros((data.size, o._data.size), o._data.dtype) for o in lo]
             for j, (a, b) in enumerate(zip(lo, hi)):
-                cols[j][k] = ((b - a) / (2 * eps)).reshape(-1)
+                cols[j][k] = ((b._data - a._data) / (2 * eps)).reshape(-1)
+        if cols is None:  # an empty input: nothing to perturb
+            cols = [np.zeros((0, o._data.size), o._data.dtype) for o in call()]
         jac.append(cols)
     return jac
 
 
-def _pick(out, picks) -> list:
-    tensors = _tensors(out)
-    return [tensors[i] for i in picks]
+def _snapshots(outputs) -> list:
+    # copies: an output may be the very array being perturbed (a gradient handed on as is)
+    return [Tensor._wrap(o._data.copy()) for o in outputs]
 
 
-def _tensors(out) -> list:
-    return [o for o in _as_tuple(out) if isinstance(o, Tensor)]
-
-
-def _analytical_jacobians(outputs, targets) -> list:
-    jac = [[np.zeros((t._data.size, o._data.size)) for o in outputs] for t in targets]
-    for j, out in enumerate(outputs):
-        for k in range(out._data.size):
-            seed = np.zeros(out._data.size, dtype=out._data.dtype)
-            seed[k] = 1
-            grads = autograd_grad(
-                out,
-                targets,
-                Tensor._wrap(seed.reshape(out._data.shape)),
-                retain_graph=True,
-                allow_unused=True,
-            )
-            for i, g in enumerate(grads):
-                if g is not None:
-                    jac[i][j][:, k] = g._data.reshape(-1)
+def _analytical_jacobian(output: Tensor, targets) -> list:
+    """J[i]: d(output)/d(target i) by one backward per output element, (numel_in, numel_out)."""
+    jac = [np.zeros((t._data.size, output._data.size)) for t in targets]
+    for k in range(output._data.size):
+        seed = np.zeros(output._data.size, dtype=output._data.dtype)
+        seed[k] = 1
+        grads = autograd_grad(
+            output,
+            targets,
+            Tensor._wrap(seed.reshape(output._data.shape)),
+            retain_graph=True,
+            allow_unused=True,
+        )
+        for i, g in enumerate(grads):
+            if g is not None:
+                if g._data.shape != targets[i]._data.shape:
+                    raise GradcheckError("Analytical gradient has incorrect size")
+                jac[i][:, k] = g._data.reshape(-1)
     return jac
 
 
@@ -93,8 +115,25 @@ def gradcheck(
     fast_mode: bool = False,
     masked=None,
 ) -> bool:
-    """Matches `torch.autograd.gradcheck`: compare every Jacobian entry in float64."""
-    inputs = _as_tuple(inputs)
+    """Matches `torch.autograd.gradcheck`: compare every Jacobian entry in float64.
+
+    Also checks, as PyTorch, that outputs keep their shape and dtype under perturbation, that
+    backward is deterministic within `nondet_tol`, multiplies by the output gradient and
+    (`check_undefined_grad`) copes with undefined output gradients. dyngrad always runs the
+    slow (full Jacobian) mode; `check_batched_grad` adds nothing, as dyngrad's vmap is a loop
+    (Note [vmap as a loop]) and batched gradients are per-sample gradients by construction.
+    """
+    try:
+        return _gradcheck(
+            func, _as_tuple(inputs), eps, atol, rtol, nondet_tol, check_undefined_grad
+        )
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+
+
+def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, undefined_grad) -> bool:
     targets = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
     if not targets:
         raise ValueError(
@@ -104,16 +143,20 @@ def gradcheck(
     _warn_single_precision(inputs)
     everything = _tensors(func(*inputs))
     picks = [k for k, o in enumerate(everything) if o._requires_grad]
+    numerical = _numerical_jacobians(lambda: _tensors(func(*inputs)), targets, eps)
     if not picks:
-        return _check_constant_outputs(func, inputs, targets, eps, raise_exception)
+        return _check_constant_outputs(everything, numerical)
     outputs = [everything[k] for k in picks]
-    analytical = _analytical_jacobians(outputs, targets)
-    numerical = _numerical_jacobians(func, inputs, targets, eps, outputs, picks)
-    for i, t in enumerate(targets):
-        for j in range(len(outputs)):
-            a, n = analytical[i][j], numerical[i][j]
+    for j, (k, out) in enumerate(zip(picks, outputs)):
+        analytical = _analytical_jacobian(out, targets)
+        check_reentrant(analytical, _analytical_jacobian(out, targets), nondet_tol)
+        for i, t in enumerate(targets):
+            a, n = analytical[i], numerical[i][k]
             if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
-                return _fail(_mismatch(i, j, n, a.astype(t._data.dtype)), raise_exception)
+                raise GradcheckError(_mismatch(i, j, n, a.astype(t._data.dtype)))
+    check_backward_multiplies_by_grad_output(outputs, targets)
+    if undefined_grad:
+        check_undefined_grad(func, inputs, targets, _differentiable_outputs)
     return True
 
 
@@ -129,7 +172,7 @@ def _warn_single_precision(inputs) -> None:
                 "complex. This check will likely fail if all the inputs are not of double "
                 "precision floating point or complex. ",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
 
 
@@ -141,25 +184,17 @@ def _mismatch(i: int, j: int, numerical: np.ndarray, analytical: np.ndarray) -> 
     )
 
 
-def _check_constant_outputs(func, inputs, targets, eps, raise_exception) -> bool:
+def _check_constant_outputs(everything, numerical) -> bool:
     # no output carries a gradient: PyTorch then only asks that none depend on the inputs
-    everything = _tensors(func(*inputs))
-    picks = [k for k, o in enumerate(everything) if o.is_floating_point()]
-    outputs = [everything[k] for k in picks]
-    for per_input in _numerical_jacobians(func, inputs, targets, eps, outputs, picks):
-        if any(np.any(n != 0) for n in per_input):
-            return _fail("Numerical gradient for function expected to be zero", raise_exception)
+    floating = {k for k, o in enumerate(everything) if o.is_floating_point()}
+    for per_input in numerical:
+        if any(np.any(n != 0) for k, n in enumerate(per_input) if k in floating):
+            raise GradcheckError("Numerical gradient for function expected to be zero")
     return True
 
 
 def _show(m: np.ndarray) -> str:
     return repr(Tensor._wrap(m))
-
-
-def _fail(message: str, raise_exception: bool) -> bool:
-    if raise_exception:
-        raise GradcheckError(message)
-    return False
 
 
 def gradgradcheck(
@@ -208,4 +243,68 @@ def gradgradcheck(
         atol=atol,
         rtol=rtol,
         raise_exception=raise_exception,
+        nondet_tol=nondet_tol,
+        check_undefined_grad=check_undefined_grad,
     )
+
+
+# ---- PyTorch's deprecated Jacobian helpers ---------------------------------------------------
+
+
+def _deprecated(name: str):
+    message = (
+        f"`{name}` was part of PyTorch's private API and not meant to be exposed. We are "
+        "deprecating it and it will be removed in a future version of PyTorch. If you have a "
+        "specific use for this or feature request for this to be a stable API, please file us "
+        "an issue at https://github.com/pytorch/pytorch/issues/new"
+    )
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def warned(*args, **kwargs):
+            warnings.warn(message, FutureWarning, stacklevel=2)
+            return fn(*args, **kwargs)
+
+        return warned
+
+    return decorate
+
+
+def _only_unit_grad_out(grad_out, name: str) -> None:
+    if grad_out != 1.0:  # kept in the signature for old callers only
+        raise ValueError(
+            f"Expected grad_out to be 1.0. {name} no longer supports values of grad_out != 1.0."
+        )
+
+
+@_deprecated("get_numerical_jacobian")
+def get_numerical_jacobian(fn, inputs, target=None, eps: float = 1e-3, grad_out: float = 1.0):
+    """Matches `torch.autograd.gradcheck.get_numerical_jacobian` (deprecated): the Jacobians
+    of `fn(inputs)`'s first output with respect to each tensor of `target` (default: the
+    inputs) that requires grad; `fn` takes the inputs as one tuple."""
+    _only_unit_grad_out(grad_out, "get_numerical_jacobian")
+    targets = [t for t in _as_tuple(inputs if target is None else target) if _needs_grad(t)]
+    jacobians = _numerical_jacobians(lambda: _tensors(fn(inputs))[:1], targets, eps)
+    return tuple(Tensor._wrap(per_output[0]) for per_output in jacobians)
+
+
+@_deprecated("get_analytical_jacobian")
+def get_analytical_jacobian(inputs, output, nondet_tol: float = 0.0, grad_out: float = 1.0):
+    """Matches `torch.autograd.gradcheck.get_analytical_jacobian` (deprecated): (Jacobians of
+    `output` with respect to each input that requires grad, whether two backward runs agree
+    within `nondet_tol`, whether the gradients had the right sizes, and dtypes)."""
+    _only_unit_grad_out(grad_out, "get_analytical_jacobian")
+    if output.is_complex():
+        raise ValueError(
+            "Expected output to be non-complex. get_analytical_jacobian no longer supports "
+            "functions that return complex outputs."
+        )
+    targets = [t for t in _as_tuple(inputs) if _needs_grad(t)]
+    first = _analytical_jacobian(output, targets)
+    reentrant = jacobians_equal(first, _analytical_jacobian(output, targets), nondet_tol)
+    jacobians = tuple(Tensor._wrap(j.astype(t._data.dtype)) for j, t in zip(first, targets))
+    return jacobians, reentrant, True, True
+
+
+def _needs_grad(t) -> bool:
+    return isinstance(t, Tensor) and t._requires_grad

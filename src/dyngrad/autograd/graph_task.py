@@ -9,7 +9,6 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..graph.node import GraphRoot
-from ..runtime.sparse_coo import SparseCOO, sum_gradients
 
 __all__ = ["GraphTask"]
 
@@ -23,16 +22,15 @@ __all__ = ["GraphTask"]
 # nobody else can see; it is *owned*, and further gradients for that slot are added into it
 # in place (a weight used at every step of an RNN collects its gradient in one array). Once
 # a buffer is handed to its node, the node may pass it on as is, so ownership ends there.
-# AccumulateGrad adopts a gradient as `.grad` without a copy only if no other buffer holds it
-# (`handed` counts the buffers each gradient sits in now: a gradient passed on as is by the
-# node that took it is in the next buffer only), it is not a view of another array, and it is
-# writable; root gradients from the user are never adopted.
+# AccumulateGrad adopts a gradient as `.grad` without a copy only if no other buffer holds
+# it (`handed` counts the buffers each gradient is in: put in by `dispatch`, taken out by
+# `take`; of two leaves handed one gradient the first copies and the second adopts, as
+# PyTorch's use count lets its last holder steal), nothing outside the engine holds it (a
+# hook that kept it: accumulate.py counts references), it is not a view of another array, and
+# it is writable; root gradients from the user (counted once more) are never adopted.
 # With create_graph the sums are recorded ops and nothing is ever written in place.
-# `handed` and `owned` are keyed by id(); a gradient's entry goes when the last buffer holding
-# it is taken, so a tensor freed after its node ran leaves no stale key for a new tensor that
-# reuses its id. A stale key (kept by a buffer never taken) can only make an adoption copy,
-# never make one unsafe.
-_ROOT = 1 << 30  # the count of a user's root gradient: never adopted
+# `handed` and `owned` are keyed by id(): a stale key (its tensor gone, its id reused) can
+# only make an adoption copy, never make one unsafe, as a count only ever grows.
 
 
 class GraphTask:
@@ -50,6 +48,8 @@ class GraphTask:
         "handed",
         "owned",
         "number",
+        "callbacks",
+        "root",
     )
 
     def __init__(self, roots, grads, keep_graph: bool, create_graph: bool, number: int):
@@ -63,16 +63,15 @@ class GraphTask:
         self.handed: dict = {}
         self.owned: set = set()
         self.number = number
-        root = _graph_root(roots, grads)
+        self.callbacks: list = []  # run when the pass is done (queue_callback)
+        self.root = root = _graph_root(roots, grads)
         self.dependencies = _dependencies(root)
         self.buffers[root] = root_buffer = [None] * root._n_outputs
         if type(root) is GraphRoot:
             root_buffer[0] = True  # GraphRoot holds its gradients; the slot only wakes it
-            for g in grads:
-                self.handed[id(g)] = _ROOT  # See Note [Gradient buffer ownership]
         else:
             root_buffer[roots[0][1]] = grads[0]
-            self.handed[id(grads[0])] = _ROOT
+            self.handed[id(grads[0])] = 2  # See Note [Gradient buffer ownership]
         heapq.heappush(self.ready, (-root._seq, id(root), root))
 
     # ---- which nodes run ------------------------------------------------------------------
@@ -93,25 +92,15 @@ class GraphTask:
         buffer = self.buffers.pop(node, None)
         if buffer is None:
             return [None] * node._n_outputs
-        handed = self.handed
-        for g in buffer:  # See Note [Gradient buffer ownership] (`_leave`, written out)
+        owned, handed = self.owned, self.handed
+        for g in buffer:
             key = id(g)
-            left = handed.pop(key, 1) - 1
-            if left:
-                handed[key] = left
-        owned = self.owned
-        if owned:
-            for g in buffer:
-                owned.discard(id(g))
+            holders = handed.get(key)
+            if holders is not None:
+                handed[key] = holders - 1
+            if owned:
+                owned.discard(key)
         return buffer
-
-    def _leave(self, g) -> None:
-        # `g` left a buffer: See Note [Gradient buffer ownership]
-        handed = self.handed
-        key = id(g)
-        left = handed.pop(key, 1) - 1
-        if left:
-            handed[key] = left
 
     def dispatch(self, node, outputs) -> None:
         """Put each gradient a node returned in its input's buffer; queue nodes now ready."""
@@ -146,21 +135,25 @@ class GraphTask:
             id(current) in self.owned
             and data.dtype == g._data.dtype
             and data.shape == (g._data.shape)
-            and type(data) is not SparseCOO
         ):
             np.add(data, g._data, out=data)
             return current
-        array = sum_gradients(data, g._data)  # (either may be sparse COO)
-        total = Tensor._wrap(array if not isinstance(array, np.generic) else np.array(array))
+        array = data + g._data
+        total = Tensor._wrap(array if type(array) is np.ndarray else np.array(array))
         self.owned.add(id(total))
-        self._leave(current)  # the sum takes its place in the buffer
         return total
 
+    def will_execute(self, node) -> bool:
+        """Whether this pass runs `node` (or captures its gradient): PyTorch's
+        `_will_engine_execute_node`."""
+        if node not in self.dependencies and node is not self.root:
+            return False
+        return self.needed is None or node in self.needed or node in self.captures
+
     def adoptable(self, g: Tensor) -> bool:
-        """Whether AccumulateGrad may keep `g` itself as `.grad` (no one else can see it): called
-        after its buffer was taken, so no other buffer may hold it."""
+        """Whether AccumulateGrad may keep `g` itself as `.grad` (no one else can see it)."""
         data = g._data
-        return id(g) not in self.handed and data.base is None and data.flags.writeable
+        return self.handed.get(id(g), 0) <= 0 and data.base is None and data.flags.writeable
 
 
 def _graph_root(roots, grads):

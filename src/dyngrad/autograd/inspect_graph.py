@@ -4,13 +4,17 @@
 # Memory held by a graph is the memory of the arrays its nodes saved. An array is counted
 # once however many nodes saved it, and a saved view counts the whole buffer it looks into
 # (that buffer stays alive as long as the view does). Per node, each buffer is charged to the
-# earliest node that saved it, so per-node and per-module figures add up to the total.
+# earliest node that saved it, so per-node and per-module figures add up to the total. A value
+# saved through saved-tensor hooks counts what the packed object holds (a tensor moved
+# elsewhere, a copy; a checkpoint's holder keeps the region's inputs), never what unpacking
+# would give back: a checkpointed region shows what it really keeps.
 """
 
 from __future__ import annotations
 
 from ..graph.node import AccumulateGrad
 from ..graph.saved import TORCH_SAVED_NAMES, SavedOutput
+from ..graph.saved_hooks import Packed
 from ..ops.table.record import gradient_edge
 from ..ops.table.views import CopySlices
 from ..runtime.dtypes import dtype as _dtype
@@ -23,6 +27,7 @@ __all__ = [
     "output_meta",
     "saved_values",
     "buffer_of",
+    "held_tensors",
     "saved_bytes",
     "annotate_modules",
     "format_bytes",
@@ -130,6 +135,13 @@ def buffer_of(array):
     return array
 
 
+def held_tensors(value) -> list:
+    """The tensors a saved value keeps alive: itself, or what a packed value holds."""
+    if type(value) is Packed:
+        return value.held()
+    return [value] if hasattr(value, "_data") else []
+
+
 def _charge(nodes, owners: dict | None = None) -> dict:
     """`{node: bytes}`: each saved buffer charged once, to the earliest node that saved it.
 
@@ -140,8 +152,8 @@ def _charge(nodes, owners: dict | None = None) -> dict:
     for node in sorted(nodes, key=lambda n: n._seq):
         total = 0
         for _, value in saved_values(node) or ():
-            if hasattr(value, "_data"):
-                buffer = buffer_of(value._data)
+            for tensor in held_tensors(value):
+                buffer = buffer_of(tensor._data)
                 if id(buffer) not in owners:
                     owners[id(buffer)] = node
                     total += int(buffer.nbytes)
@@ -217,13 +229,28 @@ def _saved_text(node, charged: dict, owners: dict) -> str:
         return ""
     parts = []
     for name, value in values:
-        if hasattr(value, "_data"):
+        if type(value) is Packed:
+            parts.append(f"{name} {tuple(value.shape)} {_packed_text(value, node, owners)}")
+        elif hasattr(value, "_data"):
             owner = owners.get(id(buffer_of(value._data)))
             shared = f" (counted at {owner.name()})" if owner is not node else ""
             parts.append(f"{name} {tuple(value._data.shape)}{shared}")
         else:
             parts.append(f"{name}={value}")
     return f", saved {format_bytes(charged.get(node, 0))}: " + ", ".join(parts)
+
+
+def _packed_text(value, node, owners: dict) -> str:
+    # what the hooks keep instead of the tensor: See Note [Saved bytes]
+    label = getattr(value.packed, "saved_label", "packed by saved_tensors_hooks")
+    held = value.held()
+    if not held:
+        return f"({label}, keeps no tensor alive)"
+    counted = [owners.get(id(buffer_of(t._data))) for t in held]
+    elsewhere = [owner for owner in counted if owner is not None and owner is not node]
+    where = f", counted at {elsewhere[0].name()}" if elsewhere else ""
+    plural = "s" if len(held) != 1 else ""
+    return f"({label}, keeps {len(held)} tensor{plural} alive{where})"
 
 
 def _short_text(node, names: dict) -> str:

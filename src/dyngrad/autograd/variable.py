@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..ops.creation.factories import tensor
+from .execution_engine import execution_engine
 
 __all__ = ["Variable"]
 
@@ -16,6 +17,8 @@ class _VariableMeta(type):
 class Variable(metaclass=_VariableMeta):
     """Matches `torch.autograd.Variable(data, requires_grad=False)`: a new leaf on `data`'s
     array, sharing its version counter (so in-place writes are seen by both)."""
+
+    _execution_engine = execution_engine
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
         if data is None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
-from urllib.parse import parse_qs, urlparse
 
 from . import mpi
 from .names import Backend, default_pg_timeout
@@ -217,6 +216,8 @@ def _check_valid_timeout(timeout) -> None:
 
 def _check_place(job, init_method: str, world_size: int, rank: int, has_store: bool) -> None:
     """The job's size and this rank come from MPI; what the script says must agree."""
+    from urllib.parse import parse_qs, urlparse  # here: a tenth of `import dyngrad` otherwise
+
     query = {k: v[-1] for k, v in parse_qs(urlparse(init_method).query).items()}
     rank = int(query.get("rank", rank))
     world_size = int(query.get("world_size", world_size))

@@ -5,8 +5,6 @@ from __future__ import annotations
 import functools
 from numbers import Number
 
-import ml_dtypes
-
 from .._tensor import Tensor
 from ..graph.grad_mode import enable_grad
 from ..nn.functional import softmax
@@ -15,6 +13,7 @@ from ..ops.creation.ranges import arange
 from ..ops.elementwise.arithmetic import log, sigmoid
 from ..ops.elementwise.unary import log1p
 from ..ops.shape.grids import broadcast_tensors
+from ..runtime import dtypes
 from ..runtime.dtypes import get_default_dtype
 
 __all__ = [
@@ -33,7 +32,7 @@ euler_constant = 0.57721566490153286060  # Euler-Mascheroni
 
 def finfo(dtype):
     """The machine limits of a float dtype (`torch.finfo`'s eps, tiny, min, max)."""
-    return ml_dtypes.finfo(dtype.np)
+    return dtypes.finfo(dtype.np)
 
 
 def broadcast_all(*values):

@@ -11,8 +11,6 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import weakref
 
 from ..graph.node import _sequence
@@ -142,6 +140,8 @@ class Session:
         global _active
         assert _active is None  # `watch` joins a running session instead
 
+        import tempfile  # here: with shutil, bz2 and lzma, a few ms of `import dyngrad`
+
         self.report.open_spool(tempfile.mkdtemp(prefix="dyngrad-doctor-"))
         _active = self
         try:
@@ -165,6 +165,8 @@ class Session:
         finally:
             _active = None
             self.report.merge_spool()
+            import shutil  # loaded by tempfile at start()
+
             shutil.rmtree(self.report.spool, ignore_errors=True)
             self.report.spool = None
         return self.report

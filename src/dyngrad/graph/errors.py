@@ -23,7 +23,8 @@ def modified_inplace_error(node, name, tensor, version, fn, out_nr) -> RuntimeEr
     )
     counter = tensor._version_counter
     name = TORCH_SAVED_NAMES.get(name, name)  # `_saved_result`'s name, as PyTorch users know it
-    detail = [f"\n[dyngrad] {node.name()} saved this tensor (as '{name}') at version {version}."]
+    saver = node if isinstance(node, str) else node.name()  # a node, or who else saved it
+    detail = [f"\n[dyngrad] {saver} saved this tensor (as '{name}') at version {version}."]
     if counter.last_op is not None:
         site = (
             f" at {counter.last_site[0]}:{counter.last_site[1]}"

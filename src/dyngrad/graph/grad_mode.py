@@ -7,7 +7,7 @@ import inspect
 import threading
 import warnings
 
-from .._tensor import above
+from .._tensor import INFERENCE_THREADS, above
 
 __all__ = [
     "no_grad",
@@ -16,6 +16,8 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "is_view_replay_enabled",
+    "_force_original_view_tracking",
 ]
 
 
@@ -27,6 +29,7 @@ class _State(threading.local):
         self.enabled = True
         self.inference = False
         self.backward = False  # the engine is running formulas (grad off by design, not a cut)
+        self.view_replay = False  # See Note [View replay] in ops/table/record.py
 
 
 state = _State()
@@ -41,6 +44,11 @@ def is_grad_enabled() -> bool:
 def is_inference_mode_enabled() -> bool:
     """Matches `torch.is_inference_mode_enabled`."""
     return state.inference
+
+
+def is_view_replay_enabled() -> bool:
+    """Matches `torch.autograd.is_view_replay_enabled`."""
+    return state.view_replay
 
 
 class _DecoratorContextManager:
@@ -69,26 +77,29 @@ class _DecoratorContextManager:
         return decorated
 
     def _wrap_generator(self, func):
+        # The generator runs under the mode each time control enters it (send, throw, close),
+        # and its caller gets its own mode back at every yield.
         @functools.wraps(func)
         def decorated(*args, **kwargs):
             gen = func(*args, **kwargs)
-            with self.clone():
-                response = gen.send(None)
-            while True:
-                try:
-                    request = yield response
-                except GeneratorExit:
-                    gen.close()
-                    raise
-                except BaseException as exc:  # forward throw() into the generator
-                    with self.clone():
-                        response = gen.throw(exc)
-                else:
-                    with self.clone():
-                        try:
+            try:
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as exc:  # forward throw() into the generator
+                        with self.clone():
+                            response = gen.throw(exc)
+                    else:
+                        with self.clone():
                             response = gen.send(request)
-                        except StopIteration as stop:
-                            return stop.value
+            except StopIteration as stop:
+                return stop.value
 
         return decorated
 
@@ -160,19 +171,20 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Matches `torch.inference_mode`: like no_grad; tensors made inside are inference tensors.
+    """Matches `torch.inference_mode`: like no_grad, and tensors made inside are inference
+    tensors (See Note [Inference tensors] in _tensor.py).
 
-    dyngrad departs from torch in one way: an inference tensor used later under grad mode is
-    treated as a constant instead of raising.
+    dyngrad departs from torch in one way: `enable_grad()` inside inference mode records
+    history again (PyTorch keeps recording off there while reporting grad mode on).
     """
 
     def __init__(self, mode: bool = True):
         self.mode = bool(mode)
         self.prev = (True, False)
 
-    def __new__(cls, mode_or_func=True):
-        if callable(mode_or_func) and not isinstance(mode_or_func, bool):
-            return cls()(mode_or_func)
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):  # @inference_mode without parentheses
+            return cls()(mode)
         return super().__new__(cls)
 
     def __enter__(self):
@@ -180,9 +192,55 @@ class inference_mode(_DecoratorContextManager):
         # inference_mode(False) is a way back to grad mode, even inside no_grad
         state.enabled = not self.mode
         state.inference = self.mode
+        _note_inference_thread()
 
     def __exit__(self, *exc):
         state.enabled, state.inference = self.prev
+        _note_inference_thread()
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+DEFAULT_MODES = (True, False, False, False)
+
+
+def thread_modes() -> tuple:
+    """This thread's modes, for a thread that works on its behalf (reentrant backward)."""
+    return (state.enabled, state.inference, state.backward, state.view_replay)
+
+
+def set_thread_modes(modes: tuple) -> None:
+    state.enabled, state.inference, state.backward, state.view_replay = modes
+    _note_inference_thread()
+
+
+def _note_inference_thread() -> None:
+    if state.inference:
+        INFERENCE_THREADS.add(threading.get_ident())
+    else:
+        INFERENCE_THREADS.discard(threading.get_ident())
+
+
+class _force_original_view_tracking(_DecoratorContextManager):
+    """Matches `torch.autograd._force_original_view_tracking`: takes effect at once (as a
+    function too); a view rebuilt after an in-place write then replays its original view ops
+    instead of becoming `AsStridedBackward0`."""
+
+    def __init__(self, mode: bool):
+        self.prev = state.view_replay
+        self.mode = bool(mode)
+        state.view_replay = self.mode
+
+    def __call__(self, func):
+        state.view_replay = self.prev
+        return super().__call__(func)
+
+    def __enter__(self):
+        state.view_replay = self.mode
+
+    def __exit__(self, *exc):
+        state.view_replay = self.prev
 
     def clone(self):
         return type(self)(self.mode)

@@ -15,6 +15,7 @@ import re
 import weakref
 
 from .._handles import RemovableHandle
+from .._tensor import above
 
 __all__ = [
     "Node",
@@ -22,10 +23,12 @@ __all__ = [
     "GraphRoot",
     "SECOND_BACKWARD",
     "grad_accumulator",
+    "move_retains_grad",
     "op_name_of",
 ]
 
 _sequence = itertools.count()
+above.next_node_seq = _sequence.__next__  # Tensor.detach_: See Note [Calls up the layers]
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -37,7 +40,15 @@ SECOND_BACKWARD = (
 
 
 _CPP_NODES = frozenset(
-    {"AccumulateGrad", "CopySlices", "CopyBackwards", "GraphRoot", "Error", "DelayedError"}
+    {
+        "AccumulateGrad",
+        "CopySlices",
+        "CopyBackwards",
+        "GraphRoot",
+        "Error",
+        "DelayedError",
+        "NotImplemented",
+    }
 )
 
 
@@ -62,7 +73,8 @@ class Node:
     _pre_hooks = None
     _tensor_hooks = None
     _retains = None
-    _trace = None
+    _trace = None  # anomaly mode: the forward stack that made the node
+    _induced_by = ()  # anomaly mode: (name, stack) of the backward nodes that made this one
 
     def __init__(self, next_functions=()):
         self.next_functions = next_functions
@@ -133,6 +145,10 @@ class Node:
     def _saved_tensor_names(self) -> tuple:
         return ()
 
+    def _output_differentiable(self, output_nr: int) -> bool:
+        """Whether a saved output of this node, read back, has the node as its history."""
+        return True
+
 
 class AccumulateGrad(Node):
     """The sink of a leaf that requires grad: adds incoming gradients into `variable.grad`."""
@@ -176,6 +192,17 @@ def grad_accumulator(tensor) -> AccumulateGrad:
     if node is None:
         node = tensor._accum = AccumulateGrad(tensor)
     return node
+
+
+def move_retains_grad(tensor, old_fn, old_nr: int) -> None:
+    """`tensor`'s history changed from (old_fn, old_nr) (an in-place op, a rebuilt view): its
+    `retain_grad()` moves to the new node, as PyTorch's; hooks stay with the old node."""
+    if not tensor._retains or old_fn is None or not old_fn._retains:
+        return
+    ref = old_fn._retains.get(old_nr)
+    if ref is not None and ref() is tensor:
+        del old_fn._retains[old_nr]
+        tensor._grad_fn._retain_grad_of(tensor, tensor._out_nr)
 
 
 def op_name_of(node: Node) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .node import _sequence
 
-__all__ = ["current", "start", "finish"]
+__all__ = ["current", "start", "finish", "running"]
 
 _INF = float("inf")
 _numbers = iter(range(1, 1 << 62))
@@ -38,3 +38,8 @@ def finish(outer: tuple) -> None:
     _running -= 1
     if _running:  # back in an enclosing pass; else the last pass stays for messages
         current = outer
+
+
+def running() -> int | None:
+    """The number of the innermost pass running now, or None outside any backward."""
+    return current[0] if _running else None

@@ -7,7 +7,9 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ..runtime.random import rng_of
+from ..ops.creation.write_order import dense_axes, place
+from ..runtime import sampling
+from ..runtime.random import default_generator
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d"]
 
@@ -24,14 +26,18 @@ def _check_p_range(p) -> None:
 
 
 def _masked(input, mask_shape, p, inplace):
-    """input * mask / (1 - p) with a Bernoulli(1 - p) mask from dyngrad's generator."""
+    """input * noise, the noise PyTorch's: `bernoulli_(1 - p)` on an empty tensor (like the
+    input, or of the feature shape) divided by 1 - p. Same draws as PyTorch."""
     dtype = input._data.dtype
     if p == 1.0:
         scale = np.zeros(mask_shape, dtype=dtype)
     else:
+        like = input._data if mask_shape == input._data.shape else np.empty(mask_shape, dtype)
+        axes = dense_axes(like)  # empty_like keeps a transposed input's layout
+        keep = sampling.bernoulli(default_generator, like.size, 1 - p)
+        keep = place(keep, like, axes) if axes is not None else keep.reshape(mask_shape)
         # PyTorch divides in the input's compute type (float32 below float64), then rounds
         compute = np.float64 if dtype == np.float64 else np.float32
-        keep = rng_of(None).random(mask_shape) >= p
         scale = np.multiply(keep, compute(1) / compute(1.0 - p), dtype=dtype)
     mask = Tensor._wrap(scale)
     return input.mul_(mask) if inplace else input * mask
@@ -40,7 +46,7 @@ def _masked(input, mask_shape, p, inplace):
 def dropout(input, p=0.5, training=True, inplace=False):
     """Matches `torch.nn.functional.dropout`: zero each element with probability p, scale the rest.
 
-    The mask comes from dyngrad's generator: same statistics as PyTorch, other numbers.
+    The mask is PyTorch's: after the same `manual_seed`, the same elements are zeroed.
     """
     _check_p(p)
     if not training or p == 0.0:

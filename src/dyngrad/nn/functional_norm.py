@@ -3,11 +3,11 @@ component ops': MulBackward0 for RMS norm, ViewBackward0 over batch norm for ins
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from ..graph.grad_mode import no_grad
 from ..ops.nn.norm import batch_norm, normalized_shape_arg
+from ..runtime import dtypes
 
 __all__ = ["instance_norm", "rms_norm"]
 
@@ -27,7 +27,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     upcast = input._data.dtype.name in _HALF
     x = input.float() if upcast else input
     if eps is None:
-        eps = float(ml_dtypes.finfo(x._data.dtype).eps)
+        eps = float(dtypes.finfo(x._data.dtype).eps)
     dims = tuple(range(-len(shape), 0))
     scale = x.pow(2).mean(dims, keepdim=True).add_(eps).rsqrt()
     out = x.mul(scale)

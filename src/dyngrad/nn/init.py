@@ -1,6 +1,7 @@
-"""`torch.nn.init`: PyTorch's initialisations, drawn from dyngrad's generator.
+"""`torch.nn.init`: PyTorch's initialisations, drawn as PyTorch draws them.
 
-Same distributions and bounds as PyTorch; the numbers differ because the generators do.
+Each goes through the same tensor ops as PyTorch's (`uniform_`, `normal_`, ...), so after
+`manual_seed` the weights are PyTorch's, bit for bit (orthogonal_ up to its QR).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..graph.grad_mode import no_grad
-from ..runtime.random import rng_of
+from ..ops.creation.random import randperm
+from ..ops.elementwise.compare import where
 
 __all__ = [
     "calculate_gain",
@@ -76,12 +78,14 @@ def _shape(tensor: Tensor) -> tuple:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Matches `torch.nn.init.uniform_`: U(a, b)."""
-    return _fill(tensor, rng_of(generator).uniform(a, b, _shape(tensor)))
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Matches `torch.nn.init.normal_`: N(mean, std²)."""
-    return _fill(tensor, rng_of(generator).normal(mean, std, _shape(tensor)))
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(
@@ -92,14 +96,67 @@ def trunc_normal_(
     b: float = 2.0,
     generator=None,
 ) -> Tensor:
-    """Matches `torch.nn.init.trunc_normal_`: N(mean, std²) restricted to [a, b]."""
-    rng = rng_of(generator)
-    n = int(np.prod(_shape(tensor)))
-    out = np.empty(0)
-    while out.size < n:  # rejection sampling; the acceptance rate is high for usual bounds
-        draw = rng.normal(mean, std, max(2 * (n - out.size), 16))
-        out = np.concatenate([out, draw[(draw >= a) & (draw <= b)]])
-    return _fill(tensor, out[:n].reshape(_shape(tensor)))
+    """Matches `torch.nn.init.trunc_normal_`: N(mean, std²) restricted to [a, b].
+
+    PyTorch's rejection sampling, draw for draw: normals redrawn where they fall outside when
+    [a, b] holds more than 30% of the mass, else uniforms on [a, b] accepted by the density."""
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+            "The distribution of values may be incorrect.",
+            stacklevel=2,
+        )
+    with no_grad():
+        mass = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
+        if mass > 0.3:
+            _redraw_normals(tensor, mean, std, a, b, generator)
+        else:
+            _accept_uniforms(tensor, mean, std, a, b, generator)
+    return tensor
+
+
+def _norm_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _redraw_normals(tensor, mean, std, a, b, generator):
+    lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()  # as the tensor holds them
+    result = tensor.normal_(mean, std, generator=generator)
+    while True:
+        outside = (result < lo) | (result > hi)
+        if not outside.any():
+            break
+        result = where(outside, _like(result).normal_(mean, std, generator=generator), result)
+    if result is not tensor:
+        tensor.copy_(result)
+
+
+def _accept_uniforms(tensor, mean, std, a, b, generator):
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def rejected(candidates):  # log u > log density / peak
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        return accept.uniform_(generator=generator).log_().gt(candidates)
+
+    candidates, accept = _like(tensor), _like(tensor)
+    tensor.uniform_(a, b, generator=generator)
+    candidates.copy_(tensor)
+    pending = rejected(candidates)
+    if not pending.any():
+        return
+    result = tensor
+    while True:
+        candidates.uniform_(a, b, generator=generator)
+        result = where(pending, candidates, result)
+        pending = where(pending, rejected(candidates), pending)
+        if not pending.any():
+            break
+    tensor.copy_(result)
+
+
+def _like(tensor: Tensor) -> Tensor:
+    return tensor.new_empty(tensor.shape)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -207,7 +264,10 @@ def kaiming_normal_(
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
-    """Matches `torch.nn.init.orthogonal_`: a (semi-)orthogonal matrix from a QR of N(0, 1)."""
+    """Matches `torch.nn.init.orthogonal_`: a (semi-)orthogonal matrix from a QR of N(0, 1).
+
+    The normal draws are PyTorch's; the QR is NumPy's LAPACK, so values can differ from
+    PyTorch's in the last bits."""
     shape = _shape(tensor)
     if len(shape) < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
@@ -215,24 +275,28 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
         return tensor
     rows = shape[0]
     cols = int(np.prod(shape)) // rows
-    flat = rng_of(generator).standard_normal((rows, cols))
+    with no_grad():
+        flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)._data
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
     q = q * np.sign(np.diag(r))  # makes the factorisation unique, as PyTorch does
     if rows < cols:
         q = q.T
-    return _fill(tensor, gain * q.reshape(shape))
+    _fill(tensor, q.reshape(shape))
+    with no_grad():
+        return tensor.mul_(gain)
 
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
-    """Matches `torch.nn.init.sparse_`: N(0, std²) with a fraction of each column zeroed."""
+    """Matches `torch.nn.init.sparse_`: N(0, std²) with a fraction of each column zeroed
+    (the rows chosen by `randperm` on the default generator, as PyTorch does)."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = _shape(tensor)
-    rng = rng_of(generator)
-    values = rng.normal(0.0, std, (rows, cols))
     zeros = int(math.ceil(sparsity * rows))
-    for c in range(cols):
-        values[rng.permutation(rows)[:zeros], c] = 0
-    return _fill(tensor, values)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for c in range(cols):
+            tensor[randperm(rows)[:zeros], c] = 0
+    return tensor

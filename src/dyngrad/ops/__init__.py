@@ -7,7 +7,15 @@ from .._tensor import Tensor
 
 # importing a family's module registers its rows and methods (the packages import nothing
 # themselves, so that a module can import another family's without loading all of it)
-from .creation import conversion, factories, random, random_fill, random_sampling, ranges  # noqa: F401
+from .creation import (  # noqa: F401
+    conversion,
+    factories,
+    random,
+    random_fill,
+    random_sampling,
+    ranges,
+    tensor_types,
+)
 from .elementwise import (  # noqa: F401
     activation,
     arithmetic,
@@ -21,7 +29,7 @@ from .elementwise import (  # noqa: F401
     special,
     unary,
 )
-from .linalg import cholesky, decomposition, distance, einsum, fused_products, products  # noqa: F401
+from .linalg import cholesky, decomposition, distance, einsum, products  # noqa: F401
 from .nn import (  # noqa: F401
     conv,
     embedding,
@@ -35,7 +43,6 @@ from .nn import (  # noqa: F401
     pool_functional,
     upsample,
 )
-from .sparse import construction, kernels, products as sparse_products  # noqa: F401
 from .reduction import cumulative, norms, reduce_ops, searching, softmax, sorting, statistics  # noqa: F401
 from .shape import (  # noqa: F401
     diagonal,
@@ -48,6 +55,8 @@ from .shape import (  # noqa: F401
     rearrange,
     reshaping,
     scatter,
+    scatter_reduce,
+    storage,
 )
 from .table.promotion import result_type
 from .table.registry import OPS

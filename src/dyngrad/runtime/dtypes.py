@@ -2,10 +2,32 @@
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
-__all__ = ["dtype", "promote_types", "promote_operands", "can_cast", "DTYPES"]
+__all__ = [
+    "dtype",
+    "promote_types",
+    "promote_operands",
+    "can_cast",
+    "DTYPES",
+    "is_bfloat16",
+    "LOW_PRECISION",
+]
+
+# The NumPy dtypes PyTorch computes products and sums of in float32 and rounds once (float16,
+# and bfloat16 once it is loaded: See Note [bfloat16 on demand]); a set for a fast `in`.
+LOW_PRECISION = {np.dtype(np.float16)}
+
+# Note [bfloat16 on demand]
+# NumPy has no bfloat16: ml_dtypes gives it, and importing ml_dtypes costs 0.4-2.5 s (its C
+# extension registers casts and ufuncs for a dozen types), more than the rest of dyngrad. So
+# it is imported when bfloat16 is first used: `bfloat16.np` is an empty slot until then, and
+# reading it runs `dtype.__getattr__` (Python calls it only for a missing attribute), which
+# imports ml_dtypes and fills the slot; later reads cost what any slot read costs. Code that
+# only asks whether an array *is* bfloat16 asks `is_bfloat16(array.dtype)`, which imports
+# nothing: a NumPy dtype of kind "V" (void) never reaches a tensor except as bfloat16
+# (`from_numpy_dtype` refuses structured and raw-bytes dtypes), so kind "V" means bfloat16.
+# `finfo` gives machine limits for every float dtype, bfloat16's through ml_dtypes.
 
 
 class dtype:
@@ -22,10 +44,11 @@ class dtype:
         "_legacy",
     )
 
-    def __init__(self, name: str, np_dtype, category: int, legacy: str):
+    def __init__(self, name: str, np_dtype, category: int, legacy: str, itemsize: int = 0):
         self.name = name
-        self.np = np.dtype(np_dtype)
-        self.itemsize = self.np.itemsize
+        if np_dtype is not None:  # None: bfloat16, filled in on first use
+            self.np = np.dtype(np_dtype)
+        self.itemsize = itemsize or self.np.itemsize
         self.is_floating_point = category == 2
         self.is_complex = category == 3
         self.is_signed = name not in ("uint8", "bool")
@@ -34,6 +57,18 @@ class dtype:
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
+
+    def __getattr__(self, name: str):
+        # only reached for an empty slot: bfloat16's NumPy dtype before its first use
+        if name != "np" or self.name != "bfloat16":
+            raise AttributeError(f"'torch.dtype' object has no attribute '{name}'")
+        import ml_dtypes  # See Note [bfloat16 on demand]
+
+        np_dtype = np.dtype(ml_dtypes.bfloat16)
+        dtype.np.__set__(self, np_dtype)
+        _BY_NP[np_dtype] = self
+        LOW_PRECISION.add(np_dtype)
+        return np_dtype
 
     def __reduce__(self):
         return (_by_name, (self.name,))
@@ -52,7 +87,7 @@ int16 = dtype("int16", np.int16, 1, "Short")
 int32 = dtype("int32", np.int32, 1, "Int")
 int64 = dtype("int64", np.int64, 1, "Long")
 float16 = dtype("float16", np.float16, 2, "Half")
-bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, 2, "BFloat16")
+bfloat16 = dtype("bfloat16", None, 2, "BFloat16", itemsize=2)  # Note [bfloat16 on demand]
 float32 = dtype("float32", np.float32, 2, "Float")
 float64 = dtype("float64", np.float64, 2, "Double")
 complex64 = dtype("complex64", np.complex64, 3, "ComplexFloat")
@@ -85,7 +120,7 @@ ALIASES = {
     "bool": bool_,
 }
 
-_BY_NP = {d.np: d for d in DTYPES}
+_BY_NP = {d.np: d for d in DTYPES if d is not bfloat16}  # bfloat16 joins on first use
 _BY_NAME = {d.name: d for d in DTYPES} | ALIASES
 
 
@@ -93,16 +128,37 @@ def _by_name(name: str) -> dtype:
     return _BY_NAME[name]
 
 
+def is_bfloat16(np_dtype: np.dtype) -> bool:
+    """Whether an array's NumPy dtype is bfloat16 (See Note [bfloat16 on demand])."""
+    return np_dtype.kind == "V"
+
+
+def finfo(np_dtype):
+    """NumPy's `finfo` for a float NumPy dtype, bfloat16 included."""
+    if np_dtype.kind != "V":
+        return np.finfo(np_dtype)
+    import ml_dtypes  # See Note [bfloat16 on demand]
+
+    return ml_dtypes.finfo(np_dtype)
+
+
 def from_numpy_dtype(np_dtype) -> dtype:
     """The dyngrad dtype of a NumPy dtype; raises PyTorch's TypeError for unsupported ones."""
+    np_dtype = np.dtype(np_dtype)
     try:
-        return _BY_NP[np.dtype(np_dtype)]
+        return _BY_NP[np_dtype]
     except KeyError:
-        raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
-            "supported types are: float64, float32, float16, complex64, complex128, int64, "
-            "int32, int16, int8, uint8, and bool."
-        ) from None
+        if np_dtype.kind == "V" and np_dtype.type.__name__ == "bfloat16":
+            return bfloat16 if bfloat16.np == np_dtype else _unsupported(np_dtype)
+        return _unsupported(np_dtype)
+
+
+def _unsupported(np_dtype: np.dtype):
+    raise TypeError(
+        f"can't convert np.ndarray of type numpy.{np_dtype.name}. The only "
+        "supported types are: float64, float32, float16, complex64, complex128, int64, "
+        "int32, int16, int8, uint8, and bool."
+    )
 
 
 def _promote_pair(a: dtype, b: dtype) -> dtype:

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 __all__ = ["elementwise", "foreach", "get_num_threads", "set_num_threads"]
 
 GRAIN = 1 << 16  # elements per thread below which one call is faster
-_pool: ThreadPoolExecutor | None = None
+_pool = None  # a ThreadPoolExecutor, made when a kernel first splits
 _lock = threading.Lock()
 _threads = min(os.cpu_count() or 1, 8)
 
@@ -48,10 +47,14 @@ def set_num_threads(n: int) -> None:
             _pool = None
 
 
-def _get_pool() -> ThreadPoolExecutor:
+def _get_pool():
     global _pool
     with _lock:
         if _pool is None:
+            # imported here: concurrent.futures (and the logging it loads) would add a tenth
+            # to `import dyngrad`, for kernels large enough to split
+            from concurrent.futures import ThreadPoolExecutor
+
             _pool = ThreadPoolExecutor(_threads - 1, thread_name_prefix="dyngrad-intraop")
         return _pool
 

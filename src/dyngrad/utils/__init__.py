@@ -1,7 +1,7 @@
-"""`dyngrad.utils`: PyTorch's `torch.utils` (data loading)."""
+"""`dyngrad.utils`: PyTorch's `torch.utils` (data loading, activation checkpointing)."""
 
 from __future__ import annotations
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["data", "checkpoint"]

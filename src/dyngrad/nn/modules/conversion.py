@@ -73,7 +73,7 @@ class ConversionMixin:
     def to(self, *args, **kwargs) -> Module:
         """Matches `torch.nn.Module.to`: floating parameters and buffers change dtype in place."""
 
-        dtype, device, _ = _parse_to(args, dict(kwargs))
+        dtype, device, _, fmt = _parse_to(args, dict(kwargs))
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but "
@@ -81,9 +81,14 @@ class ConversionMixin:
             )
 
         def convert(t):
+            out = t
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
-                return t.to(device, dtype) if device is not None else t.to(dtype)
-            return t.to(device) if device is not None else t
+                out = t.to(device, dtype) if device is not None else t.to(dtype)
+            elif device is not None:
+                out = t.to(device)
+            if fmt is not None and t.dim() in (4, 5):  # as PyTorch: only images take a layout
+                out = out.to(memory_format=fmt)
+            return out
 
         return self._apply(convert)
 

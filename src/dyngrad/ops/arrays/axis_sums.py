@@ -22,6 +22,8 @@ import math
 
 import numpy as np
 
+from .gemm import LOW_PRECISION
+
 __all__ = ["by_blas", "last_max", "last_sum", "lead_sum", "sum_to"]
 
 _MIN_SIZE = 4096  # below this NumPy's reduction costs less than the product's setup
@@ -80,6 +82,8 @@ def last_max(xp, a):
 
 def sum_to(xp, x, size):
     """Sum `x` down to the broadcastable `size` (leading dims, then size-1 dims)."""
+    if x.dtype in LOW_PRECISION:  # in float32, rounded once: See Note [Low-precision products]
+        return sum_to(xp, x.astype(np.float32), size).astype(x.dtype)
     lead = x.ndim - len(size)
     inner = tuple(lead + i for i, s in enumerate(size) if s == 1 and x.shape[lead + i] != 1)
     if inner:

@@ -10,13 +10,61 @@
 # only the window is turned. The result is copied back to C order, as PyTorch's `mm` returns
 # it; both orders are the same exact products summed in BLAS's own order, as close to the exact
 # result as each other (PyTorch's MKL sums in yet another).
+
+# Note [Low-precision products]
+# PyTorch's CPU products of float16 or bfloat16 operands return that dtype, computed as float32
+# (each product and the running sum) and rounded once at the end, the fused add of addmm and
+# linear included. NumPy would give float32 for bfloat16 (ml_dtypes' matmul) and would round
+# twice in a fused add (the product, then the sum). So products widen such operands to
+# float32, run BLAS, and round the result once: `rounds_once` wraps a product's forward,
+# `mm` does it inline (it is the hottest). A matrix times a vector in float16 follows
+# PyTorch's order, the products in float32 summed pairwise (`matvec`; NumPy's half dot sums
+# in sequence). Sums (sum, mean, and the reduction of a gradient to its input's shape)
+# likewise accumulate in float32 and round once, as PyTorch's reductions do. addr and addbmm
+# round as PyTorch's kernels do: addr at each elementwise step, addbmm once per batch.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-__all__ = ["mm"]
+from ...runtime.dtypes import LOW_PRECISION
+
+__all__ = ["mm", "matvec", "rounds_once", "LOW_PRECISION"]
+
+_F32_TYPE = np.float32
+
+
+_F16 = np.dtype(np.float16)
+
+
+def matvec(xp, x, y):
+    """`x @ y` for a vector `y` (mv, dot, a batch times a vector), float16 in PyTorch's order:
+    See Note [Low-precision products]."""
+    if x.dtype == _F16:
+        product = x.astype(_F32_TYPE) * y.astype(_F32_TYPE)
+        return product.sum(axis=-1, dtype=_F32_TYPE).astype(_F16)
+    if x.dtype in LOW_PRECISION:
+        return matvec(xp, x.astype(_F32_TYPE), y.astype(_F32_TYPE)).astype(x.dtype)
+    return xp.dot(x, y) if x.ndim <= 2 else xp.matmul(x, y)
+
+
+def rounds_once(fwd):
+    """`fwd` (a product's forward) with float16/bfloat16 arrays computed in float32 and the
+    result rounded once to their dtype. See Note [Low-precision products]."""
+
+    @functools.wraps(fwd)  # keeps the signature: the op table reads its parameter names
+    def run(xp, *arrays, **attrs):
+        low = next((a.dtype for a in arrays if getattr(a, "dtype", None) in LOW_PRECISION), None)
+        if low is None:
+            return fwd(xp, *arrays, **attrs)
+        wide = [a.astype(_F32_TYPE) if getattr(a, "dtype", None) == low else a for a in arrays]
+        return fwd(xp, *wide, **attrs).astype(low)
+
+    return run
+
 
 _F32 = np.dtype(np.float32)
 _ROWS = range(16, 33)
@@ -39,4 +87,6 @@ def mm(xp, x, y):
         and not b.flags.c_contiguous
     ):
         return np.ascontiguousarray((b.T @ a.T).T)
+    if a.dtype in LOW_PRECISION:  # See Note [Low-precision products]
+        return (a.astype(_F32_TYPE) @ b.astype(_F32_TYPE)).astype(a.dtype)
     return a @ b

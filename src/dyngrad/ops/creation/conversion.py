@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import builtins
+
 from ..._tensor import Tensor
 from ...runtime import device as Device
 from ...runtime import dtypes
-from ...runtime.sparse_coo import SparseCOO
+from ...runtime.memory_format import (
+    check_format,
+    check_rank,
+    in_format,
+    is_contiguous_as,
+    preserve_format,
+)
 from ...runtime.transfer import to_device
 from ..shape.reshaping import clone
 from ..table.arguments import fill_value
@@ -48,7 +56,7 @@ def _parse_to(args, kwargs):
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = check_format("to", kwargs.pop("memory_format", None))
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
     for a in args:
@@ -64,26 +72,39 @@ def _parse_to(args, kwargs):
             raise TypeError(
                 f"to() received an invalid combination of arguments - got ({type(a).__name__})"
             )
-    return dtype, device, copy
+    return dtype, device, copy, fmt
 
 
 @public(function=False)
 def to(self, *args, **kwargs):
-    """Matches `torch.Tensor.to`: returns itself when nothing changes (unless copy=True)."""
-    dtype, device, copy = _parse_to(args, dict(kwargs))
+    """Matches `torch.Tensor.to`: returns itself when nothing changes (unless copy=True).
+
+    `memory_format=torch.channels_last` lays the result out channels-last (Note [Memory
+    formats])."""
+    dtype, device, copy, fmt = _parse_to(args, dict(kwargs))
+    if fmt is not None and fmt is not preserve_format:
+        check_rank(self._data.ndim, fmt)
+        if not is_contiguous_as(self._data, fmt):
+            copy = True  # the new layout is a copy, made by clone below or by the cast
     out = self
     if device is not None:
         out = to_device(out, Device(device))
     if dtype is not None and dtype.np != out._data.dtype:
-        return apply(TO_COPY, (out,), {"dtype": dtype.np})
-    if copy and out is self:
-        return clone(self)
+        out = apply(TO_COPY, (out,), {"dtype": dtype.np})
+    elif copy and out is self:
+        out = clone(self)
+    if fmt is not None and fmt is not preserve_format and out is not self:
+        out._data = in_format(out._data, fmt)
     return out
 
 
 def _caster(name, dtype):
     def cast(self, memory_format=None):
-        return to(self, dtype)
+        return (
+            to(self, dtype)
+            if memory_format is None
+            else to(self, dtype, memory_format=memory_format)
+        )
 
     cast.__name__ = name
     cast.__doc__ = f"Matches `torch.Tensor.{name}`: `self.to({dtype!r})`."
@@ -106,19 +127,23 @@ for _name, _dtype in (
 ):
     _caster(_name, _dtype)
 
-_LEGACY = {f"torch.{d._legacy}Tensor": d for d in dtypes.DTYPES}
+# legacy type names -> dtypes; tensor_types.py adds the legacy type objects' names
+LEGACY_NAMES = {f"torch.{d._legacy}Tensor": d for d in dtypes.DTYPES}
 
 
 @public(function=False)
 def type(self, dtype=None, non_blocking=False):
     """Matches `torch.Tensor.type`: the legacy name, or a cast to a dtype or legacy name."""
     if dtype is None:
-        kind = "sparse." if type(self._data) is SparseCOO else ""
-        return f"torch.{kind}{self.dtype._legacy}Tensor"
+        return f"torch.{self.dtype._legacy}Tensor"
     if isinstance(dtype, str):
-        if dtype not in _LEGACY:
+        if dtype not in LEGACY_NAMES:
             raise ValueError(f"invalid type: '{dtype}'")
-        dtype = _LEGACY[dtype]
+        dtype = LEGACY_NAMES[dtype]
+    elif isinstance(dtype, builtins.type) and isinstance(
+        getattr(dtype, "dtype", None), dtypes.dtype
+    ):
+        dtype = dtype.dtype  # a legacy type: See Note [Legacy tensor types]
     return to(self, dtype)
 
 

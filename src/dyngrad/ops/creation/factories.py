@@ -10,14 +10,15 @@ import warnings
 
 import numpy as np
 
-from ..._tensor import Tensor, above
+from ..._tensor import Tensor
 from ...runtime import device as Device
 from ...runtime import dtypes
 from ...runtime.dtypes import defaults, from_numpy_dtype
+from ...runtime.memory_format import check_format, check_rank, in_format
+from ...runtime.memory_format import like as laid_out_like
 from ...runtime.transfer import to_device
-from ..shape.reshaping import shape_arg
 from ..table.argument_errors import method_offset, type_name
-from ..table.arguments import allocation_error, fill_value, int_list, new_shape
+from ..table.arguments import allocation_error, fill_value, int_list, new_shape, size_arg
 from ..table.surface import public
 
 REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
@@ -26,7 +27,7 @@ REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can requ
 def _leaf(array, requires_grad: bool = False, device=None) -> Tensor:
     if device is not None:
         to_device(Tensor._wrap(array), Device(device))
-    if requires_grad and array.dtype.kind not in "fc" and array.dtype != dtypes.bfloat16.np:
+    if requires_grad and array.dtype.kind not in "fcV":  # V: See Note [bfloat16 on demand]
         raise RuntimeError(REQUIRES_GRAD_DTYPE)
     return Tensor._wrap(array, bool(requires_grad))
 
@@ -235,10 +236,17 @@ def _filled(fn, fill, shape, dtype, requires_grad, device, fallback=None, negati
 
 @public
 def zeros(
-    *size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False
+    *sizes,
+    size=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+    pin_memory=False,
 ) -> Tensor:
-    """Matches `torch.zeros`."""
-    shape = int_list("zeros", size)
+    """Matches `torch.zeros`: `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`."""
+    shape = size_arg("zeros", sizes, size)
     return _filled(
         "zeros",
         0,
@@ -252,15 +260,23 @@ def zeros(
 
 @public
 def ones(
-    *size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False
+    *sizes,
+    size=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    out=None,
+    layout=None,
+    pin_memory=False,
 ) -> Tensor:
     """Matches `torch.ones`."""
-    return _filled("ones", 1, int_list("ones", size), dtype, requires_grad, device)
+    return _filled("ones", 1, size_arg("ones", sizes, size), dtype, requires_grad, device)
 
 
 @public
 def empty(
-    *size,
+    *sizes,
+    size=None,
     dtype=None,
     device=None,
     requires_grad=False,
@@ -270,7 +286,13 @@ def empty(
     memory_format=None,
 ) -> Tensor:
     """Matches `torch.empty` (dyngrad fills with zeros: uninitialised memory helps no one)."""
-    return _filled("empty", None, int_list("empty", size), dtype, requires_grad, device)
+    shape = size_arg("empty", sizes, size)
+    fmt = check_format("empty", memory_format)
+    check_rank(len(shape), fmt)
+    t = _filled("empty", None, shape, dtype, requires_grad, device)
+    if fmt is not None and fmt._order is not None:
+        t._data = in_format(t._data, fmt)
+    return t
 
 
 def _fill_value(fn: str, value, position: int):
@@ -312,7 +334,7 @@ def scalar_tensor(
     )
 
 
-def _like(fill):
+def _like(fill, name):
     def like(
         input,
         *,
@@ -323,14 +345,18 @@ def _like(fill):
         memory_format=None,
         pin_memory=False,
     ):
-        return _filled("like", fill, input._data.shape, dtype or input.dtype, requires_grad, device)
+        t = _filled(name, fill, input._data.shape, dtype or input.dtype, requires_grad, device)
+        t._data = laid_out_like(t._data, input._data, memory_format, name)
+        return t
 
-    return like
+    like.__name__ = name
+    like.__doc__ = f"Matches `torch.{name}`, the input's channels-last layout kept."
+    return public(like, name=name)
 
 
-zeros_like = public(_like(0), name="zeros_like")
-ones_like = public(_like(1), name="ones_like")
-empty_like = public(_like(0), name="empty_like")
+zeros_like = _like(0, "zeros_like")
+ones_like = _like(1, "ones_like")
+empty_like = _like(0, "empty_like")
 
 
 @public
@@ -346,47 +372,8 @@ def full_like(
     pin_memory=False,
 ) -> Tensor:
     fill_value = _fill_value("full_like", fill_value, 2)
-    return _filled(
+    t = _filled(
         "full_like", fill_value, input._data.shape, dtype or input.dtype, requires_grad, device
     )
-
-
-# ---- Tensor.new_* ----------------------------------------------------------------------------
-
-
-def _new(fill, kind: str):
-    def new(
-        self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
-    ):
-        shape = int_list(name, size, position=2)
-        return _filled(name, fill, shape, dtype or self.dtype, requires_grad, device)
-
-    name = f"new_{kind}"
-    return public(new, name=name, function=False)
-
-
-_new(0, "zeros")
-_new(1, "ones")
-_new(None, "empty")
-
-
-@public(function=False)
-def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    shape = int_list("new_full", (size,), position=2, varargs=False)
-    fill_value = _fill_value("new_full", fill_value, 3)
-    return _filled("new_full", fill_value, shape, dtype or self.dtype, requires_grad, device)
-
-
-@public(function=False)
-def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-
-def legacy_tensor(*args, **kwargs):
-    """`torch.Tensor(2, 3)` (uninitialised sizes) or `torch.Tensor([1, 2])` (float data)."""
-    if len(args) == 1 and not isinstance(args[0], int):
-        return np.array(_infer(args[0]), dtype=defaults.float.np)
-    return np.zeros(shape_arg(args), defaults.float.np)
-
-
-above.legacy_tensor = legacy_tensor  # Tensor(2, 3): See Note [Calls up the layers]
+    t._data = laid_out_like(t._data, input._data, memory_format, "full_like")
+    return t

@@ -1,7 +1,7 @@
 """Random creation ops: rand, randn, randint, randperm, normal and their *_like forms.
 
-Streams come from dyngrad's generators (`runtime.random`): the same seed gives the same
-numbers in dyngrad, not PyTorch's numbers.
+Each is PyTorch's `empty(...)` filled by the in-place kernel (`uniform_`, `normal_`,
+`random_`), so a seed gives PyTorch's numbers (See Note [torch's CPU random streams]).
 """
 
 from __future__ import annotations
@@ -9,33 +9,32 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
-from ...runtime import dtypes
+from ...runtime import dtypes, sampling
 from ...runtime.dtypes import from_numpy_dtype
-from ...runtime.random import rng_of
-from ..table.arguments import int_arg, int_list, invalid_combination, is_int, scalar_to
-from ..table.errors import c_type_name
+from ...runtime.memory_format import like as laid_out_like
+from ...runtime.random import generator_of
+from ..table.arguments import int_arg, int_list, invalid_combination, is_int, scalar_to, size_arg
 from ..table.surface import public
 from .factories import _leaf, _np_dtype, allocate
+from .random_fill import fill_normal, fill_random, fill_uniform, random_range
+from .write_order import dense_axes
 
 
-def _random(fn, sample, size, generator, dtype, requires_grad, device, kernel) -> Tensor:
-    shape = int_list(fn, size)
+def _random(fn, fill, size, dtype, requires_grad, device, kernel) -> Tensor:
+    shape = size_arg(fn, *size)  # size: (the positional sizes, size=)
     np_dtype = np.dtype(_np_dtype(dtype))
-    if np_dtype.kind not in "fc" and np_dtype != dtypes.bfloat16.np:
+    if np_dtype.kind not in "fcV":  # V: bfloat16, See Note [bfloat16 on demand]
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{from_numpy_dtype(np_dtype)._legacy}'"
         )
-    rng = rng_of(generator)
-    if np_dtype in (np.float32, np.float64):
-        array = allocate(shape, np_dtype, lambda s, d: sample(rng, s, d))
-    else:
-        array = allocate(shape, np_dtype, lambda s, d: sample(rng, s, np.float32).astype(d))
+    array = allocate(shape, np_dtype, lambda s, d: fill(np.empty(s, d)))
     return _leaf(array, requires_grad, device)
 
 
 @public
 def rand(
-    *size,
+    *sizes,
+    size=None,
     generator=None,
     dtype=None,
     device=None,
@@ -45,11 +44,11 @@ def rand(
     pin_memory=False,
 ) -> Tensor:
     """Matches `torch.rand`: uniform on [0, 1)."""
+    gen = generator_of(generator)
     return _random(
         "rand",
-        lambda rng, s, d: rng.random(s, dtype=d),
-        size,
-        generator,
+        lambda x: fill_uniform(np, x, low=0.0, high=1.0, generator=gen),
+        (sizes, size),
         dtype,
         requires_grad,
         device,
@@ -59,7 +58,8 @@ def rand(
 
 @public
 def randn(
-    *size,
+    *sizes,
+    size=None,
     generator=None,
     dtype=None,
     device=None,
@@ -69,11 +69,11 @@ def randn(
     pin_memory=False,
 ) -> Tensor:
     """Matches `torch.randn`: standard normal."""
+    gen = generator_of(generator)
     return _random(
         "randn",
-        lambda rng, s, d: rng.standard_normal(s, dtype=d),
-        size,
-        generator,
+        lambda x: fill_normal(np, x, mean=0.0, std=1.0, generator=gen),
+        (sizes, size),
         dtype,
         requires_grad,
         device,
@@ -83,7 +83,7 @@ def randn(
 
 @public
 def randint(
-    low,
+    low=None,
     high=None,
     size=None,
     *,
@@ -95,6 +95,10 @@ def randint(
     layout=None,
 ) -> Tensor:
     """Matches `torch.randint(low=0, high, size)`."""
+    if low is None:  # randint(high=5, size=(3,))
+        if high is None:
+            raise TypeError("randint() missing required argument 'high'")
+        low = 0
     if size is None or high is None:  # randint(high, size)
         if size is None and high is None:
             raise TypeError("randint() missing required argument 'size'")
@@ -110,31 +114,22 @@ def randint(
             raise invalid_combination("randint", (low, high, size), given)
         low, high = int_arg("randint", "low", 1, low), int_arg("randint", "high", 2, high)
         shape = int_list("randint", (size,), position=3, varargs=False)
-    if low >= high:
-        raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
-        )
     np_dtype = np.dtype(_np_dtype(dtype, dtypes.int64))
-    _check_bounds(low, high, from_numpy_dtype(np_dtype))
-    array = allocate(
-        shape, np.int64, lambda s, d: rng_of(generator).integers(low, high, s, dtype=d)
-    )
-    return _leaf(array.astype(np_dtype), requires_grad, device)
+    return _randint(low, high, shape, np_dtype, generator, requires_grad, device)
 
 
-def _check_bounds(low: int, high: int, d) -> None:
-    # PyTorch checks that `from` and `to - 1` fit the dtype (float32/64 only warn)
-    if d.is_floating_point and d is not dtypes.float16:
-        return
-    if d is dtypes.bool_:
-        lo, hi = 0, 1
-    else:
-        info = np.finfo(d.np) if d.is_floating_point else np.iinfo(d.np)
-        lo, hi = info.min, info.max
-    if low < lo:
-        raise RuntimeError(f"from is out of bounds for {c_type_name(d)}")
-    if high - 1 > hi:
-        raise RuntimeError(f"to - 1 is out of bounds for {c_type_name(d)}")
+def _randint(low, high, shape, np_dtype, generator, requires_grad, device, axes=None):
+    range_, base = random_range(from_numpy_dtype(np_dtype), low, high)
+    attrs = {"range_": range_, "base": base, "generator": generator_of(generator)}
+    array = allocate(shape, np_dtype, lambda s, d: fill_random(np, _empty(s, d, axes), **attrs))
+    return _leaf(array, requires_grad, device)
+
+
+def _empty(shape, np_dtype, axes=None) -> np.ndarray:
+    """An uninitialised array; with `axes`, laid out in that memory order (empty_like's)."""
+    if axes is None:
+        return np.empty(shape, np_dtype)
+    return np.empty([shape[d] for d in axes], np_dtype).transpose(np.argsort(axes))
 
 
 @public
@@ -155,31 +150,66 @@ def randperm(
     if d is dtypes.bool_:
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     scalar_to(max(n - 1, 0), d)  # the largest value must fit the dtype
-    array = allocate((n,), np.int64, lambda s, _: rng_of(generator).permutation(s[0]))
+    gen = generator_of(generator)
+    array = allocate((n,), np.int64, lambda s, _: sampling.randperm(gen, s[0]))
     return _leaf(array.astype(d.np), requires_grad, device)
 
 
-def _random_like(name, fn):
+def _random_like(name, fill, kernel):
     def like(
-        input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None
+        input,
+        *,
+        dtype=None,
+        device=None,
+        requires_grad=False,
+        layout=None,
+        memory_format=None,
+        generator=None,
     ):
-        return fn(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+        # PyTorch's empty_like keeps a transposed input's layout: the draws follow it
+        gen = generator_of(generator)
+        axes = dense_axes(input._data)
+        t = _random(
+            name,
+            lambda x: fill(_empty(x.shape, x.dtype, axes), gen),
+            ((input._data.shape,), None),
+            dtype or input.dtype,
+            requires_grad,
+            device,
+            kernel,
+        )
+        if memory_format is not None:
+            t._data = laid_out_like(t._data, input._data, memory_format, name)
+        return t
 
     like.__name__ = name
     return public(like, name=name)
 
 
-rand_like = _random_like("rand_like", rand)
-randn_like = _random_like("randn_like", randn)
+rand_like = _random_like(
+    "rand_like",
+    lambda x, gen: fill_uniform(np, x, low=0.0, high=1.0, generator=gen),
+    "check_uniform_bounds",
+)
+randn_like = _random_like(
+    "randn_like",
+    lambda x, gen: fill_normal(np, x, mean=0.0, std=1.0, generator=gen),
+    "normal_kernel_cpu",
+)
 
 
 @public
 def randint_like(
-    input, low=0, high=None, *, dtype=None, device=None, requires_grad=False
+    input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, generator=None
 ) -> Tensor:
+    """Matches `torch.randint_like(input, low=0, high)`."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._data.shape, dtype=dtype or input.dtype)
+    np_dtype = np.dtype(_np_dtype(dtype or input.dtype))
+    axes = dense_axes(input._data)
+    return _randint(
+        int(low), int(high), input._data.shape, np_dtype, generator, requires_grad, device, axes
+    )
 
 
 @public
@@ -194,12 +224,33 @@ def normal(
     requires_grad=False,
     out=None,
 ) -> Tensor:
-    """Matches `torch.normal` for number or tensor mean/std."""
-    rng = rng_of(generator)
-    m = mean._data if isinstance(mean, Tensor) else mean
-    s = std._data if isinstance(std, Tensor) else std
-    shape = tuple(size) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
-    like = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
-    np_dtype = like._data.dtype if like is not None else _np_dtype(dtype)
-    array = (m + s * rng.standard_normal(shape)).astype(np_dtype)
-    return _leaf(array, requires_grad, device)
+    """Matches `torch.normal` for number or tensor mean/std: N(0, 1) draws (N(0, std) for a
+    number std with a tensor mean), then scaled and shifted in the output's type, as PyTorch's
+    kernel does."""
+    gen = generator_of(generator)
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if std_t and std._data.size and not (std._data >= 0).all():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not std_t and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    if not (mean_t or std_t):
+        shape = int_list("normal", (size,), position=3, varargs=False) if size is not None else ()
+        np_dtype = _np_dtype(dtype)
+        array = allocate(
+            shape,
+            np_dtype,
+            lambda s, d: fill_normal(np, np.empty(s, d), mean=mean, std=std, generator=gen),
+        )
+        return _leaf(array, requires_grad, device)
+    m = mean._data if mean_t else mean
+    s = std._data if std_t else std
+    like = mean if mean_t else std
+    shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+    out = np.empty(shape, like._data.dtype)
+    if mean_t and not std_t:
+        out = fill_normal(np, out, mean=0.0, std=std, generator=gen)
+    else:
+        out = fill_normal(np, out, mean=0.0, std=1.0, generator=gen)
+        np.multiply(out, s, out=out, casting="unsafe")
+    np.add(out, m, out=out, casting="unsafe")
+    return _leaf(out, requires_grad, device)

@@ -1,7 +1,8 @@
 """Samplers behind `torch.distributions`: `poisson`, `_standard_gamma` (reparameterized, with
 `_standard_gamma_grad`), `_sample_dirichlet` and `_dirichlet_grad`.
 
-Streams come from `runtime.random` (same seeds give the same numbers here, not PyTorch's).
+Draws come from a NumPy generator seeded by the torch generator (`numpy_generator`): a seed
+fixes them, but they are not PyTorch's numbers (its algorithms here are not reproduced).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime import dtypes
-from ...runtime.random import rng_of
+from ...runtime.random import numpy_generator
 from ..arrays import incomplete_gamma
 from ..table.record import apply
 from ..table.registry import defop
@@ -17,13 +18,13 @@ from ..table.surface import public
 
 
 def _require_float(x, kernel: str) -> None:
-    if x.dtype.kind != "f" and x.dtype != dtypes.bfloat16.np:
+    if x.dtype.kind not in "fV":  # V: bfloat16, See Note [bfloat16 on demand]
         legacy = dtypes.from_numpy_dtype(x.dtype)._legacy
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{legacy}'")
 
 
 def _tiny(dtype) -> float:
-    return float(np.finfo(np.float32 if dtype == dtypes.bfloat16.np else dtype).tiny)
+    return float(np.finfo(np.float32 if dtypes.is_bfloat16(dtype) else dtype).tiny)
 
 
 def _gammas(rng, alpha):
@@ -121,13 +122,13 @@ DIRICHLET_GRAD = defop(
 @public(method=False)
 def poisson(input, generator=None):
     """Matches `torch.poisson`: counts drawn with the rates in `input` (PoissonBackward0: 0)."""
-    return apply(POISSON, (input,), {"rng": rng_of(generator)})
+    return apply(POISSON, (input,), {"rng": numpy_generator(generator)})
 
 
 @public(method=False)
 def _standard_gamma(input, generator=None):
     """Matches `torch._standard_gamma`: Gamma(input, 1) draws, reparameterized."""
-    return apply(STANDARD_GAMMA, (input,), {"rng": rng_of(generator)})
+    return apply(STANDARD_GAMMA, (input,), {"rng": numpy_generator(generator)})
 
 
 @public(method=False)
@@ -139,7 +140,7 @@ def _standard_gamma_grad(input, output):
 @public(method=False)
 def _sample_dirichlet(input, generator=None):
     """Matches `torch._sample_dirichlet`: Dirichlet(input) draws along the last dim."""
-    return apply(SAMPLE_DIRICHLET, (input,), {"rng": rng_of(generator)})
+    return apply(SAMPLE_DIRICHLET, (input,), {"rng": numpy_generator(generator)})
 
 
 @public(method=False)

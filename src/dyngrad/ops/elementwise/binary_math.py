@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import math
 
-import ml_dtypes
 import numpy as np
 
 from ..._tensor import Tensor
+from ...runtime import dtypes
 from ..table import promotion
 from ..table.errors import expect_tensor
 from ..table.inplace import apply_inplace
@@ -134,7 +134,7 @@ LOGIT = defop("logit", _logit_fwd, {"x": _logit_grad}, promote=promotion.floatin
 
 
 def _is_float(dtype) -> bool:
-    return dtype.kind in "fc" or dtype.name == "bfloat16"
+    return dtype.kind in "fcV"  # V: bfloat16, See Note [bfloat16 on demand]
 
 
 def _nan_to_num_fwd(xp, x, *, nan, posinf, neginf):
@@ -233,7 +233,7 @@ def logit_(input, eps=None):
 
 def _finite_bounds(input, nan, posinf, neginf) -> dict:
     dtype = input._data.dtype
-    info = ml_dtypes.finfo(dtype) if _is_float(dtype) else None
+    info = dtypes.finfo(dtype) if _is_float(dtype) else None
     return {
         "nan": float(nan),
         "posinf": float(info.max) if posinf is None and info is not None else posinf,

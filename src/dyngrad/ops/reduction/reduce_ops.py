@@ -9,6 +9,7 @@ from ...graph.grad_mode import state as grad_state
 from ...return_types import max as max_result
 from ...return_types import min as min_result
 from ...runtime import dtypes
+from ..arrays.gemm import LOW_PRECISION
 from ..creation.factories import ones_like
 from ..elementwise.arithmetic import maximum, minimum
 from ..shape.joining import cat
@@ -53,11 +54,15 @@ def _accumulate_dtype(x, dtype):
 
 
 def _sum_fwd(xp, x, *, dim=None, keepdim=False, dtype=None):
+    if dtype is None and x.dtype in LOW_PRECISION:  # See Note [Low-precision products]
+        return xp.sum(x, axis=dim, keepdims=keepdim, dtype=np.float32).astype(x.dtype)
     return xp.sum(x, axis=dim, keepdims=keepdim, dtype=_accumulate_dtype(x, dtype))
 
 
 def _mean_fwd(xp, x, *, dim=None, keepdim=False):
-    total = xp.sum(x, axis=dim, keepdims=keepdim, dtype=x.dtype)
+    # float16/bfloat16: summed and divided in float32, rounded once, as PyTorch
+    wide = np.float32 if x.dtype in LOW_PRECISION else x.dtype
+    total = xp.sum(x, axis=dim, keepdims=keepdim, dtype=wide)
     with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is nan
         return (total / _count(x.shape, dim)).astype(x.dtype, copy=False)
 
@@ -86,7 +91,9 @@ def _reduced_kernel(count: bool, along_dims: bool):
 SUM = defop(
     "sum",
     lambda xp, x, *, dtype=None: (
-        xp.add.reduce(x, None)
+        _sum_fwd(xp, x, dtype=dtype)
+        if x.dtype in LOW_PRECISION
+        else xp.add.reduce(x, None)
         if dtype is None and x.dtype.kind == "f"
         else x.sum(dtype=_accumulate_dtype(x, dtype))
     ),

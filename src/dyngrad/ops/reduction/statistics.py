@@ -1,4 +1,4 @@
-"""Statistics: var, std, var_mean, std_mean (with `correction`), median."""
+"""Statistics: var, std, var_mean, std_mean (with `correction`), median and nanmedian."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 
 from ...return_types import _result_type
 from ...return_types import median as median_result
+from ...return_types import nanmedian as nanmedian_result
 from ...runtime import dtypes
 from ..shape.reshaping import wrap_dim
 from ..shape.scatter import scatter_into_zeros
@@ -175,19 +176,37 @@ def _median_index(xp, x, dim):
     return index
 
 
-def _median_fwd(xp, x):
-    flat = x.reshape(-1)
-    if flat.size == 0:
-        return xp.asarray(np.nan, dtype=x.dtype)
-    return flat[_median_index(xp, flat, 0)[0]]
+def _nanmedian_index(xp, x, dim):
+    # the lower median of the values that are not NaN (argsort puts NaN last); a slice of
+    # NaN alone reports its first NaN
+    order = xp.argsort(x, axis=dim, kind="stable")
+    if x.dtype.kind == "f":
+        counted = x.shape[dim] - xp.isnan(x).sum(axis=dim, keepdims=True)
+    else:
+        counted = xp.full((1,) * x.ndim, x.shape[dim])
+    k = xp.maximum(counted - 1, 0) // 2
+    return xp.take_along_axis(order, k, axis=dim)
 
 
-def _median_dim_fwd(xp, x, *, dim, keepdim):
-    index = _median_index(xp, x, dim)
-    values = xp.take_along_axis(x, index, axis=dim)
-    if not keepdim:
-        values, index = values.squeeze(dim), index.squeeze(dim)
-    return values, index.astype(xp.int64)
+def _median_all(index_of):
+    def fwd(xp, x):
+        flat = x.reshape(-1)
+        if flat.size == 0:
+            return xp.asarray(np.nan, dtype=x.dtype)
+        return flat[index_of(xp, flat, 0)[0]]
+
+    return fwd
+
+
+def _median_along(index_of):
+    def fwd(xp, x, *, dim, keepdim):
+        index = index_of(xp, x, dim)
+        values = xp.take_along_axis(x, index, axis=dim)
+        if not keepdim:
+            values, index = values.squeeze(dim), index.squeeze(dim)
+        return values, index.astype(xp.int64)
+
+    return fwd
 
 
 def _median_dim_grad(g, x_shape, dim, keepdim, out):
@@ -199,19 +218,47 @@ def _median_dim_grad(g, x_shape, dim, keepdim, out):
 
 
 def _ties_share(g, x, out):
-    mask = x == out
+    # the gradient shared by the elements equal to the result; a NaN result is shared by
+    # the NaNs (PyTorch's evenly_distribute_backward)
+    mask = (x == out) | (x.isnan() & out.isnan())
     return g * mask / mask.sum()
 
 
-MEDIAN = defop("median", _median_fwd, {"x": _ties_share})
+MEDIAN = defop("median", _median_all(_median_index), {"x": _ties_share})
 MEDIAN_DIM = defop(
     "median_dim",
-    _median_dim_fwd,
+    _median_along(_median_index),
     {"x": _median_dim_grad},
     node="MedianBackward1",
     outputs=2,
     differentiable=(0,),
 )
+NANMEDIAN = defop("nanmedian", _median_all(_nanmedian_index), {"x": _ties_share})
+NANMEDIAN_DIM = defop(
+    "nanmedian_dim",
+    _median_along(_nanmedian_index),
+    {"x": _median_dim_grad},
+    node="NanmedianBackward1",
+    outputs=2,
+    differentiable=(0,),
+)
+
+
+def _median(ops, result, input, dim, keepdim):
+    whole, along = ops
+    if dim is ALL_DIMS:
+        if input.dtype is dtypes.bool_:
+            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+        return apply(whole, (input,))
+    ndim = input._data.ndim
+    d = wrap_dim(dim, ndim)
+    if input.dtype is dtypes.bool_:
+        raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
+    if ndim == 0:
+        return result(*apply(along, (input.reshape(1),), {"dim": 0, "keepdim": False}))
+    if input._data.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    return result(*apply(along, (input,), {"dim": d, "keepdim": keepdim}))
 
 
 @public
@@ -221,19 +268,17 @@ def median(input, dim=ALL_DIMS, keepdim=False):
     Along a dim, ties report the index a stable sort puts in the middle, which may differ
     from PyTorch's (its choice among equal values is unspecified).
     """
-    if dim is ALL_DIMS:
-        if input.dtype is dtypes.bool_:
-            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
-        return apply(MEDIAN, (input,))
-    ndim = input._data.ndim
-    d = wrap_dim(dim, ndim)
-    if input.dtype is dtypes.bool_:
-        raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
-    if ndim == 0:
-        return median_result(*apply(MEDIAN_DIM, (input.reshape(1),), {"dim": 0, "keepdim": False}))
-    if input._data.shape[d] == 0:
-        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    return median_result(*apply(MEDIAN_DIM, (input,), {"dim": d, "keepdim": keepdim}))
+    return _median((MEDIAN, MEDIAN_DIM), median_result, input, dim, keepdim)
+
+
+@public
+def nanmedian(input, dim=ALL_DIMS, keepdim=False):
+    """Matches `torch.nanmedian`: the median of the values that are not NaN (NaN if all are).
+
+    Among ties, and for a slice of NaN alone, the index reported may differ from PyTorch's
+    (which its selection algorithm leaves unspecified), and so may where the gradient goes.
+    """
+    return _median((NANMEDIAN, NANMEDIAN_DIM), nanmedian_result, input, dim, keepdim)
 
 
 aminmax_result = _result_type("aminmax", ("min", "max"))

@@ -57,6 +57,12 @@ def setitem(self, key, value):
     if not isinstance(value, Tensor):
         value = _assigned(self, value)
     if any(_is_advanced(k) for k in keys):
+        split = _basic_first(keys)
+        if split is not None:  # x[0, idx] = v: a view, then index_put_ on it (CopySlices)
+            view_key, keys = split
+            if isinstance(value, Tensor) and value is self:
+                raise RuntimeError(_OVERLAP)
+            self = getitem(self, view_key)
         if not isinstance(value, Tensor):
             value = Tensor._wrap(np.asarray(value, self._data.dtype))
         elif _is_mask_fill(keys, value):  # a mask with one value is masked_fill: it casts
@@ -79,6 +85,44 @@ _OVERLAP = (
     "refer to a single memory location. Please clone() the tensor before performing "
     "the operation."
 )
+
+
+def _basic_first(keys: tuple):
+    """(basic key, index key) for a key that mixes index arrays with ints or partial slices,
+    as PyTorch applies it: the ints and slices make a view, the arrays index into the view.
+    None when there is nothing to split (masks and Ellipsis are left whole)."""
+    basic = False
+    for k in keys:
+        if k is Ellipsis or _is_mask(k):
+            return None
+        if not _is_advanced(k) and not (isinstance(k, slice) and k == slice(None)):
+            basic = True
+    if not basic:
+        return None
+    view_key = tuple(slice(None) if _is_advanced(k) else k for k in keys)
+    index_key = tuple(k if _is_advanced(k) else slice(None) for k in keys if not _is_integer(k))
+    return view_key, index_key
+
+
+def _is_mask(k) -> bool:
+    if isinstance(k, (bool, np.bool_)):
+        return True
+    if isinstance(k, Tensor):
+        return k._data.dtype in (np.bool_, np.uint8)
+    if isinstance(k, np.ndarray):
+        return k.dtype.kind == "b"
+    if isinstance(k, (list, tuple)):
+        try:
+            return np.asarray(k).dtype.kind in "bO"
+        except (ValueError, RuntimeError):  # ragged, or tensors that require grad
+            return True  # leave it to index_put_'s own checks
+    return False
+
+
+def _is_integer(k) -> bool:
+    if isinstance(k, Tensor):
+        return k._data.ndim == 0 and k._data.dtype.kind in "iu"
+    return isinstance(k, (int, np.integer)) and not isinstance(k, bool)
 
 
 def _is_mask_fill(keys: tuple, value: Tensor) -> bool:

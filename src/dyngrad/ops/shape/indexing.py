@@ -193,7 +193,7 @@ INDEX = defop(
 def _is_advanced(item) -> bool:
     if isinstance(item, Tensor):
         return not (item._data.ndim == 0 and item._data.dtype.kind in "iu")
-    return isinstance(item, (list, tuple, np.ndarray, bool, np.bool_))
+    return isinstance(item, (list, tuple, range, np.ndarray, bool, np.bool_))
 
 
 def _index_array(item):
@@ -295,7 +295,8 @@ def _sequence_as_tuple(key: list) -> bool:
     # PyTorch (after NumPy) reads a short list holding a sequence, slice, tensor, None or
     # Ellipsis as a tuple of indices
     return len(key) < 32 and any(
-        isinstance(k, (Tensor, list, tuple, str, slice)) or k is None or k is Ellipsis for k in key
+        isinstance(k, (Tensor, list, tuple, range, str, slice)) or k is None or k is Ellipsis
+        for k in key
     )
 
 

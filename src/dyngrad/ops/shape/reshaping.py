@@ -12,6 +12,14 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...runtime import dtypes
+from ...runtime.memory_format import (
+    check_format,
+    check_rank,
+    contiguous_format,
+    in_format,
+    is_contiguous_as,
+    preserve_format,
+)
 from ..arrays.axis_sums import sum_to
 from ..table.argument_errors import invalid_combination, legacy_type
 from ..table.arguments import as_int, as_ints, int_list, is_int
@@ -408,17 +416,33 @@ def sum_to_size(self, *size):
 
 @public
 def clone(input, *, memory_format=None):
-    """Matches `torch.clone`."""
-    return apply(CLONE, (input,))
+    """Matches `torch.clone`: the input's layout kept, or `memory_format`'s.
+
+    See Note [Memory formats]."""
+    fmt = check_format("clone", memory_format)
+    check_rank(input._data.ndim, fmt)
+    out = apply(CLONE, (input,))
+    if fmt is not None and fmt is not preserve_format:
+        out._data = in_format(out._data, fmt)
+    return out
 
 
 @public(function=False)
-def contiguous(self, memory_format=None):
-    """Matches `torch.Tensor.contiguous`: itself when already contiguous, else a clone."""
-    if self._data.flags.c_contiguous:
+def contiguous(self, memory_format=contiguous_format):
+    """Matches `torch.Tensor.contiguous`: itself when already laid out in `memory_format`,
+    else a clone in that layout (See Note [Memory formats])."""
+    fmt = check_format("contiguous", memory_format)
+    if fmt is None:
+        raise TypeError(
+            "contiguous(): argument 'memory_format' must be torch.memory_format, not NoneType"
+        )
+    if is_contiguous_as(self._data, fmt):
         return self
+    if fmt is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    check_rank(self._data.ndim, fmt)
     out = apply(CLONE, (self,))
-    out._data = np.ascontiguousarray(out._data)
+    out._data = in_format(out._data, fmt)
     return out
 
 

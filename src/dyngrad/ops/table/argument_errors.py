@@ -20,6 +20,7 @@ import types
 
 from ..._tensor import Tensor
 from ...runtime import dtypes
+from .generated import is_trampoline, on_compile
 
 __all__ = [
     "CALLS",
@@ -79,6 +80,16 @@ def register(fn, name: str, method: bool) -> None:
         CALLS.setdefault(id(fn.__code__), (name, method, fn))
 
 
+def _follow_compiled(trampoline, code) -> None:  # See Note [Generated functions]
+    # the call is the compiled code's frame (whose locals are the parameters), not the
+    # trampoline's that made it on the first call
+    if id(trampoline) in CALLS:
+        CALLS.setdefault(id(code), CALLS.pop(id(trampoline)))
+
+
+on_compile(_follow_compiled)
+
+
 def method_copy(fn):
     """`fn` with a code object of its own (equal, not identical), to be a Tensor method."""
     if not isinstance(fn, types.FunctionType):
@@ -111,6 +122,8 @@ def call_keywords(frame) -> tuple | None:
     """The keyword names and argument count of the call that made `frame`, read from the
     caller's bytecode (CPython 3.11+: KW_NAMES before CALL); None where that cannot be read."""
     caller = frame.f_back
+    if caller is not None and is_trampoline(caller.f_code):  # See Note [Generated functions]
+        caller = caller.f_back
     if caller is None or sys.version_info < (3, 11):
         return None
     instructions = list(dis.get_instructions(caller.f_code))

@@ -33,6 +33,7 @@ __all__ = [
     "type_name",
     "int_arg",
     "int_list",
+    "size_arg",
     "invalid_combination",
     "new_shape",
     "allocation_error",
@@ -139,6 +140,17 @@ def int_list(
     return _slow_int_list(fn, args, seq, name, position, varargs)
 
 
+def size_arg(fn: str, args: tuple, size, position: int = 1) -> tuple:
+    """The shape of a factory called as `fn(2, 3)`, `fn((2, 3))` or `fn(size=(2, 3))`."""
+    if size is None:
+        return int_list(fn, args, position=position)
+    if args:
+        raise TypeError(f"{fn}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)) or not all(is_int(s) for s in size):
+        raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not {type_name(size)}")
+    return int_list(fn, (size,), position=position, varargs=False)
+
+
 def _slow_int_list(fn, args, seq, name, position, varargs) -> tuple:
     position -= method_offset()
     where = f"{fn}(): argument '{name}' (position {position})"
@@ -216,6 +228,8 @@ def _limits(dtype) -> tuple:
     # exact ints for integer types: 2**63 must not compare equal to int64's max as a float
     if dtype._category == 1:
         return int(np.iinfo(dtype.np).min), int(np.iinfo(dtype.np).max)
+    if dtype is dtypes.bfloat16:  # its finfo, written out: See Note [bfloat16 on demand]
+        return -3.3895313892515355e38, 3.3895313892515355e38
     return float(np.finfo(dtype.np).min), float(np.finfo(dtype.np).max)
 
 

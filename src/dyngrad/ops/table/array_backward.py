@@ -26,15 +26,15 @@
 
 from __future__ import annotations
 
-import inspect
-import linecache
 import os
 
 import numpy as np
 
 from ..._tensor import Tensor
 from ...graph.saved import SavedOutput
+from ...graph.saved_hooks import Packed
 from ..arrays.axis_sums import sum_to
+from .generated import generated_function, parameters
 from .nodes import check_unmodified
 
 __all__ = ["FORMULAS", "ArrayBackward"]
@@ -47,7 +47,7 @@ class ArrayBackward:
 
     def __init__(self, fn, *, mixed_dtypes: bool = False):
         self.fn = fn
-        self.params = tuple(inspect.signature(fn).parameters)[3:]  # after xp, needs, g
+        self.params = tuple(p.name for p in parameters(fn))[3:]  # after xp, needs, g
         # integer inputs (class targets, indices) are read as they are; floats must match g
         self.mixed_dtypes = mixed_dtypes
 
@@ -127,7 +127,6 @@ def _generated(op, grads: str, mixed_dtypes: bool, names: dict):
     name = op.node_cls.__name__ if op.node_cls is not None else op.name
     source = _RUN.format(grads=grads).replace("def run(", f"def {name}(", 1)
     filename = os.path.join(os.path.dirname(__file__), f"<array backward of {name}>")
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {
         "np": np,
         "_ndarray": _ndarray,
@@ -137,13 +136,13 @@ def _generated(op, grads: str, mixed_dtypes: bool, names: dict):
         "mixed_dtypes": mixed_dtypes,
         **names,
     }
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (names from signatures)
-    return namespace[name]
+    return generated_function(name, source, filename, namespace)  # Note [Generated functions]
 
 
 def _saved_arrays(node, dtype, mixed_dtypes: bool):
     env = {}
     versions = node._versions
+    seq = node._seq
     for name, value in node._saved.items():
         # (the version compared here, check_unmodified called only to raise its error)
         if type(value) is SavedOutput:
@@ -151,11 +150,13 @@ def _saved_arrays(node, dtype, mixed_dtypes: bool):
                 check_unmodified(node, name, value, versions[name])
             value = value.data
         elif isinstance(value, Tensor):
-            if value._version_counter.value != versions[name]:
+            if value._version_counter.value != versions[name] or value._detached_at > seq:
                 check_unmodified(node, name, value, versions[name])
             value = value._data
             if type(value) is not _ndarray:
                 return None
+        elif type(value) is Packed:  # unpacked once, by the formulas: Note [Saved tensor hooks]
+            return None
         else:  # a Python number or None
             env[name] = value
             continue

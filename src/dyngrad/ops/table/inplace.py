@@ -10,19 +10,21 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
+from ...graph import saved_hooks
 from ...graph.grad_mode import state as grad_state
 from ...graph.saved import SavedOutput
 from ...runtime import dtypes, namespace
-from ...runtime.sparse_coo import SparseCOO
 from . import record as recording
-from .errors import not_on_sparse, translate
-from .record import gradient_edge, record
+from .errors import translate
+from .record import gradient_edge, record, save
 from .views import check_inplace_allowed, rebase_history
 
 __all__ = ["apply_inplace"]
 
 _EMPTY: dict = {}
 _new = object.__new__
+_hooks_active = saved_hooks.active
+_write_watchers = saved_hooks.write_watchers
 OVERLAP = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
     "memory location. Please clone() the tensor before performing the operation."
@@ -33,12 +35,15 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
     """Run `op` and write its result into `args[0]`, rewriting that tensor's history."""
     self = args[0]
     grad_on = grad_state.enabled
-    if grad_on:
+    mask = 0
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a._requires_grad:
+            mask |= 1 << i
+    # a view requires grad when its base does, even one made before the base did
+    if grad_on and (mask or self._base is not None and self._base._requires_grad):
         check_inplace_allowed(self)
-    if not self._data.flags.writeable:  # an expanded view (stride 0): refuse before computing
-        raise RuntimeError(OVERLAP)
-    if type(self._data) is SparseCOO:  # in-place ops on sparse tensors are not built
-        raise not_on_sparse(op)
+    if not self._data.flags.writeable:  # a view of an expanded tensor: See _writeable
+        self._data = _writeable(self._data)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.promote is not None:
         arrays = op.promote(arrays, args)
@@ -51,10 +56,6 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
         out, stash = out
     out = out if type(out) is np.ndarray else np.asarray(out)
     _check_inplace_result(self, out)
-    mask = 0
-    for i, a in enumerate(args):
-        if isinstance(a, Tensor) and a._requires_grad:
-            mask |= 1 << i
     node = None
     if grad_on and mask and op.node_cls is not None:
         node = _new(op.node_cls)
@@ -64,24 +65,59 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
         inputs = args
         if any(index == 0 for _, index in plan):  # the formula reads self before the write
             inputs = (_snapshot(self),) + args[1:]
+    if _write_watchers:  # See Note [Writes into saved tensors]
+        for watcher in _write_watchers:
+            watcher(self)
     try:
         self._data[...] = out
     except ValueError:  # NumPy's read-only array
         raise RuntimeError(OVERLAP) from None
+    # under saved-tensor hooks what the node saves is packed once the write is counted and
+    # self's history rewritten, as PyTorch's pack hook sees it (See Note [Saved tensor hooks])
+    hooked = node is not None and _hooks_active and saved_hooks.current() is not None
     if node is not None:
         # Recorded between the write and the bump, so an input saved that shares self's
         # counter (`y.mul_(y)`) keeps its version from before the write: backward then sees
         # that it changed, as PyTorch does.
-        record(node, inputs, mask, attrs, plan, self)
+        record(node, inputs, mask, attrs, None if hooked else plan, self)
     self._version_counter.bump(name or op.name + "_")
     if node is not None:
-        for key, value in node._saved.items():
-            if type(value) is SavedOutput:  # self as the write left it
-                node._versions[key] = self._version_counter.value
+        if not hooked:
+            for key, value in node._saved.items():
+                if type(value) is SavedOutput:  # self as the write left it
+                    node._versions[key] = self._version_counter.value
         rebase_history(self, node)
+        if hooked:
+            save(node, plan, inputs, self)
     if recording.observer is not None:  # See Note [Op observer]
         recording.observer(op, args, attrs, self)
     return self
+
+
+class _Interface:
+    # what np.asarray reads to make an array over given memory (as NumPy's as_strided does)
+    def __init__(self, interface: dict, base) -> None:
+        self.__array_interface__ = interface
+        self.base = base
+
+
+def _writeable(array):
+    """A writable alias of a read-only view of an expanded tensor, when no two of its own
+    elements share memory (`g.expand(n)[0] = 0` is fine, as in PyTorch); else PyTorch's
+    internal-overlap error, raised before anything is computed. Memory read-only at its
+    source (shared constants, foreign buffers) stays so."""
+    if type(array) is not np.ndarray or any(
+        st == 0 and n > 1 for st, n in zip(array.strides, array.shape)
+    ):
+        raise RuntimeError(OVERLAP)
+    owner = array.base
+    while isinstance(owner, np.ndarray) and not owner.flags.writeable:
+        owner = owner.base
+    if not isinstance(owner, np.ndarray):
+        raise RuntimeError(OVERLAP)
+    interface = dict(array.__array_interface__)
+    interface["data"] = (interface["data"][0], False)
+    return np.asarray(_Interface(interface, owner))
 
 
 def _snapshot(t: Tensor) -> Tensor:

@@ -5,11 +5,12 @@ its saved tensors, and frees them.
 from __future__ import annotations
 
 from ..._tensor import Tensor
-from ...graph import passes
+from ...graph import passes, saved_hooks
 from ...graph.errors import modified_inplace_error
 from ...graph.grad_mode import state as grad_state
 from ...graph.node import SECOND_BACKWARD, Node
 from ...graph.saved import SavedOutput
+from ...graph.saved_hooks import Packed
 from ...runtime import dtypes
 from . import record
 
@@ -18,6 +19,7 @@ __all__ = [
     "StashOpNode",
     "VariadicOpNode",
     "unpack_saved",
+    "unpack_one",
     "check_unmodified",
     "sum_to_input",
 ]
@@ -94,67 +96,47 @@ class OpNode(Node):
     def _saved_tensor_names(self) -> tuple:
         return tuple(self._saved) if self._saved else ()
 
+    def _output_differentiable(self, output_nr: int) -> bool:
+        return self._op.is_differentiable(output_nr)
+
     def __getattr__(self, name):
-        # PyTorch exposes saved values as `_saved_self`, `_saved_other`, `_saved_result`
+        # PyTorch exposes saved values as `_saved_self`, `_saved_other`, `_saved_result`, and
+        # their SavedTensor handles as `_raw_saved_self`...
         if name.startswith("_saved_") and not name.startswith("_saved_tensor"):
             key = _TORCH_SAVED_NAMES.get(name[7:], name[7:])
-            if key.endswith(_LAYOUT_SUFFIXES) and type(self)._layouts:
-                return _layout(self, key)
             saved = object.__getattribute__(self, "_saved")
             if saved is None:
                 raise RuntimeError(SECOND_BACKWARD)
             if key in saved:
-                return unpack_saved(self)[key]
+                return self._unpack_saved_slot(key)
             attrs = object.__getattribute__(self, "_attrs") or _EMPTY
             if key in attrs:
                 return attrs[key]
-            op = self._op
-            if not op.variadic and any(key == n for n, _ in op.plans[(1 << len(op.inputs)) - 1]):
-                return None  # saved only when an input that needs it requires grad
+        if name.startswith("_raw_saved_"):
+            key = _TORCH_SAVED_NAMES.get(name[11:], name[11:])
+            saved = object.__getattribute__(self, "_saved")
+            if saved is None or _is_tensor_slot(saved.get(key, 0)):
+                return saved_hooks.raw_saved(self, key)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    # the inputs whose sizes and strides PyTorch's node keeps (`_saved_mat1_sym_sizes`)
-    _layouts: tuple = ()
+    # the SavedTensor protocol (graph/saved_hooks.py) ----------------------------------------
+    def _saved_slot(self, key, freed: str):
+        if self._saved is None:
+            raise RuntimeError(freed)
+        return self._saved[key]
+
+    def _set_saved_slot(self, key, packed) -> None:
+        self._saved = {**self._saved, key: packed}
+        self._versions = {k: v for k, v in self._versions.items() if k != key}
+
+    def _unpack_saved_slot(self, key):
+        if self._saved is None:
+            raise RuntimeError(SECOND_BACKWARD)
+        return unpack_one(self, key, self._saved[key])
 
 
-_TORCH_SAVED_NAMES = {"self": "x", "other": "y", "result": "out"}
-_LAYOUT_SUFFIXES = ("_sym_sizes", "_sym_strides")
-
-
-def _layout(node: OpNode, key: str):
-    """`_saved_<input>_sym_sizes` / `_sym_strides`: what PyTorch records of a matrix operand.
-
-    Sizes come from the recorded metadata or the saved tensor (None where neither exists:
-    only addmm's bias requires grad). PyTorch keeps strides only for an input that requires
-    grad; dyngrad reads them off the saved tensor, and for one not saved assumes the usual
-    layout (contiguous, or a weight's transpose under TBackward0)."""
-    name, _, what = key.rpartition("_sym_")
-    name = _TORCH_SAVED_NAMES.get(name, name)
-    if name not in node._layouts:
-        raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_{key}'")
-    i = node._op.inputs.index(name)
-    meta = node._meta[i]
-    value = (node._saved or _EMPTY).get(name)
-    data = value._data if isinstance(value, Tensor) else None
-    if what == "sizes":
-        shape = meta[0] if meta is not None else None if data is None else data.shape
-        return shape if shape is None else tuple(shape)
-    if meta is None:
-        return ()
-    if data is not None:
-        return tuple(s // data.itemsize for s in data.strides)
-    shape = meta[0]
-    if node.next_functions[i][0].name() == "TBackward0":
-        return tuple(reversed(_contiguous_strides(shape[::-1])))
-    return _contiguous_strides(shape)
-
-
-def _contiguous_strides(shape) -> tuple:
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
+def _is_tensor_slot(value) -> bool:
+    return value is None or isinstance(value, (Tensor, SavedOutput, Packed))
 
 
 _TORCH_SAVED_NAMES = {"self": "x", "other": "y", "result": "out"}
@@ -174,22 +156,42 @@ def sum_to_input(grad: Tensor, meta) -> Tensor:
 
 
 def unpack_saved(node: OpNode) -> dict:
-    """The saved values of a node, after checking no saved tensor changed since it was saved."""
+    """The saved values of a node, after checking no saved tensor changed since it was saved
+    (packed ones are unpacked instead: See Note [Saved tensor hooks])."""
     values = dict(node._saved)
-    for name, version in node._versions.items():
+    versions = node._versions
+    for name, version in versions.items():
         value = values[name]
         check_unmodified(node, name, value, version)
         if type(value) is SavedOutput:
-            if grad_state.enabled and node._op.is_differentiable(value.output_nr):
-                # create_graph: the output's history is this very node
-                rebuilt = Tensor._wrap(value.data, True, node, value.output_nr)
-                rebuilt._version_counter = value.version_counter
-                values[name] = rebuilt
-            else:
-                values[name] = value.tensor
+            values[name] = _rebuilt_output(node, value)
+    if len(values) != len(versions):  # numbers, None, or packed values
+        for name, value in values.items():
+            if type(value) is Packed:
+                values[name] = value.unpack(node)
     if node._n_outputs > 1 and "out0" in values:
         values["out"] = tuple(values.pop(f"out{i}") for i in range(node._n_outputs))
     return values
+
+
+def unpack_one(node: OpNode, name: str, value):
+    """One saved value of `node` as its formulas read it."""
+    if type(value) is Packed:
+        return value.unpack(node)
+    version = node._versions.get(name)
+    if version is None:  # a number, or None
+        return value
+    check_unmodified(node, name, value, version)
+    return _rebuilt_output(node, value) if type(value) is SavedOutput else value
+
+
+def _rebuilt_output(node: OpNode, value: SavedOutput) -> Tensor:
+    if grad_state.enabled and node._op.is_differentiable(value.output_nr):
+        # create_graph: the output's history is this very node
+        rebuilt = Tensor._wrap(value.data, True, node, value.output_nr)
+        rebuilt._version_counter = value.version_counter
+        return rebuilt
+    return value.tensor
 
 
 def check_unmodified(node: OpNode, name: str, value, version: int) -> None:
@@ -198,10 +200,16 @@ def check_unmodified(node: OpNode, name: str, value, version: int) -> None:
         if value.version_counter.value != version:
             _raise_modified(node, name, value.tensor, version, node, value.output_nr)
     elif value._version_counter.value != version:
-        # PyTorch names the tensor's history as it is now (after the in-place write): a view
-        # of a base written in place is AsStridedBackward0 by then (Note [In-place through a
-        # view]), hence the property
-        _raise_modified(node, name, value, version, value.grad_fn, value._out_nr)
+        # PyTorch names the tensor's history as it is now (after the in-place write)
+        _raise_modified(node, name, value, version, value._grad_fn, value._out_nr)
+    elif value._detached_at > node._seq:
+        raise RuntimeError(DETACHED_INPLACE)
+
+
+DETACHED_INPLACE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This "
+    "is not supported, please use out-of-place `.detach()` instead"
+)
 
 
 def _raise_modified(node, name, tensor, version, fn, out_nr):

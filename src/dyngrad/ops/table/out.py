@@ -13,14 +13,14 @@
 
 from __future__ import annotations
 
-import inspect
-import linecache
 import os
 import warnings
 
 from ..._tensor import Tensor
+from ...graph import saved_hooks
 from ...graph.grad_mode import state as grad_state
 from ...runtime import dtypes
+from .generated import generated_function, parameters
 
 __all__ = ["OUT_FUNCTIONS", "with_out", "write_into"]
 
@@ -167,6 +167,7 @@ OUT_FUNCTIONS = frozenset(
         "mv",
         "mvlgamma",
         "nan_to_num",
+        "nanmedian",
         "nanmean",
         "nansum",
         "ne",
@@ -191,6 +192,7 @@ OUT_FUNCTIONS = frozenset(
         "row_stack",
         "rsqrt",
         "scatter",
+        "scatter_reduce",
         "searchsorted",
         "sgn",
         "sigmoid",
@@ -241,10 +243,9 @@ _OVERLAP = (
 
 def with_out(fn, name: str):
     """`fn` taking a keyword `out=` as PyTorch's `torch.<name>` does (Note [out= arguments])."""
-    signature = inspect.signature(fn, follow_wrapped=False)
     params, call, defaults = [], [], {}
     star = False
-    for p in signature.parameters.values():
+    for p in parameters(fn, follow_wrapped=False):
         if p.name == "out":  # a function that took out= and ignored it
             continue
         text = p.name
@@ -280,10 +281,8 @@ def with_out(fn, name: str):
     )
     # a file name under the package, so that "the user's line" skips this frame
     filename = os.path.join(os.path.dirname(__file__), f"<out= form of torch.{name}>")
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {"__name__": __name__, "_fn": fn, "_write_into": write_into, **defaults}
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102
-    wrapper = namespace[name]
+    wrapper = generated_function(name, source, filename, namespace)  # Note [Generated functions]
     wrapper.__doc__ = fn.__doc__
     wrapper.__wrapped__ = fn
     return wrapper
@@ -328,6 +327,8 @@ def _copy_into(result: Tensor, out: Tensor) -> None:
         raise RuntimeError(
             f"result type {src._legacy} can't be cast to the desired output type {dst._legacy}"
         )
+    for watcher in saved_hooks.write_watchers:  # See Note [Writes into saved tensors]
+        watcher(out)
     if out._data.shape != data.shape:
         if out._data.size:
             warnings.warn(

@@ -64,7 +64,7 @@ def binary(arrays: list, args: tuple) -> list:
                 first = a.dtype
             elif a.dtype != first:
                 return _cast(arrays, result_type(*args))
-    if first is not None and first.kind not in "fc" and first != dtypes.bfloat16.np:
+    if first is not None and first.kind not in "fcV":  # V: See Note [bfloat16 on demand]
         for a in arrays:
             if type(a) is float or type(a) is complex:
                 return _cast(arrays, result_type(*args))
@@ -107,7 +107,7 @@ def _wrap_ints(arrays: list, lo: int, hi: int) -> list:
 def floating(arrays: list, args: tuple) -> list:
     """Unary float ops (`exp`, `sigmoid`, ...) compute integer inputs in the default dtype."""
     a = arrays[0]
-    if a.dtype.kind in "fc" or a.dtype == dtypes.bfloat16.np:
+    if a.dtype.kind in "fcV":  # V: bfloat16, See Note [bfloat16 on demand]
         return arrays
     return [a.astype(defaults.float.np)] + list(arrays[1:])
 
@@ -115,7 +115,7 @@ def floating(arrays: list, args: tuple) -> list:
 def binary_floating(arrays: list, args: tuple) -> list:
     """True division and friends: promote, then integers become the default float dtype."""
     for a in arrays:
-        if type(a) is _ARRAY and (a.dtype.kind in "fc" or a.dtype == dtypes.bfloat16.np):
+        if type(a) is _ARRAY and a.dtype.kind in "fcV":
             return binary(arrays, args)
     target = result_type(*args)
     if not (target.is_floating_point or target.is_complex):
@@ -169,7 +169,7 @@ def power(arrays: list, args: tuple) -> list:
         type(exponent) is int
         and kind in "biu"
         or type(exponent) in (int, float)
-        and (arrays[0].dtype in (dtypes.float16.np, dtypes.bfloat16.np))
+        and (arrays[0].dtype == dtypes.float16.np or dtypes.is_bfloat16(arrays[0].dtype))
     ):
         # an int exponent of an integer tensor, or any of a half one, is converted to the
         # result dtype first (an int past int64 to int64 before that)
@@ -223,7 +223,7 @@ def floating_kernel(kernel: str):
     def promote(arrays: list, args: tuple) -> list:
         arrays = binary(arrays, args)
         for a in arrays:
-            if type(a) is _ARRAY and a.dtype.kind not in "fc" and a.dtype != dtypes.bfloat16.np:
+            if type(a) is _ARRAY and a.dtype.kind not in "fcV":
                 raise _missing_kernel(kernel, a.dtype)
         return arrays
 

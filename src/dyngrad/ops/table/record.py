@@ -12,6 +12,8 @@
 #                                        counters])
 #   Tensor._wrap(data, ...)              every output tensor (`new_tensor`)
 #   observer                             told of every op (the doctor; Note [Op observer])
+#   pack_saved                           what a node saved, handed to the saved-tensor hooks
+#                                        while any are active (Note [Saved tensor hooks])
 # So whatever must see op calls (the compile tracer, autocast, saved-tensor hooks, the
 # doctor) attaches here once. The fast forms call the same two functions; only the cheap test
 # of whether anything is recorded at all is theirs. (Recording is one call, not one per step:
@@ -32,20 +34,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._tensor import Tensor, above, new_tensor, user_site
+from ..._tensor import InferenceCounter, Tensor, above, new_tensor, user_site
 from ...graph import anomaly_mode as anomaly
 from ...graph import errors as graph_errors
+from ...graph import saved_hooks
 from ...graph.grad_mode import state as grad_state
-from ...graph.node import Node, _sequence, grad_accumulator, op_name_of
+from ...graph.node import Node, _sequence, grad_accumulator, move_retains_grad
 from ...graph.saved import SAVES_OUTPUT as _SAVES_OUTPUT
 from ...graph.saved import SavedOutput
+from ...graph.saved_hooks import Packed
 from ...runtime import namespace
-from ...runtime.sparse_coo import SparseCOO
-from .errors import not_on_sparse, translate
+from .errors import translate
+from .view_errors import creation_of, view_rebase_error
 
 __all__ = [
     "apply",
     "record",
+    "save",
+    "pack_saved",
     "gradient_edge",
     "note_no_grad",
     "observer",
@@ -60,6 +66,7 @@ _ndarray = np.ndarray
 _NO_EDGE = (None, 0)
 _next_seq = _sequence.__next__
 _wrap = new_tensor
+_hooks_active = saved_hooks.active  # non-empty while any thread has saved-tensor hooks
 # Note [Op observer]: `dyngrad.doctor` sets this to `observer(op, args, attrs, result)` while it
 # watches; every op checks it once (a global read), so it costs ~nothing while None.
 observer = None
@@ -123,7 +130,8 @@ def record(
         return node
     if not plan:
         node._saved = node._versions = _EMPTY
-    elif plan is _SAVES_OUTPUT and type(result) is not tuple:  # relu, exp, tanh...
+        return node
+    if plan is _SAVES_OUTPUT and type(result) is not tuple:  # relu, exp, tanh...
         a = _new(SavedOutput)
         a.data = result._data
         a.version_counter = fn = result._version_counter
@@ -137,12 +145,15 @@ def record(
         for name, index in plan:  # mul, div, matmul...: inputs only
             if index < 0:
                 _save(node, plan, inputs, result)
-                return node
+                break
             a = saved[name] = inputs[index]
             if isinstance(a, Tensor):
                 versions[name] = a._version_counter.value
-        node._saved = saved
-        node._versions = versions
+        else:
+            node._saved = saved
+            node._versions = versions
+    if _hooks_active:  # See Note [Saved tensor hooks]
+        pack_saved(node, result)
     return node
 
 
@@ -187,19 +198,46 @@ def _save(node: Node, plan: tuple, inputs: tuple, result) -> None:
     node._versions = versions
 
 
+def save(node: Node, plan: tuple, inputs: tuple, result) -> None:
+    """Save what `plan` says on `node` and pack it through the saved-tensor hooks: for an
+    in-place op under hooks, whose saving waits until its write is counted (inplace.py)."""
+    if not plan:
+        node._saved = node._versions = _EMPTY
+        return
+    _save(node, plan, inputs, result)
+    pack_saved(node, result)
+
+
+def pack_saved(node: Node, result) -> None:
+    """Hand every tensor `node` saved to this thread's pack hook, if it has hooks (See Note
+    [Saved tensor hooks]); a saved output is handed as the output tensor itself."""
+    hooks = saved_hooks.current()
+    if hooks is None:  # hooks on another thread only
+        return
+    saved = {}
+    versions = node._versions
+    for name, value in node._saved.items():
+        if type(value) is SavedOutput:
+            nr = value.output_nr
+            out = result[nr] if type(result) is tuple else result
+            value = saved_hooks.pack(out, hooks, True, nr, node)
+        elif isinstance(value, Tensor):
+            value = saved_hooks.pack(value, hooks, node=node)
+        saved[name] = value
+    node._saved = saved
+    node._versions = {k: v for k, v in versions.items() if type(saved[k]) is not Packed}
+
+
 def apply(op, args: tuple, attrs: dict = _EMPTY):
     """Run `op` on `args` (tensors or numbers) and record a node when a gradient is needed."""
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    if type(arrays[0]) is SparseCOO:
-        out = _sparse_forward(op, args, arrays, attrs)
-    else:
-        if op.promote is not None:
-            arrays = op.promote(arrays, args)
-        first = arrays[0]
-        try:
-            out = op.fwd(np if type(first) is _ndarray else namespace(first), *arrays, **attrs)
-        except (ValueError, IndexError, TypeError, MemoryError) as exc:
-            raise translate(op, args, attrs, exc) from None
+    if op.promote is not None:
+        arrays = op.promote(arrays, args)
+    first = arrays[0]
+    try:
+        out = op.fwd(np if type(first) is _ndarray else namespace(first), *arrays, **attrs)
+    except (ValueError, IndexError, TypeError, MemoryError) as exc:
+        raise translate(op, args, attrs, exc) from None
     if op.stash:  # See Note [Stashed intermediates]
         out, stash = out
     mask = 0
@@ -224,16 +262,6 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
     return result
 
 
-def _sparse_forward(op, args, arrays, attrs):
-    # See Note [Sparse COO arrays]: the row's sparse forward, or PyTorch's error
-    if op.sparse is None:
-        raise not_on_sparse(op)
-    try:
-        return op.sparse(np, *arrays, **attrs)
-    except (ValueError, IndexError, TypeError, MemoryError) as exc:
-        raise translate(op, args, attrs, exc) from None
-
-
 def note_no_grad(result, args) -> None:
     """Grad mode is off: if an input requires grad, remember where the output lost its history,
     for the "does not require grad" error (see `explain_no_grad`). Not on the grad-on path."""
@@ -250,9 +278,7 @@ def note_no_grad(result, args) -> None:
 
 def _outputs(op, args, attrs, out, node):
     if op.n_outputs == 1:
-        if type(out) is not _ndarray and type(out) is not SparseCOO:
-            out = np.asarray(out)  # a NumPy scalar from a full reduction
-        t = _wrap(out, node is not None, node)
+        t = _wrap(out if type(out) is _ndarray else np.asarray(out), node is not None, node)
         if op.view:
             make_view(t, args[0], op, attrs)
         return t
@@ -272,10 +298,26 @@ def _outputs(op, args, attrs, out, node):
 def make_view(view: Tensor, source: Tensor, op, attrs) -> None:
     """Make `view` (an output of a view op on `source`) share `source`'s base and counter."""
     # See Note [Version counters]: a view shares its base's counter.
-    view._version_counter = source._version_counter
+    counter = view._version_counter = source._version_counter
+    if type(counter) is InferenceCounter:  # See Note [Inference tensors]: no view, no history
+        view._requires_grad = False
+        view._grad_fn = None
+        return
     view._base = source._base if source._base is not None else source
     view._view_chain = (source._view_chain, op, attrs)
-    view._view_ver = source._version_counter.value
+    view._view_ver = counter.value
+    # See Note [Views made without grad] (view_errors.py)
+    if not grad_state.enabled:
+        view._requires_grad = source._requires_grad
+        creation = creation_of(
+            source._creation, "inference_mode" if grad_state.inference else "no_grad"
+        )
+    elif op.n_outputs != 1:
+        creation = creation_of(source._creation, "multi_output")
+    else:
+        creation = source._creation
+    if creation is not None:
+        view._creation = creation
 
 
 def view_steps(chain) -> list:
@@ -295,49 +337,45 @@ def replay_view(tensor: Tensor, chain) -> Tensor:
     return tensor
 
 
-MULTI_OUTPUT_VIEW = (
-    "This view is the output of a function that returns multiple views. Such functions do not "
-    "allow the output views to be modified inplace. You should replace the inplace operation "
-    "by an out-of-place one."
-)
-
-
-def of_multi_output(view) -> bool:
-    # views made by unbind/split/chunk cannot be replayed one at a time, so PyTorch forbids
-    # writing into them (or using them after their base was written) while they need grad
-    return any(op.n_outputs != 1 for op, _ in view_steps(view._view_chain))
-
-
-def multi_output_error(view, what: str) -> str:
-    return f"Output {view._out_nr} of {op_name_of(view._grad_fn)} is a view and {what}. " + (
-        MULTI_OUTPUT_VIEW
-    )
-
-
 def refresh_view(view) -> None:
     """Rebuild a stale view's history from its base's current one."""
     if view._view_ver == view._version_counter.value:
         return
-    if view._base._requires_grad and view._requires_grad and of_multi_output(view):
-        what = "its base or another view of its base has been modified inplace"
-        raise RuntimeError(multi_output_error(view, what))
+    base = view._base
+    if view._creation is not None and (view._grad_fn is not None or base._requires_grad):
+        raise RuntimeError(view_rebase_error(view, indirect=True))
     view._view_ver = view._version_counter.value
-    if view._base._requires_grad:
+    if base._requires_grad:
         regenerate(view)
 
 
 def regenerate(view) -> None:
-    """Make a view's history `AsStridedBackward0` over its base's current history."""
+    """Make a view's history `AsStridedBackward0` over its base's current history.
+
+    # Note [View replay]
+    # Under `torch.autograd._force_original_view_tracking(True)` the view's own ops are
+    # replayed on the base instead, so its history reads as it was made (`ViewBackward0`).
+    """
     base = view._base
-    node = AsStridedBackward0()
-    node.next_functions = (gradient_edge(base),)
-    node._chain = view._view_chain
-    node._base_shape = base._data.shape
-    node._base_dtype = base._data.dtype
-    view._grad_fn = node
-    view._out_nr = 0
+    old_fn, old_nr = view._grad_fn, view._out_nr
+    if grad_state.view_replay:
+        enabled, grad_state.enabled = grad_state.enabled, True
+        try:
+            replayed = replay_view(base, view._view_chain)
+        finally:
+            grad_state.enabled = enabled
+        view._grad_fn, view._out_nr = replayed._grad_fn, replayed._out_nr
+    else:
+        node = AsStridedBackward0()
+        node.next_functions = (gradient_edge(base),)
+        node._chain = view._view_chain
+        node._base_shape = base._data.shape
+        node._base_dtype = base._data.dtype
+        view._grad_fn = node
+        view._out_nr = 0
     view._requires_grad = True
     view._view_ver = view._version_counter.value
+    move_retains_grad(view, old_fn, old_nr)
 
 
 class AsStridedBackward0(Node):

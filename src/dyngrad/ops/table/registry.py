@@ -16,14 +16,14 @@
 
 from __future__ import annotations
 
-import inspect
 from collections import defaultdict
 from operator import itemgetter
 
 from ...graph.saved import SAVES_OUTPUT
+from .generated import parameters
 from .nodes import OpNode, StashOpNode, VariadicOpNode
 
-__all__ = ["OpDef", "defop", "sparse_forward", "OPS"]
+__all__ = ["OpDef", "defop", "OPS"]
 
 OPS: dict[str, OpDef] = {}
 
@@ -49,7 +49,6 @@ class OpDef:
         "reads_shapes",
         "array_backward",
         "stash",
-        "sparse",
     )
 
     def __repr__(self) -> str:
@@ -89,8 +88,7 @@ def defop(
     `stash=True` is a forward that returns (output, stash): an intermediate its kernel reads
     as `stash` instead of computing it again (Note [Stashed intermediates]).
     """
-    sig = inspect.signature(fwd)
-    params = list(sig.parameters.values())[1:]  # after xp
+    params = parameters(fwd)[1:]  # after xp
     op = OpDef()
     op.name = name
     op.fwd = fwd
@@ -123,7 +121,7 @@ def defop(
         if formula is None:
             op.formulas.append(None)
             continue
-        fparams = tuple(inspect.signature(formula).parameters)
+        fparams = tuple(p.name for p in parameters(formula))
         bad = set(fparams) - known
         if bad:
             raise TypeError(f"{name}: formula for {inp} reads unknown names {sorted(bad)}")
@@ -139,16 +137,7 @@ def defop(
     base = StashOpNode if stash else OpNode if outputs is not None else VariadicOpNode
     op.node_cls = type(cls_name, (base,), body) if grads else None
     op.array_backward = array_backward.bind(op) if array_backward is not None else None
-    op.sparse = None
     OPS[name] = op
-    return op
-
-
-def sparse_forward(op: OpDef, fn=None) -> OpDef:
-    """Let `op` run on sparse COO tensors: `fn(xp, *arrays, **attrs)` is its forward when the
-    first input is one (None: the row's own forward takes them). Without one, such a call
-    raises PyTorch's "Could not run ... 'SparseCPU' backend" error. Returns `op`."""
-    op.sparse = op.fwd if fn is None else fn
     return op
 
 

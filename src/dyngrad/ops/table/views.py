@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from ...graph.node import Node
-from .record import gradient_edge, multi_output_error, of_multi_output, regenerate, replay_view
+from ...graph.node import Node, move_retains_grad
+from .record import gradient_edge, regenerate, replay_view
+from .view_errors import view_rebase_error
 
 __all__ = ["CopySlices", "rebase_history", "check_inplace_allowed"]
 
@@ -15,14 +16,18 @@ VIEW_OF_LEAF_INPLACE = (
 
 
 def check_inplace_allowed(t) -> None:
-    """PyTorch refuses to write in place into a leaf that requires grad (under grad mode)."""
-    if t._requires_grad and t._grad_fn is None and t._base is None:
-        raise RuntimeError(LEAF_INPLACE + _leaf_hint(t))
+    """What PyTorch refuses to write in place under grad mode when a gradient is involved:
+    a view it can't rebuild the history of (Note [Views made without grad]), a leaf that
+    requires grad or a view of one."""
     base = t._base
-    if base is not None and base._requires_grad and base._grad_fn is None:
+    if base is None:
+        if t._requires_grad and t._grad_fn is None:
+            raise RuntimeError(LEAF_INPLACE + _leaf_hint(t))
+        return
+    if t._creation is not None:
+        raise RuntimeError(view_rebase_error(t, indirect=False))
+    if base._requires_grad and base._grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_INPLACE + _leaf_hint(base))
-    if base is not None and t._requires_grad and of_multi_output(t):
-        raise RuntimeError(multi_output_error(t, "is being modified inplace"))
 
 
 def _leaf_hint(t) -> str:
@@ -38,18 +43,22 @@ def rebase_history(self, node) -> None:
     """Make `node` the history of `self` after an in-place op wrote into it."""
     base = self._base
     if base is None:
+        old_fn, old_nr = self._grad_fn, self._out_nr
         self._grad_fn = node
         self._out_nr = 0
         self._requires_grad = True
+        move_retains_grad(self, old_fn, old_nr)
         return
     base_edge = gradient_edge(base) if base._requires_grad else (None, 0)
     copy = CopySlices()
     copy.next_functions = (base_edge,) + node.next_functions[1:]
     copy._inplace_node = node
     copy._chain = self._view_chain
+    old_fn, old_nr = base._grad_fn, base._out_nr
     base._grad_fn = copy
     base._out_nr = 0
     base._requires_grad = True
+    move_retains_grad(base, old_fn, old_nr)
     regenerate(self)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 import warnings
@@ -236,10 +235,14 @@ def _default_sampler(dataset, iterable: bool, shuffle, generator):
 
 def _context(context, num_workers: int):
     # Fork starts workers in milliseconds where the platform has it; spawn elsewhere.
-    if context is None:
-        if num_workers > 0 and sys.platform.startswith("linux"):
-            return multiprocessing.get_context("fork")
+    if context is None and not (num_workers > 0 and sys.platform.startswith("linux")):
         return None
+    # imported for worker processes only: multiprocessing (with socket, subprocess and
+    # selectors) would add a tenth to `import dyngrad`
+    import multiprocessing
+
+    if context is None:
+        return multiprocessing.get_context("fork")
     if num_workers == 0:
         raise ValueError(
             "multiprocessing_context can only be used with multi-process loading "

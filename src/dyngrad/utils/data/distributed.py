@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from ...ops.creation.random import randperm
+from ...runtime.random import Generator
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
@@ -15,25 +15,6 @@ class above:
     """dyngrad.distributed, handed in when it loads (See Note [Calls up the layers])."""
 
     distributed = None
-
-
-def torch_randperm(n: int, seed: int) -> list[int]:
-    """The permutation `torch.randperm(n, generator=torch.Generator().manual_seed(seed))`
-    gives on CPU: a Fisher-Yates shuffle driven by a 32-bit MT19937 seeded with `seed`.
-
-    dyngrad's own generators draw other streams (backend/random.py); the sampler needs
-    torch's exact order so that dyngrad and torch ranks agree on who gets which sample.
-    Exact for n below 2**32 / 20 (larger n take another path in torch).
-    """
-    state = np.random.RandomState(seed & 0xFFFFFFFF).get_state()  # MT19937's init_genrand
-    engine = np.random.MT19937()
-    engine.state = {"bit_generator": "MT19937", "state": {"key": state[1], "pos": 624}}
-    draws = engine.random_raw(max(n - 1, 0)).tolist()
-    indices = list(range(n))
-    for i, draw in enumerate(draws):  # swap i with a uniform pick of i..n-1, as torch does
-        j = i + draw % (n - i)
-        indices[i], indices[j] = indices[j], indices[i]
-    return indices
 
 
 class DistributedSampler(Sampler):
@@ -85,7 +66,11 @@ class DistributedSampler(Sampler):
 
     def __iter__(self):
         n = len(self.dataset)
-        indices = torch_randperm(n, self.seed + self.epoch) if self.shuffle else list(range(n))
+        if self.shuffle:  # PyTorch's: a generator seeded with seed + epoch
+            generator = Generator().manual_seed(self.seed + self.epoch)
+            indices = randperm(n, generator=generator).tolist()
+        else:
+            indices = list(range(n))
         if not self.drop_last:
             padding_size = self.total_size - len(indices)
             if padding_size <= len(indices):

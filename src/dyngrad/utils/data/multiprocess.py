@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import collections
 import itertools
-import multiprocessing
 import os
 import pickle
 import signal
 import time
-from multiprocessing.connection import wait
 
 from .iterators import BaseDataLoaderIter
 from .result_pipe import STATUS_CHECK_INTERVAL, ResultReader
@@ -34,6 +32,8 @@ class MultiProcessingDataLoaderIter(BaseDataLoaderIter):
         self._prefetch_factor = loader.prefetch_factor
         self._shutdown = True  # until there are workers to stop
         self._owner_pid = os.getpid()
+        import multiprocessing  # not at import time: See `_context` in dataloader.py
+
         ctx = loader.multiprocessing_context or multiprocessing
         self._workers_done_event = ctx.Event()
         spec = {
@@ -158,6 +158,8 @@ class MultiProcessingDataLoaderIter(BaseDataLoaderIter):
         # A worker's death wakes this wait through its sentinel, its data through its pipe.
         readers = [r for r in self._results if not r.closed]
         sentinels = [w.sentinel for w, up in zip(self._workers, self._workers_status) if up]
+        from multiprocessing.connection import wait  # loaded with the workers already
+
         for ready in wait(readers + sentinels, timeout=STATUS_CHECK_INTERVAL):
             if isinstance(ready, ResultReader):
                 self._arrived.extend(ready.read_messages())

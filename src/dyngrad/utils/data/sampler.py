@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
-
-from ...ops.creation.factories import as_tensor
+from ...ops.creation.factories import as_tensor, empty
 from ...ops.creation.random import randint, randperm
-from ...runtime.dtypes import float64
-from ...runtime.random import Generator, rng_of
+from ...ops.creation.random_fill import multinomial
+from ...runtime.dtypes import float64, int64
+from ...runtime.random import Generator
 
 __all__ = [
     "Sampler",
@@ -48,15 +47,15 @@ class SequentialSampler(Sampler):
 
 
 def fresh_seed(generator: Generator | None = None) -> int:
-    """A 63-bit seed drawn from `generator` (PyTorch's `empty((), int64).random_()`)."""
-    return int(rng_of(generator).integers(0, 2**63 - 1))
+    """A 63-bit seed drawn from `generator`, PyTorch's `empty((), dtype=int64).random_()`."""
+    return int(empty((), dtype=int64).random_(generator=generator).item())
 
 
 class RandomSampler(Sampler):
     """Matches `torch.utils.data.RandomSampler` (permutations, or draws with replacement).
 
     Without a generator, each pass draws a fresh seed from the default generator, so
-    `manual_seed` makes shuffling reproducible. The orders differ from PyTorch's.
+    `manual_seed` makes shuffling reproducible, in PyTorch's order.
     """
 
     def __init__(
@@ -137,30 +136,13 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        yield from _multinomial(
-            self.weights._data, self.num_samples, self.replacement, self.generator
+        draws = multinomial(
+            self.weights, self.num_samples, self.replacement, generator=self.generator
         )
+        yield from draws.tolist()
 
     def __len__(self) -> int:
         return self.num_samples
-
-
-def _multinomial(weights: np.ndarray, n: int, replacement: bool, generator) -> list[int]:
-    # torch.multinomial's checks; without replacement, the exponential-race trick PyTorch
-    # uses, so zero weights come last instead of failing.
-    if not np.isfinite(weights).all() or (weights < 0).any():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if weights.sum() <= 0:
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = rng_of(generator)
-    if replacement:
-        return rng.choice(len(weights), size=n, p=weights / weights.sum()).tolist()
-    if n > len(weights):
-        raise RuntimeError(
-            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
-        )
-    keys = weights / rng.exponential(size=len(weights))
-    return np.argsort(-keys, kind="stable")[:n].tolist()
 
 
 class BatchSampler(Sampler):

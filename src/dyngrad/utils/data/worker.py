@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 import queue
@@ -10,7 +9,6 @@ import random
 import sys
 import traceback
 from dataclasses import dataclass
-from multiprocessing.connection import wait
 
 import numpy as np
 
@@ -128,8 +126,12 @@ def seed_worker(base_seed: int, worker_id: int) -> int:
     seed = base_seed + worker_id
     random.seed(seed)
     manual_seed(seed)
-    # NumPy's legacy seeding takes 32 bits: hash the 64-bit seed into a full state.
-    np.random.seed(np.random.SeedSequence(seed).generate_state(4))
+    # PyTorch's hash of (worker, base seed) into NumPy's state: SeedSequence's, word for word
+    np.random.seed(
+        np.random.SeedSequence(
+            [worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]
+        ).generate_state(4)
+    )
     return seed
 
 
@@ -147,11 +149,15 @@ class ManagerWatchdog:
         self._main_pid = main_pid
         self._sentinel = None
         if start_method == "forkserver":
+            import multiprocessing  # not at import time: See `_context` in dataloader.py
+
             self._sentinel = multiprocessing.parent_process().sentinel
 
     def is_alive(self) -> bool:
         if self._sentinel is None:
             return os.getppid() == self._main_pid
+        from multiprocessing.connection import wait  # loaded in a worker process already
+
         return not wait([self._sentinel], timeout=0)
 
 
