@@ -29,7 +29,7 @@ from .elementwise import (  # noqa: F401
     special,
     unary,
 )
-from .linalg import cholesky, decomposition, distance, einsum, products  # noqa: F401
+from .linalg import cholesky, decomposition, distance, einsum, fused_products, products  # noqa: F401
 from .nn import (  # noqa: F401
     conv,
     embedding,

@@ -15,14 +15,15 @@ from .products import _mm, _mm_shapes
 __all__ = ["ADDMM", "addmm", "addmm_forward"]
 
 
-def addmm_forward(xp, x, mat1, mat2, beta, alpha):
+@gemm.rounds_once  # float16/bfloat16: the bias added before the one rounding
+def addmm_forward(xp, x, mat1, mat2, *, beta, alpha):
     """beta * x + alpha * (mat1 @ mat2) on arrays: the product in BLAS's fastest form, x added
     into it in place when nothing is promoted (linear's forward, Note [GEMM orientation])."""
     if mat1.shape[0] == 1:  # one row: BLAS's matrix-vector product, which matmul does not call
         product = xp.dot(mat2.T, mat1[0]).reshape(1, -1)
     else:
         product = gemm.mm(xp, mat1, mat2)
-    if alpha == 1 and beta == 1 and product.dtype == x.dtype:
+    if alpha == 1 and beta == 1 and product.dtype == x.dtype and x.ndim <= 2:
         product += x  # x broadcasts to the product's shape (addmm checked it)
         return product
     return _scaled_sum(x, product, beta, alpha)
@@ -58,7 +59,7 @@ def _scaled(t, factor):
 
 ADDMM = defop(
     "addmm",
-    lambda xp, x, mat1, mat2, *, beta, alpha: addmm_forward(xp, x, mat1, mat2, beta, alpha),
+    addmm_forward,
     {
         "x": lambda g, beta: _scaled(g, beta),
         "mat1": lambda g, mat2, alpha: _scaled(_mm(g, mat2.t()), alpha),
@@ -69,7 +70,9 @@ ADDMM = defop(
 ADDMM.node_cls._layouts = ("mat1", "mat2")  # PyTorch's `_saved_mat1_sym_sizes`, ... (nodes.py)
 ADDMV = defop(
     "addmv",
-    lambda xp, x, mat, vec, *, beta, alpha: _scaled_sum(x, mat @ vec, beta, alpha),
+    gemm.rounds_once(
+        lambda xp, x, mat, vec, *, beta, alpha: _scaled_sum(x, mat @ vec, beta, alpha)
+    ),
     {
         "x": lambda g, beta: g * beta,
         "mat": lambda g, vec, alpha: g.unsqueeze(1) * vec * alpha,
@@ -78,8 +81,10 @@ ADDMV = defop(
 )
 ADDR = defop(
     "addr",
+    # element by element in the operands' dtype, alpha applied to vec1 first, as PyTorch's
+    # kernel: (alpha * vec1) * vec2, each step rounded (float16 and bfloat16 included)
     lambda xp, x, vec1, vec2, *, beta, alpha: _scaled_sum(
-        x, xp.multiply.outer(vec1, vec2), beta, alpha
+        x, xp.multiply.outer(vec1 * alpha if alpha != 1 else vec1, vec2), beta, 1
     ),
     {
         "x": lambda g, beta: g * beta,
@@ -89,7 +94,9 @@ ADDR = defop(
 )
 BADDBMM = defop(
     "baddbmm",
-    lambda xp, x, batch1, batch2, *, beta, alpha: _scaled_sum(x, batch1 @ batch2, beta, alpha),
+    gemm.rounds_once(
+        lambda xp, x, batch1, batch2, *, beta, alpha: _scaled_sum(x, batch1 @ batch2, beta, alpha)
+    ),
     {
         "x": lambda g, beta: g * beta,
         "batch1": lambda g, batch2, alpha: g.bmm(batch2.transpose(1, 2)) * alpha,
@@ -98,15 +105,26 @@ BADDBMM = defop(
 )
 ADDBMM = defop(
     "addbmm",
-    lambda xp, x, batch1, batch2, *, beta, alpha: _scaled_sum(
-        x, (batch1 @ batch2).sum(0), beta, alpha
-    ),
+    lambda xp, x, batch1, batch2, *, beta, alpha: _addbmm_fwd(xp, x, batch1, batch2, beta, alpha),
     {
         "x": lambda g, beta: g * beta,
         "batch1": lambda g, batch2, alpha: g.unsqueeze(0).matmul(batch2.transpose(1, 2)) * alpha,
         "batch2": lambda g, batch1, alpha: batch1.transpose(1, 2).matmul(g.unsqueeze(0)) * alpha,
     },
 )
+
+
+_addmm_once = gemm.rounds_once(lambda xp, x, a, b, beta, alpha: _scaled_sum(x, a @ b, beta, alpha))
+
+
+def _addbmm_fwd(xp, x, batch1, batch2, beta, alpha):
+    if batch1.dtype not in gemm.LOW_PRECISION or not len(batch1):
+        return _scaled_sum(x, (batch1 @ batch2).sum(0), beta, alpha)
+    # PyTorch adds one batch at a time (an addmm each, each rounded once): so does this
+    out = _addmm_once(xp, x, batch1[0], batch2[0], beta, alpha)
+    for a, b in zip(batch1[1:], batch2[1:]):
+        out = _addmm_once(xp, out, a, b, 1, alpha)
+    return out
 
 
 def _scaled_sum(x, product, beta, alpha):
@@ -194,5 +212,3 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """Matches `torch.addbmm`: beta * input + alpha * sum_b(batch1[b] @ batch2[b])."""
     a, b = _batches(batch1, batch2)
     return _fused(ADDBMM, "addbmm", input, batch1, batch2, (a[1], b[2]), beta, alpha)
-
-
