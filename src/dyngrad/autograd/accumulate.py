@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import empty_like
 from ..runtime import dtypes
+from ..runtime.sparse_coo import SparseCOO, sum_gradients
 from .observers import observers
 
 __all__ = ["accumulate_into", "accumulate_leaf", "tensor_pre_hooks"]
@@ -100,11 +101,12 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
                 data = data.copy()
             var._grad = Tensor._wrap(data)
     elif create_graph or current._requires_grad:
-        var._grad = current + g
+        # (a sparse sum takes the dense side first, as PyTorch's add)
+        var._grad = g + current if type(current._data) is SparseCOO else current + g
     else:
         data = current._data
-        if not data.flags.writeable:
-            current._data = data + g._data
+        if not data.flags.writeable or type(g._data) is SparseCOO:  # (sparse is never)
+            current._data = sum_gradients(data, g._data)
         else:
             data += g._data
         current._version_counter.bump("AccumulateGrad")

@@ -58,6 +58,8 @@ from .shape import (  # noqa: F401
     scatter_reduce,
     storage,
 )
+from .sparse import construction, kernels  # noqa: F401
+from .sparse import products as sparse_products  # noqa: F401
 from .table.promotion import result_type
 from .table.registry import OPS
 from .table.surface import FUNCTIONS, METHODS, install

@@ -39,9 +39,11 @@ ADD_DENSE = "add(sparse, dense) is not supported. Use add(dense, sparse) instead
 
 
 class _Flags:
-    # what numpy's `flags` says of an array, as far as dyngrad reads it
+    # what numpy's `flags` says of an array, as far as dyngrad reads it; not writeable, so
+    # that in-place ops refuse it off their hot path (ops/table/inplace.py) and AccumulateGrad
+    # never adopts a sparse gradient
     __slots__ = ()
-    writeable = True
+    writeable = False
     c_contiguous = False  # PyTorch: a sparse tensor is never contiguous
     f_contiguous = False
 

@@ -185,9 +185,10 @@ def bmm(input, mat2):
 
 @public
 def mv(input, vec):
-    """Matches `torch.mv` (a sparse COO matrix as a one-column product)."""
+    """Matches `torch.mv`, a sparse COO matrix included."""
     if type(input._data) is SparseCOO:
-        return mm(input, vec.unsqueeze(1)).squeeze(1)
+        check_sparse_mm(input, vec.unsqueeze(1))
+        return apply(MV, (input, vec))
     a, b = input._data.shape, vec._data.shape
     if len(a) != 2 or len(b) != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {len(a)}, {len(b)}")

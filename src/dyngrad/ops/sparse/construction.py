@@ -53,6 +53,8 @@ VALUES_AT = sparse_forward(
 
 def _values_at(g, indices):
     return apply(VALUES_AT, (g,), {"indices": indices, "sparse": is_sparse(g)})
+
+
 # dense (or sparse) values at a sparse tensor's entries: Tensor.sparse_mask, and the gradient
 # of to_dense(). Its own gradient adds up, at each position, what reached each entry there
 # (a mask with a repeated index takes the value there twice).
@@ -195,8 +197,7 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
         return apply(TO_SPARSE, (self,))
     if not 0 <= sparse_dim <= self._data.ndim:
         raise RuntimeError(
-            f"sparse_dim argument must be in [0,{self._data.ndim}] range, but {sparse_dim} "
-            "is given"
+            f"sparse_dim argument must be in [0,{self._data.ndim}] range, but {sparse_dim} is given"
         )
     return apply(TO_SPARSE_DIM, (self,), {"sparse_dim": sparse_dim})
 
@@ -291,4 +292,3 @@ def sparse_dim(self) -> int:
 def dense_dim(self) -> int:
     """Matches `torch.Tensor.dense_dim` (all dims for a dense tensor)."""
     return self._data.dense_dim if is_sparse(self) else self._data.ndim
-

@@ -10,11 +10,11 @@ import numpy as np
 
 from ...runtime import sparse_coo as coo
 from ...runtime.sparse_coo import SparseCOO
+from ..creation.conversion import TO_COPY
 from ..elementwise.arithmetic import ADD, ADD_SCALED, DIV, MUL, NEG, SUB, SUB_SCALED
-from ..linalg.products import MM
+from ..linalg.products import MM, MV
 from ..reduction.reduce_ops import SUM
 from ..shape.reshaping import CLONE, TRANSPOSE, T
-from ..creation.conversion import TO_COPY
 from ..table.registry import sparse_forward
 
 __all__ = []
@@ -81,3 +81,4 @@ sparse_forward(CLONE, lambda xp, x: x.copy())
 sparse_forward(TO_COPY, lambda xp, x, *, dtype: x.astype(dtype))
 sparse_forward(SUM, _full_sum)
 sparse_forward(MM, lambda xp, x, mat2: coo.matmul(x, mat2))
+sparse_forward(MV, lambda xp, x, y: coo.matmul(x, y[:, None])[:, 0])

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..._tensor import Tensor, new_tensor
 from ...graph.grad_mode import state as grad_state
+from ...runtime.sparse_coo import SparseCOO
 from . import record as recording
 from .errors import translate
 from .record import apply, note_no_grad, record
@@ -61,7 +62,8 @@ def binary(op):
             out = fwd(np, xd, yd)
         except _ERRORS as exc:
             raise translate(op, (x, y), _EMPTY, exc) from None
-        if type(out) is not _ndarray:
+        # (issue 14, sparse COO) dense * sparse is sparse: See Note [Sparse COO arrays]
+        if type(out) is not _ndarray and type(out) is not SparseCOO:
             out = np.asarray(out)
         mask = x._requires_grad | yrg << 1
         if mask and differentiable and grad_state.enabled:
