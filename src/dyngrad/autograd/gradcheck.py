@@ -10,7 +10,6 @@ import numpy as np
 
 from .._tensor import Tensor
 from .engine import grad as autograd_grad
-from .gradcheck_fast import fast_mismatch
 from .gradcheck_checks import (
     GradcheckError,
     check_backward_multiplies_by_grad_output,
@@ -19,6 +18,7 @@ from .gradcheck_checks import (
     check_undefined_grad,
     jacobians_equal,
 )
+from .gradcheck_fast import fast_mismatch
 
 __all__ = [
     "gradcheck",
