@@ -27,9 +27,11 @@ def tensor_pre_hooks(node, grads: list, task) -> list:
             grads[0] = _run_hooks(variable._hooks, grads[0])
         return grads
     if node._tensor_hooks:
+        # a non-leaf's hooks run whenever its node runs, with None where the pass brought no
+        # gradient for that output (x.unbind()[0]'s hook during x.unbind()[1].backward()), as
+        # PyTorch's tensor pre-hooks see an undefined gradient
         for nr, hooks in node._tensor_hooks.items():
-            if grads[nr] is not None:
-                grads[nr] = _run_hooks(hooks, grads[nr])
+            grads[nr] = _run_hooks(hooks, grads[nr])
     if node._retains:
         for nr, ref in node._retains.items():
             tensor = ref()
