@@ -270,6 +270,17 @@ CATALOGUE = [
         needs=(*MODEL, "nn.MSELoss", "optim.Adam", *DATA),
     ),
     Example(
+        "amp_training",
+        (
+            "prediction dtype under autocast: torch.bfloat16 | loss dtype: torch.float32",
+            "gradient dtype: torch.float32 | scale: <f>",
+            *(f"epoch {i}: float32 <f>  bfloat16 autocast <f>" for i in range(6)),
+            "loss curves within 10%: True | loss fell: True",
+        ),
+        parity="masked",
+        needs=(*MODEL, "nn.MSELoss", "optim.Adam", "amp.GradScaler", "amp.autocast", *DATA),
+    ),
+    Example(
         "seed004_grad_clipping",
         (
             "norm before clipping > 1: True",
@@ -312,6 +323,18 @@ CATALOGUE = [
             "KIND                WHERE                       MESSAGE / HINT",
             "aux.weight   (3, 16)     no grad",
             "aux.bias     (3,)        no grad",
+        ),
+        parity="",
+    ),
+    Example(  # dyngrad only: the model summary with saved activations (issue 15)
+        "model_summary",
+        (
+            "SmallCNN                            [32, 10]    9,098            2.1 MiB",
+            "    features.1 (ReLU)        [32, 8, 28, 28]       --          784.0 KiB",
+            "    features.3 (Conv2d)     [32, 16, 14, 14]    1,168                 --",
+            "Saved activations: 2.1 MiB (2.1 MiB saved by 14 graph nodes, parameters included)",
+            "saved activations: 2207744 bytes, frozen features: 100352",
+            "  classifier.1   [32, 10]   100352 bytes",
         ),
         parity="",
     ),

@@ -480,3 +480,8 @@ def test_stateless_functional_call_is_deprecated(lib):
     assert str(caught[0].message).startswith(
         "`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0"
     )
+
+
+def test_torch_vmap_is_torch_func_vmap(lib):
+    assert lib.vmap is lib.func.vmap
+    assert lib.vmap(lambda row: row.sum())(lib.ones(2, 3)).tolist() == [3.0, 3.0]

@@ -29,17 +29,19 @@ TENSOR = {
     "size",
     "return_types",
 }
-# the device namespaces (cuda, accelerator) sit with amp, which cuda.amp re-exports
+# the device namespaces (cuda, cpu, accelerator) sit with amp, which cuda.amp re-exports
 TOOLS = {
     "doctor",
     "viz",
     "compile",
     "amp",
     "cuda",
+    "cpu",
     "accelerator",
     "distributed",
     "cli",
     "_torch_alias",
+    "_torch_shim",
     "__main__",
     "onnx",
 }
@@ -68,6 +70,8 @@ DEFERRED_STDLIB = {
     "zipfile",
     "tempfile",
     "shutil",
+    "dis",
+    "runpy",
 }
 
 

@@ -61,10 +61,12 @@ globals().update(_FUNCTIONS)
 from . import (
     amp,
     backends,
+    cpu,
     cuda,
     distributions,
     doctor,
     func,
+    jit,
     linalg,
     nn,
     optim,
@@ -73,17 +75,27 @@ from . import (
     special,
     testing,
     utils,
+    version,
     viz,
 )
 from ._globals import *  # noqa: F403 - inf, nan, pi, e, newaxis, warn-always, matmul precision
 from .amp import autocast
-from .amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
+from .amp.autocast_mode import (
+    clear_autocast_cache,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
+from .func import vmap  # torch.vmap is torch.func.vmap
 from .random import get_rng_state, set_rng_state
 from .serialization import load, save
 
 # isort: split
 # Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
-from . import _C, _tensor_kinds, accelerator, distributed, onnx
+from . import _C, _tensor_kinds, _torch_alias, accelerator, distributed, onnx
 
 _tensor_kinds.install(Tensor)
 
@@ -91,7 +103,26 @@ _tensor_kinds.install(Tensor)
 bool = bool_  # noqa: A001 - torch.bool
 autograd.torch = _sys.modules[__name__]  # torch.autograd.torch: PyTorch's autograd imports torch
 
-__version__ = "0.1.0"
+# dyngrad's release; where `import torch` means dyngrad, `install_as_torch` sets PyTorch's
+# form, "2.13.0+dyngrad.0.1.0" (See Note [torch alias])
+__version__ = version.dyngrad
+
+
+def install_as_torch() -> None:
+    """Make `import torch` (and every `torch.*` module) mean dyngrad in this process, for
+    notebooks and for libraries written against torch (einops, torchinfo, tqdm, ...).
+
+    `python -m dyngrad run script.py` does this before running the script. Afterwards
+    `torch is dyngrad`, a torch API dyngrad lacks raises an error naming it, `torch.__version__`
+    reads "2.13.0+dyngrad.<version>", and DataLoader workers started by spawn or forkserver
+    see the same alias. Call it before anything imports the real torch.
+    """
+    _torch_alias.install()
+
+
+def uninstall_as_torch() -> None:
+    """Undo `install_as_torch`: later `import torch` reaches the real PyTorch (if installed)."""
+    _torch_alias.uninstall()
 
 
 def is_tensor(obj) -> bool:
@@ -144,6 +175,8 @@ __all__ = sorted(
         "result_type",
         "can_cast",
         "is_tensor",
+        "install_as_torch",
+        "uninstall_as_torch",
         "is_inference",
         "numel",
         "is_floating_point",

@@ -6,6 +6,7 @@ this module holds only what every tensor is.
 
 from __future__ import annotations
 
+import copy
 import sys
 import warnings
 
@@ -376,7 +377,10 @@ class Tensor:
         return id(self)
 
     def __repr__(self, *, tensor_contents=None) -> str:
-        return tensor_repr(self)
+        cls = type(self)
+        if cls is Tensor or "_plain_repr" in cls.__dict__:  # Parameter's own class says so
+            return tensor_repr(self)
+        return tensor_repr(self, f"{cls.__name__}(")  # a subclass prints its name, as PyTorch's
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:  # PyTorch formats a 0-d tensor as its number: f"{t}" -> 6.0
@@ -396,8 +400,11 @@ class Tensor:
             )
         new = type(self).__new__(type(self))
         new._init(self._data.copy(), self._requires_grad, None)
-        if type(self) is not Tensor:  # a subclass's own attributes, not autograd's
-            new.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_accum"})
+        if type(self) is not Tensor:
+            # a subclass's own attributes, deep-copied as PyTorch's; not autograd's fields
+            # (hooks, views, accumulator: Tensor's defaults), which PyTorch keeps in C
+            own = {k: v for k, v in self.__dict__.items() if not hasattr(Tensor, k)}
+            new.__dict__.update(copy.deepcopy(own, memo))
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = new
@@ -406,6 +413,8 @@ class Tensor:
     # ---- autograd metadata --------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
+        if self._base is not None and self._view_ver != self._version_counter.value:
+            above.refresh_view(self)  # an in-place op on the base may have given it history
         return self._requires_grad
 
     @requires_grad.setter

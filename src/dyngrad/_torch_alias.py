@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import dis
 import importlib
-import importlib.abc
 import importlib.util
 import os
-import runpy
 import sys
 
+from . import version
 from ._tensor import Tensor
 
-__all__ = ["install", "uninstall", "MissingTorchAPIError", "MissingTorchImportError"]
+__all__ = [
+    "install",
+    "uninstall",
+    "installed",
+    "MissingTorchAPIError",
+    "MissingTorchImportError",
+]
 
 
 class MissingTorchAPIError(AttributeError):
@@ -39,7 +43,9 @@ def message(api: str) -> str:
 # where Python would otherwise replace it by a bare "cannot import name".
 
 
-class _AliasLoader(importlib.abc.Loader):
+# The finder and loader follow importlib's protocols without subclassing importlib.abc,
+# whose import loads importlib.resources, tempfile and shutil (tests/test_import.py).
+class _AliasLoader:
     def __init__(self, module) -> None:
         self.module = module
 
@@ -50,7 +56,7 @@ class _AliasLoader(importlib.abc.Loader):
         pass
 
 
-class TorchAliasFinder(importlib.abc.MetaPathFinder):
+class TorchAliasFinder:
     def find_spec(self, fullname: str, path=None, target=None):
         if fullname != "torch" and not fullname.startswith("torch."):
             return None
@@ -107,6 +113,8 @@ def _in_from_import(frame) -> bool:
     # `from torch import X` reaches __getattr__ from the IMPORT_FROM instruction.
     if frame is None:
         return False
+    import dis  # an error path only
+
     for instruction in dis.get_instructions(frame.f_code):
         if instruction.offset == frame.f_lasti:
             return instruction.opname == "IMPORT_FROM"
@@ -121,31 +129,69 @@ def _tensor_getattr(self, name: str):
 
 _finder = TorchAliasFinder()
 
+# Note [torch alias in worker processes]
+# A DataLoader worker started by spawn or forkserver is a fresh interpreter: it runs the
+# parent's main script again (as `__mp_main__`) before any dyngrad code, so its `import
+# torch` would find the real torch, or none. Its sys.path is the parent's, though, so
+# `install` puts `_torch_shim/` first on it: that folder holds a package named `torch`
+# whose import installs the alias and hands back dyngrad (Python's import returns what
+# sys.modules holds once the module ran). The parent never reaches it: the finder above
+# answers first.
+SHIM_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_torch_shim")
+
+
+def installed() -> bool:
+    """Whether `import torch` means dyngrad in this process."""
+    return _finder in sys.meta_path
+
 
 def install() -> None:
     """Make `import torch` (and `torch.*`) import dyngrad, with clear missing-API errors."""
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
-
+    if SHIM_PATH not in sys.path:
+        sys.path.insert(0, SHIM_PATH)
     if "__getattr__" not in Tensor.__dict__:
         Tensor.__getattr__ = _tensor_getattr
-    importlib.import_module("torch")
+    torch = importlib.import_module("torch")
+    # what scripts compare with "2.x", naming dyngrad: "2.13.0+dyngrad.0.1.0"
+    torch.__version__ = version.__version__
+
+
+def become_torch() -> None:
+    """Install the alias from inside the shim's `import torch` (worker processes), making
+    sys.modules["torch"] dyngrad. See Note [torch alias in worker processes]."""
+    if _finder not in sys.meta_path:
+        sys.meta_path.insert(0, _finder)
+    if "__getattr__" not in Tensor.__dict__:
+        Tensor.__getattr__ = _tensor_getattr
+    dyngrad = sys.modules[__name__.rpartition(".")[0]]
+    _add_missing_api_errors(dyngrad, "torch")
+    dyngrad.__version__ = version.__version__
+    sys.modules["torch"] = dyngrad
+    _alias_loaded_submodules()
 
 
 def uninstall() -> None:
     """Undo `install` (for tests): torch imports reach the real torch again."""
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
-
+    while SHIM_PATH in sys.path:
+        sys.path.remove(SHIM_PATH)
     if Tensor.__dict__.get("__getattr__") is _tensor_getattr:
         del Tensor.__getattr__
     for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
-        if getattr(sys.modules[name], "__name__", "").startswith("dyngrad"):
+        module = sys.modules[name]
+        if getattr(module, "__name__", "").startswith("dyngrad"):
             del sys.modules[name]
+    dyngrad = sys.modules[__name__.rpartition(".")[0]]
+    dyngrad.__version__ = version.dyngrad
 
 
 def run_script(path: str, args: list[str]) -> None:
     """Run `path` as `__main__` with `import torch` meaning dyngrad, and `sys.argv` its own."""
+
+    import runpy
 
     if not os.path.exists(path):
         raise SystemExit(f"dyngrad run: can't open file {path!r}: no such file")

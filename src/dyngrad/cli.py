@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import version
 from ._torch_alias import run_script
 from .doctor.command import run
 
@@ -16,6 +17,11 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m dyngrad",
         description="dyngrad: PyTorch's dynamic graph and autograd on NumPy, as a glass box.",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"dyngrad {version.dyngrad} (PyTorch {version.PYTORCH} API)",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     run = commands.add_parser(

@@ -168,3 +168,39 @@ def test_view_replay_rebuilds_a_written_view_with_its_own_ops(lib):
     finally:
         lib.autograd._force_original_view_tracking(False)
     assert not lib.autograd.is_view_replay_enabled()
+
+
+def test_a_view_requires_grad_once_its_base_is_written_with_a_tensor_that_does(lib):
+    r = lib.ones(1, dtype=lib.double, requires_grad=True)
+    x = lib.ones(5, dtype=lib.double)
+    v = x.select(0, 1)
+    assert not v.requires_grad and v.grad_fn is None
+    x.add_(r)
+    assert v.requires_grad
+    v.backward()
+    assert r.grad.tolist() == [1.0]
+
+
+@pytest.mark.parametrize(
+    "write", [lambda t: t.add_(2), lambda t: t.transpose_(0, 1), lambda t: t.unsqueeze_(0)]
+)
+def test_an_inference_mode_view_of_a_tensor_without_grad_may_be_written(lib, write):
+    for requires_grad in (True, False):
+        a = lib.ones(1, 2, 3, requires_grad=requires_grad).clone()
+        with lib.inference_mode():
+            out = a.view_as(a)
+        if requires_grad:
+            with pytest.raises(RuntimeError, match="^A view was created in inference mode"):
+                write(out)
+        else:
+            write(out)
+
+
+def test_resize_of_a_tensor_that_requires_grad_is_allowed_in_inference_mode(lib):
+    with lib.inference_mode():
+        y = lib.ones(2, requires_grad=True)
+        y.resize_(1, 2)
+        assert tuple(y.shape) == (1, 2)
+    with pytest.raises(RuntimeError, match="^cannot resize variables that require grad"):
+        with lib.no_grad():
+            lib.ones(2, requires_grad=True).resize_(1, 2)

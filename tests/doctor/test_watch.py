@@ -160,6 +160,14 @@ def test_kinds_are_the_issues_vocabulary():
         "missing-set-epoch",
         "params-differ",
         "unsynced-grads",
+        "double-softmax",
+        "param-not-in-optimizer",
+        "scheduler-misuse",
+        "eval-mode-not-restored",
+        "view-as-permute",
+        "broadcast-loss",
+        "softmax-wrong-dim",
+        "amp-clip-scaled",
     )
     assert set(doctor.HINTS) == set(doctor.KINDS)
 
@@ -173,3 +181,27 @@ def test_a_warning_through_a_hook_still_points_at_the_users_line():
         line = _line_of_previous_statement()
     (w,) = [w for w in caught if issubclass(w.category, FutureWarning)]
     assert (w.filename, w.lineno) == (__file__, line)
+
+
+def test_backward_formulas_keep_their_kernels_after_the_first_passes():
+    # See Note [Observed backward passes]
+    w = torch.ones(3, requires_grad=True)
+    seen = []
+    with doctor.watch() as report:
+        for _ in range(5):
+            (w * 2).exp().sum().backward()
+            seen.append(record.observe_backward)
+    assert seen == [True, True, False, False, False]
+    assert record.observe_backward is True
+    assert report.findings == []
+
+
+def test_a_gradient_that_turns_non_finite_late_is_reported_at_its_backward():
+    x = torch.tensor([4.0, 1.0, 9.0], requires_grad=True)
+    with doctor.watch() as report:
+        for step in range(6):
+            shift = torch.tensor([0.0, 1.0, 0.0]) if step == 4 else torch.zeros(3)
+            (x - shift).sqrt().sum().backward()  # the gradient at 0 is inf at step 4
+    (finding,) = report.findings
+    assert (finding.kind, finding.file) == ("nonfinite", __file__)
+    assert "non-finite gradient" in finding.message

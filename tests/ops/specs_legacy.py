@@ -28,7 +28,23 @@ def _with_nans(t, x):
     return t.where(keep, x, NAN)
 
 
+def _index_reduce(reduce, include_self):
+    return lambda t, x, s: x.index_reduce(
+        0, t.tensor([0, 2, 0, 0]), s, reduce, include_self=include_self
+    )
+
+
 SPECS = [
+    *[
+        OpSpec(
+            f"index_reduce_{reduce}" + ("" if include_self else "_exclude_self"),
+            _index_reduce(reduce, include_self),
+            [(S, T((4, 4)))],
+            covers=(f"index_reduce_{reduce}",),
+        )
+        for reduce in ("prod", "mean", "amax", "amin")
+        for include_self in (True, False)
+    ],
     *[
         OpSpec(
             f"scatter_reduce_{reduce}" + ("" if include_self else "_exclude_self"),

@@ -17,6 +17,35 @@ def _pieces(t, parts):
 
 
 SPECS = [
+    # in-place view ops (Note [In-place view ops]): on a clone, as a leaf may not be written
+    OpSpec(
+        "transpose_", lambda t, x: (x * 1).transpose_(0, 1), [(S,)], covers=("transpose_inplace",)
+    ),
+    OpSpec("t_", lambda t, x: (x * 1).t_(), [(S,)], covers=("t_inplace",)),
+    OpSpec(
+        "squeeze_",
+        lambda t, x: (x * 1).squeeze_(),
+        [(T((3, 1, 4)),)],
+        covers=("squeeze_inplace",),
+    ),
+    OpSpec(
+        "squeeze_dim_",
+        lambda t, x: (x * 1).squeeze_(1),
+        [(T((3, 1, 4)),)],
+        covers=("squeeze_dim_inplace",),
+    ),
+    OpSpec(
+        "squeeze_dims_",
+        lambda t, x: (x * 1).squeeze_((0, 1)),
+        [(T((1, 1, 4)),)],
+        covers=("squeeze_dims_inplace",),
+    ),
+    OpSpec(
+        "unsqueeze_",
+        lambda t, x: (x * 1)[1].unsqueeze_(0),
+        [(S,)],
+        covers=("unsqueeze_inplace",),
+    ),
     OpSpec(
         "reshape_copy",
         lambda t, x: x.reshape(2, 6),

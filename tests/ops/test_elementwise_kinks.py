@@ -265,3 +265,19 @@ def test_pow_at_zero_and_integer_exponents(torch):
     same_grads(torch, "x.square()", x=np.array([0.0, -2.0]))
     same(torch, "x ** y", x=np.array([-2, -1, 0, 1, 2, 3]), y=np.array([-1, -2, -3, -1, -2, -3]))
     same(torch, "2 ** y", x=None, y=np.array([-1, 0, 2]))
+
+
+@pytest.mark.parametrize("base", ["x", "0.0", "-2.0", "2.0"])
+def test_pow_exponent_gradient_at_a_zero_or_negative_base(lib, base):
+    # d(b^y)/dy = b^y log b: 0 at b == 0 and y >= 0, -inf at b == 0 and y < 0, nan for b < 0
+    y = lib.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    x = lib.zeros(3, requires_grad=True)
+    out = x**y if base == "x" else lib.pow(float(base), y)
+    out.sum().backward()
+    want = {
+        "x": [-INF, 0.0, 0.0],
+        "0.0": [-INF, 0.0, 0.0],
+        "-2.0": [NAN] * 3,
+        "2.0": [0.5 * np.log(2), np.log(2), 4 * np.log(2)],
+    }[base]
+    np.testing.assert_allclose(y.grad.tolist(), want, rtol=1e-6)

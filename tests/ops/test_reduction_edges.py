@@ -151,3 +151,12 @@ def test_return_types_are_named():
         assert type(result).__name__ == name
         assert result.values is result[0] and result.indices is result[1]
         assert repr(result).startswith(f"torch.return_types.{name}(")
+
+
+@pytest.mark.parametrize("fn", ["min", "max", "median", "nanmedian"])
+def test_all_reduce_extremes_share_the_gradient_among_ties_and_nans(lib, fn):
+    for values in ([1.0, 0.0, 1.0, 0.0, 1.0, 0.0], [float("nan")] * 3):
+        x = lib.tensor(values, requires_grad=True)
+        getattr(lib, fn)(x).backward()
+        assert x.grad.sum().item() == pytest.approx(1.0)
+        assert (x.grad == 1 / 3).sum().item() == 3

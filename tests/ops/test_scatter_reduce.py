@@ -151,3 +151,49 @@ def test_nanmedian_result_is_pytorchs_named_tuple(lib):
     r = lib.tensor([[1.0, 2.0, 3.0]]).nanmedian(1)
     assert type(r).__name__ == "nanmedian" and r.values.tolist() == [2.0]
     assert r.indices.tolist() == [1] and r.values.grad_fn is None
+
+
+# ---- index_reduce -----------------------------------------------------------------------
+INDEX_ENV = {
+    # zeros (prod), ties (3 in self and source), a row nothing reaches (row 1), repeats
+    "x": np.array([[1.0, 0.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]),
+    "s": np.array([[10.0, 1.0, 3.0], [0.0, 60.0, 5.0], [2.0, 0.0, 3.0], [5.0, 5.0, 5.0]]),
+    "J": np.array([0, 2, 0, 0]),
+}
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+def test_index_reduce_values_and_gradients_match_torch(torch, reduce, include_self):
+    expr = f"x.index_reduce(0, J, s, {reduce!r}, include_self={include_self})"
+    same_grads(torch, expr, **INDEX_ENV)
+    same_grads(torch, f"x.index_reduce(1, J[:3], s.t()[:, :3].t(), {reduce!r})", **INDEX_ENV)
+    same_grads(torch, expr.replace("x.index_reduce(", "(x * 1).index_reduce_("), **INDEX_ENV)
+
+
+INDEX_ERRORS = """x.index_reduce(0, J, s, 'sum') | x.index_reduce(0, J[None], s, 'prod')
+x.index_reduce(0, J.float(), s, 'prod') | x.index_reduce(0, J, s.double(), 'prod')
+x.index_reduce(0, J + 3, s, 'prod') | x.index_reduce(0, J - 1, s, 'prod')
+x.index_reduce(2, J, s, 'prod') | x.index_reduce(0, J[:2], s, 'prod')
+x.index_reduce(0, J, s[:, :2], 'mean') | x.index_reduce(0, J.int(), s, 'amax')
+t.tensor(1.0).index_reduce(0, t.tensor([0]), t.tensor(2.0), 'mean')
+x.long().index_reduce(0, J, s.long(), 'mean')"""
+
+
+@pytest.mark.parametrize(
+    "expr", [e.strip() for line in INDEX_ERRORS.splitlines() for e in line.split("|")]
+)
+def test_index_reduce_errors_match_torch(torch, expr):
+    same(torch, expr, **INDEX_ENV)
+
+
+def test_index_reduce_node_name_and_beta_warning(lib):
+    x = lib.ones(2, 2, requires_grad=True)
+    lib.set_warn_always(True)  # torch's warning is a warn-once
+    try:
+        with pytest.warns(UserWarning, match="^index_reduce\\(\\) is in beta"):
+            y = x.index_reduce(0, lib.tensor([1, 1]), lib.ones(2, 2) * 3, "amax")
+    finally:
+        lib.set_warn_always(False)
+    assert y.grad_fn.name() == "IndexReduceBackward0"
+    assert y.tolist() == [[1.0, 1.0], [3.0, 3.0]]

@@ -158,3 +158,28 @@ def test_as_strided_gradient_passes_gradcheck_on_overlapping_memory():
     fn = lambda a: a[None].expand(2, 6).as_strided((3, 2), (1, 2), 1)  # noqa: E731
     assert dyngrad.autograd.gradcheck(fn, (x,))
     assert dyngrad.autograd.gradgradcheck(fn, (x,))
+
+
+def test_resize_to_the_same_sizes_changes_nothing(lib):
+    x = lib.rand(1)
+    y = lib.randn(3)
+    x.resize_((1, 2))
+    x.resize_as_(y)
+    assert x._version == 2
+    x.resize_((3,))  # no-ops: no version bump, as PyTorch's
+    x.resize_as_(y)
+    assert x._version == 2 and tuple(x.shape) == (3,)
+    base = lib.arange(6.0)
+    view = base[1:4]
+    view.resize_(3)
+    assert view._base is base  # still a view: nothing was resized
+
+
+EMPTY_STRIDED = """t.empty_strided((2, 2), (4, 2)).stride() | t.empty_strided((2, 3), (1, 2)).is_contiguous()
+t.empty_strided((0, 3), (3, 1)).shape | t.empty_strided((2, 2), (1,)) | t.empty_strided((2, -1), (1, 1))
+t.empty_strided((2, 2), (-1, 1)) | t.empty_strided((2,), (1,), dtype=t.float64).dtype is t.float64"""
+
+
+@pytest.mark.parametrize("expr", _exprs(EMPTY_STRIDED))
+def test_empty_strided_matches_torch(torch, expr):
+    same(torch, expr, **ENV)

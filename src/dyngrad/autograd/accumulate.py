@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from .._tensor import Tensor
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import empty_like
 from ..runtime import dtypes
 from ..runtime.sparse_coo import SparseCOO, sum_gradients
+from .hook_results import check_post_accumulate, checked_value
 from .observers import observers
 
 __all__ = ["accumulate_into", "accumulate_leaf", "tensor_pre_hooks"]
@@ -44,7 +47,7 @@ def _run_hooks(hooks: dict, g: Tensor) -> Tensor:
     for hook in tuple(hooks.values()):
         result = hook(g)
         if result is not None:
-            g = result
+            g = checked_value(hook, g, result)
     return g
 
 
@@ -83,6 +86,34 @@ def _references_to_an_unheld_gradient() -> int:
 _UNHELD = _references_to_an_unheld_gradient()
 
 
+def _in_layout_of(leaf: np.ndarray, g: np.ndarray, only_if_differs: bool = False) -> np.ndarray:
+    # PyTorch's layout contract for a leaf's .grad: the leaf's strides when it is
+    # non-overlapping and dense (channels_last stays channels_last), else row-major
+    dense = _dense(leaf)
+    if only_if_differs:
+        if dense and g.strides == leaf.strides or not dense and g.flags.c_contiguous:
+            return g
+    if dense and not leaf.flags.c_contiguous:
+        out = np.empty_like(leaf, dtype=g.dtype)  # order "K": the leaf's memory order
+        out[...] = g
+        return out
+    return np.array(g, order="C", copy=True)
+
+
+def _dense(a: np.ndarray) -> bool:
+    # non-overlapping and dense: the strides, sorted, are a permutation's contiguous strides
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    expected = a.itemsize
+    for size, stride in sorted(zip(a.shape, a.strides), key=lambda p: p[1]):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) -> None:
     """Add a gradient into `var.grad` (in place unless create_graph); `shared` means `g` may
     be seen elsewhere, so it is copied rather than adopted (Note [Gradient buffer ownership])."""
@@ -100,7 +131,9 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
         else:
             data = g._data
             if shared or data.base is not None or not data.flags.writeable:
-                data = data.copy()
+                data = _in_layout_of(var._data, data)
+            elif not data.flags.c_contiguous or not var._data.flags.c_contiguous:
+                data = _in_layout_of(var._data, data, only_if_differs=True)
             var._grad = Tensor._wrap(data)
     elif create_graph or current._requires_grad:
         # (a sparse sum takes the dense side first, as PyTorch's add)
@@ -114,4 +147,4 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
         current._version_counter.bump("AccumulateGrad")
     if var._post_hooks:
         for hook in tuple(var._post_hooks.values()):
-            hook(var)
+            check_post_accumulate(hook, var, hook(var))

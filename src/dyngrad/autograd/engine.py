@@ -28,6 +28,7 @@ from .batched_grad import batched_grad
 from .errors import explain_no_grad
 from .gradient_edge import GradientEdge, as_sequence, output_meta
 from .graph_task import GraphTask
+from .hook_results import checked_values
 from .observers import observers
 
 __all__ = ["backward", "grad", "execute", "current_task"]
@@ -382,9 +383,10 @@ def _call(task: GraphTask, node, grads):
     grads = accumulate.tensor_pre_hooks(node, grads, task)
     if node._pre_hooks:
         for hook in tuple(node._pre_hooks.values()):
-            result = hook(tuple(grads))
+            given = tuple(grads)
+            result = hook(given)
             if result is not None:
-                grads = list(result)
+                grads = checked_values(hook, given, result)
         result = None  # `grads` alone holds them (a leaf may adopt one: accumulate.py)
     if type(node) is AccumulateGrad:
         accumulate.accumulate_leaf(task, node, grads[0])
@@ -412,7 +414,7 @@ def _post_hooks(node, outputs, grads):
     for hook in tuple(node._hooks.values()):
         result = hook(outputs, tuple(grads))
         if result is not None:
-            outputs = tuple(result)
+            outputs = tuple(checked_values(hook, outputs, result))
     return outputs
 
 

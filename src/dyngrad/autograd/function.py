@@ -307,7 +307,8 @@ def _wrap_outputs(ctx, args, output, tracking: bool):
             if not is_input:
                 _dirty_not_input(out)
             out._version_counter.bump(f"{ctx.name()[:-8]}.forward (mark_dirty)")
-        if not (tracking and out._data.dtype.kind in "fc" and id(out) not in non_diff):
+        # kind "V" is bfloat16 (Note [bfloat16 on demand]): differentiable as any float
+        if not (tracking and out._data.dtype.kind in "fcV" and id(out) not in non_diff):
             out = _non_differentiable_output(out, is_input, is_dirty)
         elif is_dirty:
             _check_dirty_allowed(out)

@@ -274,6 +274,8 @@ def _node_text(node, meta: dict, names: dict, charged: dict, owners: dict) -> st
     module = _module_of(node)
     if module is not None:
         text += f"  [{module}]"
+    if "_metadata" in node.__dict__ and "autocast" in node.__dict__["_metadata"]:
+        text += f"  [autocast: {node.__dict__['_metadata']['autocast']}]"  # amp's casts
     return text
 
 

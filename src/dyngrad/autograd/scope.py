@@ -24,6 +24,7 @@ __all__ = [
     "module_scope",
     "record_modules",
     "spans_of",
+    "recorded_spans",
     "Span",
 ]
 
@@ -182,6 +183,12 @@ class record_modules:
     def __exit__(self, *exc):
         global _recording
         _recording -= 1
+
+
+def recorded_spans() -> list:
+    """The module calls recorded since the outermost `record_modules` began, in the order
+    they ended (a call's span is logged when it returns)."""
+    return list(_spans)
 
 
 def spans_of(nodes) -> dict:

@@ -4,24 +4,35 @@ gradients, and where each gradient started accumulating (for missing zero_grad).
 
 from __future__ import annotations
 
-import gc
 import math
 import re
-import weakref
 
 import numpy as np
 
-from .._tensor import Tensor
 from ..autograd.observers import EngineObserver, observers
 from ..graph.node import SECOND_BACKWARD, AccumulateGrad
-from .sites import _PACKAGE_DIR, statement_site, user_frame, user_site
+from ..ops.table import record
+from . import kept
+from .ops import _finite
+from .sites import user_site
 
 __all__ = ["install"]
 
 EXPLODE_NORM = 1e6  # a gradient norm this large is exploding whatever it started from
 EXPLODE_GROWTH = 1e3  # ... and so is one this many times its first value
 VANISH_RATIO = 1e-3  # the first layer's gradient norm over the last layer's
-KEPT_AFTER = 3  # backward passes after which a graph still alive counts as kept
+
+
+# Note [Observed backward passes]
+# A non-finite gradient is pinned to the backward formula that made it by observing the ops
+# of backward formulas (ops.observe), which makes them run as Tensor ops instead of their
+# array kernels (Note [Array backwards]): two to three times slower backward passes. Such
+# bugs (sqrt or log at 0, a division by a zero norm) show at the first backward, so the
+# first OBSERVED_PASSES passes are observed, and later ones keep their kernels and only
+# check the gradients reaching the leaves; one that is non-finite turns observation back on
+# for the next passes, and if none of them pins it (the step already spread NaN into the
+# weights), the finding names that backward's line (`finish`).
+OBSERVED_PASSES = 3
 
 
 class _BackwardWatcher(EngineObserver):
@@ -43,14 +54,17 @@ class _BackwardWatcher(EngineObserver):
         session.backward_site = site
         session.passes += 1
         session.new_boundary()
-        _scan(session, _walk(roots), site, task.keep_graph)
-        _check_kept(session, roots)
+        _scan(session, _walk(roots), roots, site, task.keep_graph)
+        kept.check_kept(session, roots)
         session.in_backward += 1
 
     def pass_finished(self, task) -> None:
         if self.watched.pop():
-            self.session.in_backward -= 1
-            _check_gradients(self.session, self.session.backward_site)
+            session = self.session
+            session.in_backward -= 1
+            _check_gradients(session, session.backward_site)
+            if session.passes >= OBSERVED_PASSES and session.nonfinite_grad is None:
+                record.observe_backward = False  # See Note [Observed backward passes]
 
     def pass_failed(self, task, exc) -> None:
         if self.watched.pop():
@@ -68,6 +82,9 @@ class _BackwardWatcher(EngineObserver):
             if current is None or not current._data.any():
                 state.start = state.steps  # See Session.param_step
             state.got_grad = True
+            if not record.observe_backward and not _finite(grad._data):
+                record.observe_backward = True  # See Note [Observed backward passes]
+                session.nonfinite_grad = (session.backward_site, tuple(variable.shape))
 
 
 def install(session, patcher) -> None:
@@ -90,7 +107,7 @@ def _walk(roots) -> list:
     return nodes
 
 
-def _scan(session, nodes: list, site, keep_graph: bool) -> None:
+def _scan(session, nodes: list, roots, site, keep_graph: bool) -> None:
     """Mark what this backward uses: model outputs, no_grad cuts, carried graphs."""
     pending, marked, carried, cuts = (
         session.pending,
@@ -98,7 +115,7 @@ def _scan(session, nodes: list, site, keep_graph: bool) -> None:
         session.carried,
         session.cuts,
     )
-    size, oldest = 0, math.inf
+    size, oldest, leaves = 0, math.inf, 0
     for node in nodes:
         key = id(node)
         record = pending.get(key)
@@ -109,13 +126,17 @@ def _scan(session, nodes: list, site, keep_graph: bool) -> None:
             for cut_site in mark[1]:
                 if cut_site in cuts:
                     cuts[cut_site].flowed = True
-        if type(node) is not AccumulateGrad:
+        if type(node) is AccumulateGrad:
+            leaves += 1
+        else:
             size += 1
             oldest = min(oldest, node._seq)
             if keep_graph and key in carried:
                 carried[key][1] = True  # reported as retain-graph-growth, not graph-growth
     if keep_graph:
         _check_retained(session, site, size, oldest)
+    if leaves <= sum(type(node) is AccumulateGrad for node, _ in roots):
+        session.disconnected = True  # See Note [Logged cuts]
 
 
 def _check_retained(session, site, size: int, oldest) -> None:
@@ -155,65 +176,6 @@ def _explain(session, exc: RuntimeError, site) -> None:
             f"{op} modifies in place a tensor that the graph saved for backward; the "
             f"backward at line {site[1] if site else '?'} then fails",
         )
-
-
-# ---- graphs kept alive across iterations ---------------------------------------------------
-
-
-def _check_kept(session, roots) -> None:
-    """Graphs of earlier iterations still alive: losses or outputs kept in a container."""
-    passes = session.passes
-    for node, _ in roots:
-        if node is not None and type(node) is not AccumulateGrad:
-            session.lineage.append((passes, weakref.ref(node)))
-    alive = [(p, ref) for p, ref in session.lineage if ref() is not None]
-    session.lineage = alive[-256:]
-    old = [ref() for p, ref in alive if p <= passes - KEPT_AFTER]
-    # the search scans the heap: try a few times only, each time more graphs are kept
-    if len(old) >= 2 and not session.kept_reported and session.kept_searches < 3:
-        session.kept_searches += 1
-        site = _container_statement(old)
-        if site is not None:
-            session.kept_reported = True
-            session.report.add(
-                "graph-growth",
-                site,
-                "tensors with their graphs are kept here across iterations (a list of losses "
-                "or outputs): every kept graph stays in memory",
-            )
-
-
-def _container_statement(nodes: list):
-    frames = []
-    frame = user_frame(2)
-    while frame is not None:
-        if not frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-            frames.append(frame)
-        frame = frame.f_back
-    for node in nodes:
-        for holder in gc.get_referrers(node):
-            if not (isinstance(holder, Tensor) and holder._grad_fn is node):
-                continue
-            for container in gc.get_referrers(holder):
-                name = _name_of(container, frames) if isinstance(container, (list, dict)) else None
-                site = name and statement_site(name, frames)
-                if site:
-                    return site
-    return None
-
-
-def _name_of(container, frames: list) -> str | None:
-    for frame in frames:
-        for scope in (frame.f_locals, frame.f_globals):
-            for name, value in scope.items():
-                if value is container:
-                    return name
-    for owner in gc.get_referrers(container):  # an attribute: `self.history`
-        if isinstance(owner, dict) and owner is not container:
-            for name, value in owner.items():
-                if value is container and isinstance(name, str):
-                    return name
-    return None
 
 
 # ---- gradient norms -------------------------------------------------------------------
@@ -270,3 +232,17 @@ def _check_vanish(session, state, site, norms) -> None:
             f"the gradient of the first layer ({first}: norm {low:.2g}) is {low / high:.1g} "
             f"times the last layer's ({last}: norm {high:.2g}): early layers barely train",
         )
+
+
+def finish(session) -> None:
+    """A non-finite gradient that no observed backward pinned: name its backward."""
+    if session.nonfinite_grad is None or "nonfinite" in session.report.kinds():
+        return
+    site, shape = session.nonfinite_grad
+    session.report.add(
+        "nonfinite",
+        site,
+        f"this backward produced a non-finite gradient (first seen for a parameter of shape "
+        f"{shape}) from a finite forward; run again under the doctor from an earlier step, or "
+        "with torch.autograd.set_detect_anomaly(True), to name the backward op",
+    )

@@ -10,6 +10,16 @@ the end, the parameters that never got a gradient: `graph-cut` when a cut explai
 # A no_grad block also cuts whenever a model is evaluated; such a cut counts only if what it
 # made flowed into a graph that was backpropagated: its results carry a mark
 # (`_doctor_cut`), ops pass the mark on, and each backward looks for it (backward.py).
+# `.detach()` and `.data` results are followed the same way.
+#
+# Note [Logged cuts]
+# Logging cuts too: `loss_b.item()`, `out_b.detach()` of a task whose loss was left out of
+# the total. Such a cut reaches the starved head, but the fix is the loss, not the cut
+# (`param-no-grad`). A cut whose result is no tensor (`.numpy()`, `.tolist()`, `.item()`,
+# also after `.detach()`) explains a missing gradient only when the values of a whole
+# tensor left dyngrad (not one number) and did not come from a model call whose other
+# outputs a backward used, or when some backward reached no parameter at all (the loss was
+# rebuilt from values: `torch.tensor(error, requires_grad=True)`).
 """
 
 from __future__ import annotations
@@ -27,12 +37,20 @@ __all__ = ["install", "finish", "no_grad_op", "propagate_marks", "Cut"]
 class Cut:
     """One line that cut the graph, and what it cut off."""
 
-    __slots__ = ("kind", "sources", "flowed")
+    __slots__ = ("kind", "sources", "flowed", "escaped", "output")
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self.sources: dict = {}  # id -> node (the latest) or leaf tensor
-        self.flowed = kind != "no_grad"
+        self.flowed = False  # what it made went on into a graph that was backpropagated
+        self.escaped = False  # values of a whole tensor left dyngrad (.numpy(), .tolist())
+        self.output = None  # the model call whose output was cut (See Note [Logged cuts])
+
+    def explains(self, session) -> bool:
+        """Whether this cut, rather than a loss that leaves the parameters out, starves them."""
+        if self.flowed or session.disconnected:
+            return True
+        return self.escaped and not (self.output is not None and self.output.used)
 
     def leaves(self) -> set:
         """ids of the leaves whose gradient passes through what was cut off."""
@@ -56,14 +74,19 @@ class Cut:
         return found
 
 
-def record(session, t, kind: str, site) -> None:
+def record(session, t, kind: str, site) -> Cut:
     cut = session.cuts.get(site)
     if cut is None:
         cut = session.cuts[site] = Cut(kind)
+    if kind in _VALUES and t._data.size > 1:
+        cut.escaped = True
+    if t._grad_fn is not None and cut.output is None:
+        cut.output = session.pending.get(id(t._grad_fn))
     if t._grad_fn is not None:
         cut.sources = {id(t._grad_fn): t._grad_fn}  # the latest graph is enough; older ones may go
     else:
         cut.sources[id(t)] = t
+    return cut
 
 
 def no_grad_op(session, args, outs) -> None:
@@ -101,18 +124,27 @@ def propagate_marks(session, args, outs, node) -> None:
 
 def _cutting(session, original, kind: str):
     def method(self, *args, **kwargs):
-        if (
-            self._requires_grad
-            and not session.busy
-            and not session.in_backward
-            and called_from_user()
-        ):
-            record(session, self, kind, user_site())
+        watched = not session.busy and not session.in_backward and called_from_user()
+        if watched and self._requires_grad:
+            site = user_site()
+            record(session, self, kind, site)
+            result = original(self, *args, **kwargs)
+            if kind not in _VALUES:  # followed like a no_grad result: See Note [Cuts]
+                result._doctor_cut = frozenset((site,))
+            return result
+        if watched and kind in _VALUES and self._doctor_cut is not None and self._data.size > 1:
+            for site in self._doctor_cut:  # `.detach().numpy()`: the values leave dyngrad
+                cut = session.cuts.get(site)
+                if cut is not None:
+                    cut.escaped = True
         return original(self, *args, **kwargs)
 
     method.__name__ = original.__name__
     method.__doc__ = original.__doc__
     return method
+
+
+_VALUES = (".numpy()", ".item()", ".tolist()")  # cuts whose result is no tensor
 
 
 def install(session, patcher) -> None:
@@ -158,40 +190,53 @@ def finish(session) -> None:
     missing = [
         p
         for p in _trained(session)
-        if p._requires_grad and p._grad is None and not session.param(p).got_grad
+        if p._requires_grad
+        and p._grad is None
+        and not session.param(p).got_grad
+        and id(p) not in session.orphans  # replaced in the model: See wiring.finish
     ]
     if not missing:
         return
     names = _names(session)
-    explained = set()
+    explained, logged = set(), {}
     for site, cut in session.cuts.items():
-        if cut.flowed:
-            leaves = cut.leaves()
-            hit = [p for p in missing if id(p) in leaves]
-            if hit:
-                explained.update(id(p) for p in hit)
-                what = "the no_grad block" if cut.kind == "no_grad" else f"`{cut.kind}`"
-                session.report.add(
-                    "graph-cut",
-                    site,
-                    f"{what} here cuts the loss's path to {_listing(hit, names)}: "
-                    f"{'it gets' if len(hit) == 1 else 'they get'} no gradient and never train",
-                )
-    _report_unused(session, [p for p in missing if id(p) not in explained], names)
+        leaves = cut.leaves()
+        hit = [p for p in missing if id(p) in leaves]
+        if hit and not cut.explains(session):
+            for p in hit:  # See Note [Logged cuts]
+                logged.setdefault(id(p), site)
+        elif hit:
+            explained.update(id(p) for p in hit)
+            what = "the no_grad block" if cut.kind == "no_grad" else f"`{cut.kind}`"
+            session.report.add(
+                "graph-cut",
+                site,
+                f"{what} here cuts the loss's path to {_listing(hit, names)}: "
+                f"{'it gets' if len(hit) == 1 else 'they get'} no gradient and never train",
+            )
+    _report_unused(session, [p for p in missing if id(p) not in explained], names, logged)
 
 
-def _report_unused(session, params: list, names: dict) -> None:
+def _report_unused(session, params: list, names: dict, logged: dict) -> None:
     by_site: dict = {}
     for p in params:
         by_site.setdefault(_definition(session, p) or session.first_step_site, []).append(p)
     for site, group in by_site.items():
         several = len(group) > 1
+        seen = logged.get(id(group[0]))
+        branch = (
+            f"; {'their' if several else 'its'} branch is computed (a value of it is read at "
+            f"line {seen[1]}) but left out of the loss that is backpropagated (a task loss "
+            "not added to the total?)"
+            if seen
+            else ""
+        )
         session.report.add(
             "param-no-grad",
             site,
             f"{'parameters' if several else 'parameter'} {_listing(group, names)} "
             f"{'require' if several else 'requires'} grad but never got a gradient: the loss "
-            f"does not depend on {'them' if several else 'it'}",
+            f"does not depend on {'them' if several else 'it'}{branch}",
         )
 
 

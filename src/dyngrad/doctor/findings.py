@@ -27,6 +27,14 @@ KINDS = (
     "missing-set-epoch",
     "params-differ",
     "unsynced-grads",
+    "double-softmax",
+    "param-not-in-optimizer",
+    "scheduler-misuse",
+    "eval-mode-not-restored",
+    "view-as-permute",
+    "broadcast-loss",
+    "softmax-wrong-dim",
+    "amp-clip-scaled",
 )
 
 HINTS = {
@@ -62,6 +70,22 @@ HINTS = {
     "parameters and averages gradients), and change parameters alike on every rank",
     "unsynced-grads": "run the last backward before each step outside no_sync(): that backward "
     "averages everything accumulated",
+    "double-softmax": "return raw logits from the model: cross_entropy (CrossEntropyLoss) applies "
+    "log_softmax itself; with an explicit log_softmax, use nll_loss (NLLLoss)",
+    "param-not-in-optimizer": "build the optimizer after the model is complete, from "
+    "model.parameters(); keep layers in nn.ModuleList/nn.ModuleDict, not Python lists",
+    "scheduler-misuse": "call scheduler.step() after optimizer.step(); step an epoch-based "
+    "scheduler once per epoch, outside the batch loop (or size it in batches: OneCycleLR, "
+    "T_max=epochs * len(loader))",
+    "eval-mode-not-restored": "call model.train() at the start of each training epoch (after "
+    "the validation that called model.eval())",
+    "view-as-permute": "reorder dimensions with permute()/transpose() (then .contiguous() or "
+    "reshape() to flatten); view/reshape only to split or merge neighbouring dimensions",
+    "broadcast-loss": "give the prediction and the target the same shape: pred.squeeze(1) (or "
+    "target.unsqueeze(1)) before the loss",
+    "softmax-wrong-dim": "normalise over the classes: softmax(logits, dim=1) (or dim=-1)",
+    "amp-clip-scaled": "call scaler.unscale_(optimizer) after backward and before clipping, "
+    "then scaler.step(optimizer) and scaler.update()",
 }
 
 

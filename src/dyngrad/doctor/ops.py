@@ -3,6 +3,7 @@ across iterations, and cuts made under no_grad (see Note [Op observer] in ops/ta
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import weakref
@@ -14,35 +15,39 @@ from ..graph.grad_mode import state as grad_state
 from ..graph.node import AccumulateGrad, Node
 from ..ops.table import record
 from . import cuts
-from .sites import frame_site, user_frame, user_site
+from .op_rules import RULES
+from .sites import _PACKAGE_DIR, frame_site, user_site
 
 __all__ = ["install", "observe"]
 
 
 def install(session, patcher) -> None:
-    patcher.set(
-        record,
-        "observer",
-        lambda op, args, attrs, result: observe(session, op, args, attrs, result),
-    )
+    patcher.set(record, "observer", functools.partial(observe, session))
+    patcher.set(record, "observe_backward", True)  # See Note [Observed backward passes]
 
 
 def observe(session, op, args, attrs, result) -> None:
     """Called by every op while the doctor runs, after the op made its result."""
     if session.busy:
         return
+    rule = RULES.get(op.name)
+    if rule is not None and not session.in_backward:
+        rule(session, args, attrs, result)
     outs = result if type(result) is tuple else (result,)
-    for t in outs:
-        data = t._data
-        if data.dtype.kind == "f" and data.size and not _finite(data):
-            _nonfinite(session, op, args, attrs, t)
-            break
+    if op.name not in _STAYS_FINITE:
+        for t in outs:
+            data = t._data
+            if data.dtype.kind == "f" and data.size and not _finite(data):
+                _nonfinite(session, op, args, attrs, t)
+                break
     node = outs[0]._grad_fn
     inplace = bool(args) and result is args[0]
     if node is not None:
         if session.in_backward:
             return
-        frame = user_frame(2)
+        frame = sys._getframe(1)  # the user's frame (inline: this runs for every op)
+        while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            frame = frame.f_back
         site = frame_site(frame)
         node._doctor_site = site  # for a non-finite gradient found later in backward
         if session.fetching and frame is not session.fetch_frame:  # not the loader's collate
@@ -74,6 +79,15 @@ def observe(session, op, args, attrs, result) -> None:
             session.param_step(target, site)
     cuts.propagate_marks(session, args, outs, node)
 
+
+# ops whose output is finite when their inputs are: they move, select or bound values (a
+# non-finite output came in with an input), so the check of every op skips them
+_STAYS_FINITE = frozenset(
+    {"select", "slice", "view", "unsafe_view", "t", "transpose", "permute", "expand",
+     "squeeze", "unsqueeze", "clone", "contiguous", "index", "getitem", "cat", "stack",
+     "relu", "threshold_backward", "sigmoid", "tanh", "hardtanh", "clamp", "abs", "neg",
+     "softmax", "max_pool2d", "dropout", "where", "to_copy"}
+)  # fmt: skip
 
 # the in-place ops of a hand-written update (`w -= lr * w.grad`), not copy_ or init's fills
 _UPDATES = frozenset({"sub", "add", "add_scaled", "addcdiv", "addcmul"})
@@ -107,7 +121,7 @@ def _nonfinite(session, op, args, attrs, t) -> None:
         return
     session.report.add(
         "nonfinite",
-        user_site(3),
+        user_site(2),
         f"`{op.name}` produced {what} from finite inputs: the first non-finite value",
     )
 

@@ -3,7 +3,8 @@
 # Note [Doctor hooks]
 # The doctor costs nothing while off: it adds no check to dyngrad's code paths beyond two
 # module-level switches that are None (`ops.table.record.observer`, `optim.optimizer.
-# step_observer`) and the engine's observer lists (See Note [Engine observers]). `start()`
+# step_observer`; `record.observe_backward` is read only while the first is set) and the
+# engine's observer lists (See Note [Engine observers]). `start()`
 # adds its engine observer and installs the rest by replacing attributes (Tensor methods,
 # Module.__call__, clip functions, DataLoader fetchers, grad-mode context managers);
 # `stop()` undoes both, whatever happened in between.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import weakref
 
 from ..graph.node import _sequence
-from . import backward, cuts, data_parallel, ops, training
+from . import backward, cuts, data_parallel, kept, ops, scaling, schedules, training, wiring
 from .findings import Report
 
 __all__ = ["Session", "current", "ParamState", "watch", "watching"]
@@ -89,13 +90,26 @@ class Session:
         self.paramless: dict[int, object] = {}  # modules without parameters (losses)
         self.manual: dict[int, object] = {}  # leaves updated in place by hand
         self.first_step_site = None
+        self.orphans: set = set()  # optimizer parameters of a module replaced in the model
+        self.optimizer_sites: dict = {}  # id(optimizer) -> where it was built
+        self.eval_sites: dict = {}  # id(module) -> the user's model.eval() that is in force
+        self.step_counts: dict = {}  # id(optimizer) -> its steps
+        self.last_step_frame = None  # (code, line) of the latest optimizer step
+        self.batches = None  # weakref to the DataLoader iterator of the latest batch
+        self.scalers: dict = {}  # id -> (GradScaler, state): Note [Clipping scaled gradients]
+        self.eval_trained: dict = {}  # forwards in eval mode that a backward used (wiring.py)
+        self.batch = None  # the shape of the latest top-level model input
         # graph growth: nodes made from a graph of an earlier iteration
         self.carried: dict[int, list] = {}  # id(node) -> [weakref, retained]
         self.lineage: list = []  # (pass, weakref(node)) of roots and model outputs
         self.kept_reported = False
         self.kept_searches = 0
+        self.kept_searched = 0  # old graphs alive at the latest search (Note [Kept graphs])
+        self.kept_watch = None
         # cuts of the graph (see cuts.py) and tensors made from cuts under no_grad
         self.cuts: dict = {}
+        self.nonfinite_grad = None  # (backward site, shape): Note [Observed backward passes]
+        self.disconnected = False  # a backward reached no leaf but its roots
         self.marked_nodes: dict[int, tuple] = {}
         self.no_grad_frames: list = []
         # outputs of top-level module calls that no backward has used yet
@@ -145,7 +159,16 @@ class Session:
         self.report.open_spool(tempfile.mkdtemp(prefix="dyngrad-doctor-"))
         _active = self
         try:
-            for module in (ops, backward, cuts, training, data_parallel):
+            for module in (
+                ops,
+                backward,
+                cuts,
+                training,
+                data_parallel,
+                wiring,
+                schedules,
+                scaling,
+            ):
                 module.install(self, self._patcher)
         except BaseException:
             self._patcher.restore()
@@ -159,8 +182,11 @@ class Session:
         self.busy = True
         try:
             self._patcher.restore()
+            kept.stop_watching(self)
             training.finish(self)
+            wiring.finish(self)
             cuts.finish(self)
+            backward.finish(self)
             data_parallel.finish(self)
         finally:
             _active = None

@@ -17,9 +17,13 @@ from ..nn.modules.dropout import _DropoutNd
 from ..nn.modules.module import Module
 from ..nn.modules.normalization import _BatchNorm
 from ..nn.utils import clip_grad
+from ..ops.table import record as recording
 from ..optim import optimizer as optimizer_module
 from ..utils.data import worker
-from .sites import _PACKAGE_DIR, user_frame, user_site
+from ..utils.data.collate import default_collate, default_convert
+from ..utils.data.dataset import TensorDataset
+from . import scaling, wiring
+from .sites import _PACKAGE_DIR, frame_site, user_frame, user_site
 
 __all__ = ["install", "finish", "ModelState"]
 
@@ -42,10 +46,15 @@ def install(session, patcher) -> None:
 def _on_step(session, optimizer) -> None:
     if session.busy:
         return
-    site = user_site()
+    frame = user_frame()
+    site = frame_site(frame)
     if session.first_step_site is None:
         session.first_step_site = site
     session.remember(session.optimizers, optimizer)
+    counts = session.step_counts
+    counts[id(optimizer)] = counts.get(id(optimizer), 0) + 1
+    session.last_step_frame = None if frame is None else (frame.f_code, frame.f_lineno)
+    wiring.check_step(session, optimizer)
     session.new_boundary()
     for group in optimizer.param_groups:
         for p in group["params"]:
@@ -67,6 +76,8 @@ def _clipping(session, original):
                     f"{original.__name__} clips gradients that optimizer.step() has already "
                     "applied: the step used the unclipped gradients, and these are thrown away",
                 )
+            else:
+                scaling.check_clip(session, parameters, original.__name__)
         return relay_warnings(original, parameters, *args, **kwargs)
 
     clip.__name__ = original.__name__
@@ -136,6 +147,8 @@ class OutputRecord:
         self.refs: list = []
 
     def use(self, passes: int) -> None:
+        if self.eval_mode and self.state.stochastic:
+            wiring.eval_output_used(self.session, self)
         self.used = True
         self.state.used = True
         self.state.used_pass = passes
@@ -165,6 +178,8 @@ def _calling(session, original):
         if running or session.busy or session.fetching:
             return original(self, *args, **kwargs)
         site = user_site()
+        if args and isinstance(args[0], Tensor) and args[0].ndim:
+            session.batch = args[0].shape  # for softmax-wrong-dim
         state = _model(session, self, site)
         if state is None:  # no parameters: a loss or an activation, not a model
             return relay_warnings(original, self, *args, **kwargs)
@@ -215,7 +230,8 @@ def _track(session, state: ModelState, out, site, eval_mode: bool) -> None:
     for key, node in nodes.items():
         session.pending[key] = record
         record.refs.append(weakref.ref(node, lambda _, key=key: record.gone(key)))
-        session.lineage.append((session.passes, weakref.ref(node)))
+        # the pass that will use it is the next one: See Note [Kept graphs]
+        session.lineage.append((session.passes + 1, weakref.ref(node)))
     if len(session.lineage) > 1024:  # no backward prunes it in an evaluation-only run
         session.lineage = [entry for entry in session.lineage if entry[1]() is not None]
 
@@ -248,6 +264,12 @@ def _fetching(session, original):
     def fetch(self, index):
         if session.busy:
             return original(self, index)
+        if _plain(self):  # nothing to see, and ops run faster unobserved (indexing's fast form)
+            observer, recording.observer = recording.observer, None
+            try:
+                return original(self, index)
+            finally:
+                recording.observer = observer
         in_worker = os.getpid() != session.report._owner
         previous = grad_state.enabled
         if in_worker:  # dyngrad's workers run without grad; torch's, which we mimic, with
@@ -263,6 +285,17 @@ def _fetching(session, original):
         return _detached(data) if in_worker else data
 
     return fetch
+
+
+def _plain(fetcher) -> bool:
+    """A TensorDataset of tensors that need no gradient, batched by default_collate: its
+    samples are slices, which can build no graph and make no NaN."""
+    dataset = getattr(fetcher, "dataset", None)
+    return (
+        type(dataset) is TensorDataset
+        and getattr(fetcher, "collate_fn", None) in (default_collate, default_convert)
+        and not any(t._requires_grad for t in dataset.tensors)
+    )
 
 
 def _detached(data):

@@ -97,6 +97,8 @@ class Node:
 
     def __call__(self, *grads):
         """Run the node by hand, as PyTorch allows: `y.grad_fn(torch.ones(2))`."""
+        if len(grads) != self._n_outputs:  # one gradient per output the node made
+            raise TypeError(f"expected {self._n_outputs} arguments, got {len(grads)} instead")
         result = self.apply(grads)
         return result[0] if len(result) == 1 else result  # one input: the tensor itself
 

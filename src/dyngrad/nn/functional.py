@@ -56,6 +56,7 @@ from ..ops.reduction.softmax import log_softmax as _log_softmax
 from ..ops.reduction.softmax import softmax as _softmax
 from ..ops.table.argument_errors import named_type_error
 from ..ops.table.arguments import is_int
+from ..ops.table.record import autocast_entry
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .functional_dropout import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401
 from .functional_loss import (  # noqa: F401
@@ -233,6 +234,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return dot / (n1 * n2)
 
 
+@autocast_entry("prelu")  # See Note [Autocast policy]
 def prelu(input, weight):
     """Matches `torch.nn.functional.prelu`: x where x > 0, else weight * x (per channel)."""
 

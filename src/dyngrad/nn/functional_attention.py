@@ -11,6 +11,7 @@ from .._tensor import Tensor
 from ..ops.nn.linear import linear
 from ..ops.reduction.softmax import softmax
 from ..ops.shape.joining import cat
+from ..ops.table.record import autocast_entry
 from .functional_dropout import dropout
 from .functional_pad import pad
 
@@ -71,6 +72,7 @@ def _repeat_heads(x, repeat: int):
     return expanded.reshape(*shape[:-3], shape[-3] * repeat, *shape[-2:])
 
 
+@autocast_entry("scaled_dot_product_attention")  # See Note [Autocast policy]
 def scaled_dot_product_attention(
     query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
 ):

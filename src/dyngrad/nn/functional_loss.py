@@ -19,7 +19,7 @@ from ..ops.nn.loss import (
 )
 from ..ops.reduction.softmax import log_softmax
 from ..ops.table.promotion import result_type
-from ..ops.table.record import apply
+from ..ops.table.record import apply, autocast_entry
 
 __all__ = [
     "mse_loss",
@@ -104,6 +104,7 @@ def _reduce(loss, reduction):
     return loss.sum() if reduction == "sum" else loss.mean()
 
 
+@autocast_entry("l1_loss")  # See Note [Autocast policy]
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Matches `torch.nn.functional.l1_loss`: |input - target| reduced (a composite in torch)."""
     _warn_size(input, target)
@@ -192,6 +193,7 @@ def nll_loss(
     return nll(input, target, weight, reduction, ignore_index)
 
 
+@autocast_entry("cross_entropy")  # See Note [Autocast policy]
 def cross_entropy(
     input,
     target,
@@ -314,6 +316,7 @@ def binary_cross_entropy_with_logits(
     return apply(BCE_WITH_LOGITS, (input, target, weight, pos_weight), {"reduction": reduction})
 
 
+@autocast_entry("kl_div")  # See Note [Autocast policy]
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Matches `torch.nn.functional.kl_div`: input is log-probabilities; 'batchmean' is the KL."""
     if size_average is not None or reduce is not None:

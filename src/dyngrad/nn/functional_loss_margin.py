@@ -13,7 +13,7 @@ from ..ops.creation.factories import zeros_like
 from ..ops.elementwise.activation import logsigmoid
 from ..ops.elementwise.arithmetic import _check_not_bool
 from ..ops.elementwise.compare import minimum, where
-from ..ops.table.record import apply
+from ..ops.table.record import apply, autocast_entry
 from ..ops.table.registry import defop
 from .functional_loss import _check_reduction, _reduce, legacy_reduction
 
@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 
+@autocast_entry("margin_ranking_loss")  # See Note [Autocast policy]
 def margin_ranking_loss(
     input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
 ):
@@ -43,6 +44,7 @@ def margin_ranking_loss(
     return _reduce((-target * (input1 - input2) + margin).clamp_min_(0), reduction)
 
 
+@autocast_entry("hinge_embedding_loss")  # See Note [Autocast policy]
 def hinge_embedding_loss(
     input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
 ):
@@ -55,6 +57,7 @@ def hinge_embedding_loss(
     return _reduce(output, reduction)
 
 
+@autocast_entry("cosine_embedding_loss")  # See Note [Autocast policy]
 def cosine_embedding_loss(
     input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
 ):
@@ -87,6 +90,7 @@ def cosine_embedding_loss(
     return _reduce(output, reduction)
 
 
+@autocast_entry("triplet_margin_loss")  # See Note [Autocast policy]
 def triplet_margin_loss(
     anchor,
     positive,
@@ -131,6 +135,7 @@ def multilabel_soft_margin_loss(
     return _reduce(loss, reduction)
 
 
+@autocast_entry("poisson_nll_loss")  # See Note [Autocast policy]
 def poisson_nll_loss(
     input,
     target,

@@ -7,7 +7,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..runtime.dtypes import defaults
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -15,6 +15,8 @@ class Parameter(Tensor):
 
     `Parameter(t)` shares `t`'s array and version counter, as PyTorch's does.
     """
+
+    _plain_repr = True  # printed as "tensor(" (PyTorch's rule: Tensor and Parameter only)
 
     def __new__(cls, data=None, requires_grad: bool = True):
         if data is None:
@@ -35,6 +37,14 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        # PyTorch's: a new Parameter over a copy of the values; no grad, hooks or attributes
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(Tensor._wrap(self._data.copy(order="K")), self._requires_grad)
+        memo[id(self)] = result
+        return result
 
     def __reduce_ex__(self, protocol):
         return (_rebuild_parameter, (self._data.copy(), self._requires_grad))
@@ -61,3 +71,8 @@ class Buffer(metaclass=_BufferMeta):
         out = data.detach()
         out.__dict__["_buffer_persistent"] = persistent
         return out
+
+
+def is_lazy(param) -> bool:
+    """Matches `torch.nn.parameter.is_lazy`: False, as dyngrad has no lazy modules."""
+    return False

@@ -50,6 +50,7 @@ from .shape import (  # noqa: F401
     index_dim,
     index_put,
     indexing,
+    inplace_views,
     joining,
     masked,
     rearrange,

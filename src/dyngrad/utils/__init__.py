@@ -1,7 +1,9 @@
-"""`dyngrad.utils`: PyTorch's `torch.utils` (data loading, activation checkpointing)."""
+"""`dyngrad.utils`: PyTorch's `torch.utils` (data loading, activation checkpointing, hooks),
+and `summary`, a model's table with saved-for-backward bytes (*dyngrad only*)."""
 
 from __future__ import annotations
 
-from . import checkpoint, data
+from . import checkpoint, data, hooks
+from .model_summary import summary
 
-__all__ = ["data", "checkpoint"]
+__all__ = ["data", "checkpoint", "hooks", "summary"]

@@ -123,14 +123,17 @@ def _pow_base_grad(g, x, y):
     return where(y == 0, 0.0, g * (y * x.pow(y - 1)))
 
 
-def _pow_exponent_grad(g, x, out):
-    # d(x^y)/dy = x^y log x, taken as 0 where x == 0 and y >= 0 (the limit PyTorch uses)
-    return g * where(x == 0, 0.0, out * x.log())
+def _pow_exponent_grad(g, x, y, out):
+    # d(x^y)/dy = x^y log x, taken as 0 where x == 0 and y >= 0 (the limit PyTorch uses); at
+    # x == 0 and y < 0 it is inf * -inf = -inf, as PyTorch's
+    return g * where((x == 0) & (y >= 0), 0.0, out * x.log())
 
 
-def _log_scalar(x):
-
-    return math.log(x)
+def _rpow_exponent_grad(g, x, y, out):
+    # a number base: PyTorch's rule with log of the number (nan for a negative base)
+    if x == 0:
+        return g * where(y >= 0, 0.0, -math.inf)
+    return g * out * (math.log(x) if x > 0 else math.nan)
 
 
 def _power(xp, x, y):
@@ -155,7 +158,7 @@ POW = defop("pow", _power, {"x": _pow_scalar_grad}, promote=promotion.power)
 POW_TENSOR = defop(
     "pow_tensor",
     _power,
-    {"x": _pow_base_grad, "y": lambda g, x, y, out: _pow_exponent_grad(g, x, out)},
+    {"x": _pow_base_grad, "y": _pow_exponent_grad},
     node="PowBackward1",
     promote=promotion.rpower,
 )
@@ -163,7 +166,7 @@ POW_TENSOR = defop(
 RPOW = defop(
     "rpow",
     lambda xp, y, x: _power(xp, xp.asarray(x, xp.result_type(y, x)), y),
-    {"y": lambda g, x, out: g * out * _log_scalar(x) if x > 0 else g * 0},
+    {"y": _rpow_exponent_grad},
     node="PowBackward2",
     promote=promotion.rpower,
 )

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ...runtime import threads
+from ...runtime.dtypes import LOW_PRECISION
 from ..arrays.erf import erf
 from ..arrays.erf_float32 import erf_float32
 from ..table.array_backward import ArrayBackward
@@ -35,6 +36,11 @@ def _gelu(xp, x, *, approximate):
     # elementwise and costly (erf): split across threads, see Note [Intra-op threads]. The
     # exact form stashes its cdf for the backward (Note [Stashed intermediates]); each thread
     # writes its slice of both outputs, which are allocated once
+    if x.dtype in LOW_PRECISION:
+        # float16/bfloat16: in float32, rounded once (as PyTorch's kernel; ml_dtypes' own
+        # bfloat16 loops are many times slower); nothing stashed, the backward recomputes
+        out, _ = _gelu(xp, x.astype(np.float32), approximate=approximate)
+        return out.astype(x.dtype), None
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)
         return 0.5 * x * (1 + xp.tanh(inner)), None
@@ -63,6 +69,11 @@ def _gelu_backward(xp, grad, x, *, approximate):
 
 def _gelu_backward_of(xp, grad, x, approximate, cdf):
     # with the forward's stashed cdf when there is one: the very array `_cdf` would give
+    if x.dtype in LOW_PRECISION:  # in float32, rounded once: as the forward
+        wide = _gelu_backward_of(
+            xp, grad.astype(np.float32), x.astype(np.float32), approximate, None
+        )
+        return wide.astype(grad.dtype)
     if approximate == "tanh":
         return threads.elementwise(lambda g, a: _tanh_slope(xp, g, a), grad, x)
     slope = xp.empty_like(x)

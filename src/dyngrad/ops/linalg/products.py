@@ -13,6 +13,7 @@ from ..shape.grids import broadcast_shapes
 from ..shape.masked import CPP_TYPE_NAMES
 from ..shape.reshaping import UNSAFE_VIEW, reshape, wrap_dim
 from ..table import promotion
+from ..table import record as recording
 from ..table.array_backward import ArrayBackward
 from ..table.errors import broadcast_error
 from ..table.fast import binary
@@ -152,6 +153,8 @@ def check_sparse_mm(input, mat2) -> None:
 def mm(input, mat2):
     """Matches `torch.mm`, a sparse COO first matrix included (its gradient is then dense, as
     PyTorch's)."""
+    if recording.autocast is not None:  # cast before the dtype checks: Note [Autocast hook]
+        input, mat2 = recording.autocast("mm", (input, mat2))
     if type(input._data) is SparseCOO:
         check_sparse_mm(input, mat2)
         return _mm(input, mat2)
@@ -169,6 +172,8 @@ def mm(input, mat2):
 @public
 def bmm(input, mat2):
     """Matches `torch.bmm`."""
+    if recording.autocast is not None:  # cast before the dtype checks: Note [Autocast hook]
+        input, mat2 = recording.autocast("bmm", (input, mat2))
     a, b = input._data.shape, mat2._data.shape
     if len(a) != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -224,6 +229,9 @@ def matmul(input, other):
     da, db = x.ndim, y.ndim
     if da == 2 and db == 2 and x.shape[1] == y.shape[0] and x.dtype == y.dtype:
         return _mm(input, other)  # the common case, checked here (mm() checks the others)
+    if recording.autocast is not None:  # matmul is cast at its entry: See Note [Autocast hook]
+        input, other = recording.autocast("matmul", (input, other))
+        x, y = input._data, other._data
     if da == 0 or db == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..arrays.gemm import rounds_once
 from ..arrays.im2col import col2im_slots, col2im_strided, columns, windows
+from ..table import record as recording
 from ..table.record import apply
 from ..table.registry import defop
 
@@ -89,7 +91,7 @@ def _bias_grad(g):
 # See Note [Convolution as three bilinear ops] for why each formula is one of the three.
 CONVOLUTION = defop(
     "convolution",
-    _conv_fwd,
+    rounds_once(_conv_fwd),  # bfloat16/float16: See Note [Low-precision products]
     {
         "x": lambda g, weight, x_shape, geometry: conv_input(g, weight, x_shape, geometry),
         "weight": lambda g, x, weight_shape, geometry: conv_weight(x, g, weight_shape, geometry),
@@ -99,7 +101,7 @@ CONVOLUTION = defop(
 )
 CONV_INPUT = defop(
     "convolution_input",
-    _conv_input_fwd,
+    rounds_once(_conv_input_fwd),
     {
         "grad": lambda g, weight, grad_shape, geometry: conv(
             g, weight, None, geometry, grad_shape[2:]
@@ -112,7 +114,7 @@ CONV_INPUT = defop(
 )
 CONV_WEIGHT = defop(
     "convolution_weight",
-    _conv_weight_fwd,
+    rounds_once(_conv_weight_fwd),
     {
         "x": lambda g, grad, x_shape, geometry: conv_input(grad, g, x_shape, geometry),
         "grad": lambda g, x, grad_shape, geometry: conv(x, g, None, geometry, grad_shape[2:]),
@@ -131,7 +133,7 @@ def _conv_transpose_fwd(xp, x, weight, bias, *, out_shape, geometry):
 # The transposed convolution is conv_input with a bias; PyTorch names its node the same.
 CONV_TRANSPOSE = defop(
     "conv_transpose",
-    _conv_transpose_fwd,
+    rounds_once(_conv_transpose_fwd),
     {
         "x": lambda g, weight, x_shape, geometry: conv(g, weight, None, geometry, x_shape[2:]),
         "weight": lambda g, x, weight_shape, geometry: conv_weight(g, x, weight_shape, geometry),
@@ -289,6 +291,8 @@ def _check_params(input, weight, stride, padding, dilation, groups, nd: int) -> 
 
 def convolution(input, weight, bias, stride, padding, dilation, groups, nd: int):
     """conv1d/conv2d/conv3d: batched or unbatched input, int/tuple/'same'/'valid' padding."""
+    if recording.autocast is not None:  # cast before the dtype checks: Note [Autocast hook]
+        input, weight, bias = recording.autocast("convolution", (input, weight, bias))
     if input._data.ndim not in (nd + 1, nd + 2):
         _check_input(input, weight, nd, False, groups)
     if input._data.ndim == nd + 1 and weight._data.ndim == nd + 2:
@@ -312,6 +316,8 @@ def convolution_transpose(
     input, weight, bias, stride, padding, output_padding, groups, dilation, nd: int
 ):
     """conv_transpose1d/2d/3d: the gradient of a convolution with respect to its input."""
+    if recording.autocast is not None:  # cast before the dtype checks: Note [Autocast hook]
+        input, weight, bias = recording.autocast("conv_transpose", (input, weight, bias))
     if input._data.ndim == nd + 1:
         args = (weight, bias, stride, padding, output_padding, groups, dilation, nd)
         return convolution_transpose(input.unsqueeze(0), *args).squeeze(0)

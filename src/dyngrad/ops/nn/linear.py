@@ -25,6 +25,8 @@ _ADDMM_PLANS = ADDMM.plans
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """Matches `torch.nn.functional.linear`: `input @ weight.T + bias`, with torch's nodes."""
+    if recording.autocast is not None:  # cast before the dtype checks: Note [Autocast hook]
+        input, weight, bias = recording.autocast("linear", (input, weight, bias))
     x, w = input._data, weight._data
     if bias is not None and x.ndim == 2 and w.ndim == 2 and recording.observer is None:
         b = bias._data

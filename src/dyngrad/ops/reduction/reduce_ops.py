@@ -172,8 +172,9 @@ PROD_DIM = defop(
 
 
 def _evenly_distribute(g, x, out):
-    # all-reduce max/min: ties share the gradient equally, as PyTorch does
-    mask = x == out
+    # all-reduce max/min: ties share the gradient equally, as PyTorch does; a NaN result is
+    # shared by the NaNs (PyTorch's evenly_distribute_backward)
+    mask = (x == out) | (x.isnan() & out.isnan())
     return g * mask / mask.sum()
 
 

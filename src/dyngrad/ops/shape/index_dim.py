@@ -9,6 +9,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..creation.factories import zeros
+from ..table import record as recording
 from ..table.arguments import as_int, fill_value
 from ..table.inplace import apply_inplace
 from ..table.record import apply
@@ -220,6 +221,8 @@ def _index_copy_args(input, dim, index, source):
 @public
 def index_copy(input, dim, index, source):
     """Matches `torch.index_copy`."""
+    if recording.autocast is not None:  # promoted before the dtype check: Note [Autocast hook]
+        input, source = recording.autocast("index_copy", (input, source))
     return apply(INDEX_COPY, *_index_copy_args(input, dim, index, source))
 
 

@@ -16,13 +16,20 @@ from ..table.surface import public
 from .index_dim import INDEX_ADD
 from .joining import cat
 
+
 # the result keeps x's dtype: the value, made a number of x's kind by fill_value, is weak
+# (except to ml_dtypes' bfloat16, which a Python float widens to float32: cast back)
+def _where_keeping(xp, mask, value, x):
+    out = xp.where(mask, value, x)
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
 MASKED_FILL = defop(
     "masked_fill",
-    lambda xp, x, mask, *, value: xp.where(mask, value, x),
+    lambda xp, x, mask, *, value: _where_keeping(xp, mask, value, x),
     {"x": lambda g, mask: g.masked_fill(mask, 0.0)},
     array_backward=ArrayBackward(
-        lambda xp, needs, g, mask: (xp.where(mask, 0.0, g), None), mixed_dtypes=True
+        lambda xp, needs, g, mask: (_where_keeping(xp, mask, 0.0, g), None), mixed_dtypes=True
     ),
 )
 MASKED_FILL_TENSOR = defop(

@@ -451,6 +451,26 @@ def alias(self):
     return apply(ALIAS, (self,))
 
 
+@public(function=False)
+def as_subclass(self, cls):
+    """Matches `torch.Tensor.as_subclass`: an alias of `self` (AliasBackward0, a view sharing
+    its memory and version counter) whose class is `cls`; `cls.__init__` is not called."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(
+            "Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+            "possible. Make sure your class inherits from Tensor."
+        )
+    out = apply(ALIAS, (self,))
+    new = object.__new__(cls)  # the alias's fields in an object of `cls` (any slots it adds)
+    for name in _TENSOR_FIELDS:
+        setattr(new, name, getattr(out, name))
+    new.__dict__.update(out.__dict__)
+    return new
+
+
+_TENSOR_FIELDS = tuple(n for n in Tensor.__slots__ if n not in ("__dict__", "__weakref__"))
+
+
 def _property(fn):
     return property(fn)
 

@@ -8,10 +8,14 @@ over zeros gives each zero the product of the others (PyTorch's rules).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..._tensor import Tensor
 from ...graph.grad_mode import state as grad_state
+from ...runtime.dtypes import from_numpy_dtype
+from ...runtime.warn_always import warn_once
 from ..arrays.gemm import LOW_PRECISION
 from ..elementwise.compare import where
 from ..table.argument_errors import method_offset, type_name
@@ -19,6 +23,7 @@ from ..table.inplace import apply_inplace
 from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
+from .reshaping import wrap_dim
 from .scatter import (
     GATHER,
     SCATTER_ADD,
@@ -264,3 +269,87 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         self, dim, index, src, reduce, include_self, "scatter_reduce_"
     )
     return apply_inplace(op, args, attrs, name="scatter_reduce_")
+
+
+# ---- index_reduce: scatter_reduce along one dim with a vector of indices ---------------------
+# `index_reduce(dim, index, source, reduce)` combines source's slice i into input's slice
+# index[i]: a scatter_reduce whose index is `index` spread over source's shape. Its four
+# reductions are scatter_reduce's rows under PyTorch's node name, IndexReduceBackward0.
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+INDEX_REDUCE = {
+    kind: defop(
+        f"index_reduce_{kind}",
+        _reduce_fwd(kind),
+        _FORMULAS[kind],
+        node="IndexReduceBackward0",
+    )
+    for kind in _INDEX_REDUCTIONS
+}
+
+
+def _index_reduce_args(input, dim, index, source, reduce, include_self):
+    if warn_once("index_reduce beta"):
+        warnings.warn(
+            "index_reduce() is in beta and the API may change at any time.", UserWarning, 3
+        )
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError(
+            "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+            f"{reduce}."
+        )
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.ndim > 1:
+        raise IndexError(
+            f"index_reduce_(): Index is supposed to be a vector, but got dim: {idx.ndim} with "
+            f"type: {from_numpy_dtype(idx.dtype)._legacy} and size: {list(idx.shape)}"
+        )
+    if idx.dtype not in (np.int32, np.int64):
+        raise RuntimeError(
+            "index_reduce_(): Expected dtype int32/int64 for index but got: "
+            f"{from_numpy_dtype(idx.dtype)._legacy}"
+        )
+    if input.dtype is not source.dtype:
+        raise RuntimeError(
+            f"index_reduce_(): self ({input.dtype._legacy}) and source "
+            f"({source.dtype._legacy}) must have the same scalar type"
+        )
+    shape, src_shape = input._data.shape or (1,), source._data.shape or (1,)
+    d = wrap_dim(dim, input._data.ndim)
+    if len(shape) != len(src_shape) or any(
+        a != b for i, (a, b) in enumerate(zip(shape, src_shape)) if i != d
+    ):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(input._data.shape)} source.shape = "
+            f"{list(source._data.shape)}"
+        )
+    idx = idx.reshape(-1).astype(np.int64)
+    if len(idx) != src_shape[d]:
+        raise RuntimeError(
+            f"index_reduce_(): Number of indices ({len(idx)}) should be equal to "
+            f"source.size(dim): ({src_shape[d]}), for dim: {d}"
+        )
+    if len(idx) and (idx.min() < 0 or idx.max() >= shape[d]):
+        raise IndexError("index out of range in self")
+    along = [1] * len(src_shape)
+    along[d] = len(idx)
+    spread = np.broadcast_to(idx.reshape(along), src_shape)
+    if not input._data.shape:
+        spread = spread.reshape(())
+    return INDEX_REDUCE[reduce], (input, source), _attrs(d, spread, bool(include_self))
+
+
+@public
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """Matches `torch.index_reduce`: source's slices combined into a copy of input's slices
+    at `index` along `dim` (prod, mean, amax or amin)."""
+    op, args, attrs = _index_reduce_args(input, dim, index, source, reduce, include_self)
+    return apply(op, args, attrs)
+
+
+@public(function=False)
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """Matches `torch.Tensor.index_reduce_`."""
+    op, args, attrs = _index_reduce_args(self, dim, index, source, reduce, include_self)
+    return apply_inplace(op, args, attrs, name="index_reduce_")

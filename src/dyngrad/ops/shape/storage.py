@@ -21,6 +21,7 @@ from ..._tensor import Tensor, VersionCounter, _Storage
 from ...graph.grad_mode import state as grad_state
 from ...graph.node import Node
 from ...runtime.memory_format import check_format, in_format
+from ..creation.factories import _leaf, _np_dtype
 from ..table.argument_errors import type_name
 from ..table.arguments import int_list, is_int
 from ..table.errors import c_type_name
@@ -196,8 +197,9 @@ def as_strided_(self, size, stride, storage_offset=None):
     """Matches `torch.Tensor.as_strided_`: `self` itself takes the new geometry
     (AsStridedBackward1 when it has history)."""
     attrs = _strided_attrs(self, size, stride, storage_offset, "as_strided_")
-    if grad_state.enabled:
-        check_inplace_allowed(self)
+    base = self._base
+    if grad_state.enabled and (self._requires_grad or base is not None and base._requires_grad):
+        check_inplace_allowed(self)  # only when a gradient is involved, as apply_inplace
     node = None
     if grad_state.enabled and self._requires_grad:
         node = object.__new__(AS_STRIDED_INPLACE.node_cls)
@@ -297,12 +299,14 @@ def resize_(self, *sizes, memory_format=None):
     element when there is enough of it, else over new memory that starts with the old values
     (the rest is zeros here: PyTorch leaves it uninitialised). A view that is resized stops
     being one (in PyTorch it stays a view of its base)."""
-    if self._requires_grad:
+    if self._requires_grad and not grad_state.inference:  # inference mode skips autograd's check
         raise RuntimeError("cannot resize variables that require grad")
     shape = int_list("resize_", sizes, position=2)
     if any(s < 0 for s in shape):
         raise RuntimeError("numel: integer multiplication overflow")
     data = self._data
+    if shape == data.shape and memory_format is None:
+        return self  # PyTorch's resize_ to the same sizes changes nothing, not even the version
     n = math.prod(shape)
     start = data.__array_interface__["data"][0]
     _, hi = _span(_owner(data))
@@ -372,3 +376,34 @@ def _split_again(op, tensor, pieces: tuple, dim) -> tuple:
     d = _piece_dim(tensor, dim, "split")
     sizes = tuple(p._data.shape[d] for p in pieces)
     return apply(op, (tensor,), {"dim": d, "sizes": sizes})
+
+
+# ---- empty_strided --------------------------------------------------------------------------
+
+
+@public
+def empty_strided(
+    size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+):
+    """Matches `torch.empty_strided`: a tensor with the given sizes and strides over memory of
+    its own (zeros here: PyTorch leaves it uninitialised)."""
+    size = int_list("empty_strided", (size,), position=1, varargs=False)
+    stride = int_list("empty_strided", (stride,), name="stride", position=2, varargs=False)
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+            f"({len(stride)})"
+        )
+    if any(n < 0 for n in size):
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension {min(size)}: {list(size)}"
+        )
+    if any(s < 0 for s in stride):
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(size)} and "
+            f"strides={list(stride)}"
+        )
+    np_dtype = np.dtype(_np_dtype(dtype))
+    needed = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if math.prod(size) else 0
+    data = _strided(np.zeros(max(needed, 1), np_dtype), size, stride, 0)
+    return _leaf(data, requires_grad, device)

@@ -9,6 +9,7 @@ from ...runtime import sparse_coo as coo
 from ...runtime.sparse_coo import SparseCOO
 from ..linalg.products import _mm, check_sparse_mm, mm
 from ..shape.reshaping import normalize_dims
+from ..table import record as recording
 from ..table.record import apply
 from ..table.registry import defop, sparse_forward
 from ..table.surface import public
@@ -67,6 +68,8 @@ def sparse_mm(mat1, mat2):
     (dense @ dense and dense @ sparse are torch.mm)."""
     if not is_sparse(mat1):
         return mm(mat1, mat2)
+    if recording.autocast is not None:  # PyTorch casts it as addmm: See Note [Autocast hook]
+        mat1, mat2 = recording.autocast("addmm", (mat1, mat2))
     check_sparse_mm(mat1, mat2)
     return apply(SPARSE_ADDMM, (0, mat1, mat2))
 

@@ -45,6 +45,8 @@ def binary(op):
     assert not op.stash, "a stash=True row takes the general path"
 
     def run(x, y):
+        if recording.autocast is not None:  # amp hook: See Note [Autocast hook]
+            return apply(op, (x, y))
         xd = x._data
         # integer and bool tensors take the general path: their promotion rules differ
         if type(xd) is not _ndarray or xd.dtype.kind != "f":
@@ -89,6 +91,8 @@ def unary(op):
     assert not op.stash, "a stash=True row takes the general path"
 
     def run(x):
+        if recording.autocast is not None:  # amp hook: See Note [Autocast hook]
+            return apply(op, (x,))
         try:
             xd = x._data
         except AttributeError:

@@ -4,6 +4,8 @@ its saved tensors, and frees them.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..._tensor import Tensor
 from ...graph import passes, saved_hooks
 from ...graph.errors import modified_inplace_error
@@ -38,8 +40,13 @@ class OpNode(Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD + _freed_detail(self))
-        # See Note [Array backwards]; while the doctor observes ops, formulas run as Tensor ops
-        if op.array_backward is not None and not grad_state.enabled and record.observer is None:
+        # See Note [Array backwards]; while the doctor observes backward ops (Note [Op
+        # observer]), formulas run as Tensor ops
+        if (
+            op.array_backward is not None
+            and not grad_state.enabled
+            and (record.observer is None or not record.observe_backward)
+        ):
             result = op.array_backward(self, grads[0] if op.n_outputs == 1 else grads)
             if result is not None:
                 return result
@@ -88,7 +95,9 @@ class OpNode(Node):
         return tuple(results)
 
     def release(self) -> None:
-        if self._saved:
+        # index arrays among the attributes are tensors PyTorch saves (IndexBackward0's
+        # indices, gather's index, a mask): freed too, so a second backward is refused
+        if self._saved or self._attrs and _holds_arrays(self._attrs):
             self._saved = None
             self._freed_in = passes.current  # for the second-backward message
 
@@ -284,6 +293,17 @@ class VariadicOpNode(OpNode):
     """The node of an op whose number of outputs is set per call (`outputs=None`)."""
 
     __slots__ = ("_n_outputs",)
+
+
+def _holds_arrays(attrs: dict) -> bool:
+    for value in attrs.values():
+        if (
+            type(value) is np.ndarray
+            or type(value) is tuple
+            and any(type(v) is np.ndarray for v in value)
+        ):
+            return True
+    return False
 
 
 def _freed_detail(node) -> str:

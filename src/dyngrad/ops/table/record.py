@@ -32,6 +32,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..._tensor import InferenceCounter, Tensor, above, new_tensor, user_site
@@ -50,12 +52,14 @@ from .view_errors import creation_of, view_rebase_error
 
 __all__ = [
     "apply",
+    "autocast_entry",
     "record",
     "save",
     "pack_saved",
     "gradient_edge",
     "note_no_grad",
     "observer",
+    "observe_backward",
     "replay_view",
     "refresh_view",
     "view_steps",
@@ -70,7 +74,21 @@ _wrap = new_tensor
 _hooks_active = saved_hooks.active  # non-empty while any thread has saved-tensor hooks
 # Note [Op observer]: `dyngrad.doctor` sets this to `observer(op, args, attrs, result)` while it
 # watches; every op checks it once (a global read), so it costs ~nothing while None.
+# `observe_backward` says whether backward formulas must run as observed Tensor ops too
+# (nodes.py); when False they keep their array kernels (Note [Array backwards]) and only the
+# forward is observed: the doctor turns it on once a gradient turns non-finite.
 observer = None
+observe_backward = True
+
+# Note [Autocast hook]
+# `dyngrad.amp` sets `autocast` to `cast(name, args) -> args` while any autocast region is
+# open (on any thread) and back to None when the last one closes. An op hands it its name and
+# inputs before running; it returns them cast as PyTorch's autocast policy for that op says
+# (amp/policy.py: the one table), or unchanged. So while no region is open an op pays one
+# global read. Table ops are hooked here in `apply` (the fast forms fall back to `apply`
+# while a region is open); composites that PyTorch casts at their own entry (prelu,
+# cross_entropy, matmul...) call it through `autocast_entry`.
+autocast = None
 
 
 def gradient_edge(t: Tensor):
@@ -231,6 +249,8 @@ def pack_saved(node: Node, result) -> None:
 
 def apply(op, args: tuple, attrs: dict = _EMPTY):
     """Run `op` on `args` (tensors or numbers) and record a node when a gradient is needed."""
+    if autocast is not None:  # See Note [Autocast hook]
+        args = autocast(op.name, args)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.promote is not None:
         arrays = op.promote(arrays, args)
@@ -273,6 +293,24 @@ def _sparse_forward(op, arrays, attrs):
     if op.sparse is None:
         raise not_on_sparse(op)
     return op.sparse(np, *arrays, **attrs)
+
+
+def autocast_entry(name: str):
+    """Decorate a composite whose inputs PyTorch's autocast casts at its entry as op `name`
+    (See Note [Autocast hook]); the ops inside then see inputs already cast."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def entry(*args, **kwargs):
+            if autocast is not None:
+                args = autocast(name, args)
+                if kwargs:
+                    kwargs = dict(zip(kwargs, autocast(name, tuple(kwargs.values()))))
+            return fn(*args, **kwargs)
+
+        return entry
+
+    return decorate
 
 
 def note_no_grad(result, args) -> None:
