@@ -332,7 +332,7 @@ CATALOGUE = [
             "SmallCNN                            [32, 10]    9,098            2.1 MiB",
             "    features.1 (ReLU)        [32, 8, 28, 28]       --          784.0 KiB",
             "    features.3 (Conv2d)     [32, 16, 14, 14]    1,168                 --",
-            "Saved activations: 2.1 MiB (2.1 MiB saved by 14 graph nodes, parameters included)",
+            "Saved activations: 2.1 MiB (2.1 MiB saved by 15 graph nodes, parameters included)",
             "saved activations: 2207744 bytes, frozen features: 100352",
             "  classifier.1   [32, 10]   100352 bytes",
         ),

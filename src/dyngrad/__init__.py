@@ -50,6 +50,7 @@ from .runtime.dtypes import (
 )
 from .runtime.dtypes import float_ as float  # noqa: A001
 from .runtime.dtypes import int_ as int  # noqa: A001
+from .runtime.layouts import layout, sparse_coo, strided
 from .runtime.random import Generator, default_generator, initial_seed, manual_seed, seed
 from .runtime.threads import get_num_threads, set_num_threads
 from .size import Size
@@ -70,6 +71,7 @@ from . import (
     nn,
     optim,
     random,
+    sparse,
     special,
     testing,
     utils,
@@ -157,6 +159,10 @@ __all__ = sorted(
     | {
         "Tensor",
         "Size",
+        "layout",
+        "strided",
+        "sparse_coo",
+        "sparse",
         "autograd",
         "compile",
         "compiler",

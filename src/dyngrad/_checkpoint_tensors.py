@@ -11,6 +11,7 @@ from ._tensor import Tensor
 from .nn.parameter import Parameter
 from .runtime import namespace
 from .runtime.device import device as Device
+from .runtime.sparse_coo import SparseCOO
 from .runtime.transfer import cuda_available, to_device
 
 __all__ = [
@@ -26,8 +27,17 @@ __all__ = [
 _MAX_DIMS = 64  # NumPy's limit
 
 
+SPARSE_SAVE = (
+    "dyngrad cannot save sparse COO tensors (PyTorch can): save t.coalesce().indices() and "
+    "t.coalesce().values() with the size and rebuild it with torch.sparse_coo_tensor, or save "
+    "t.to_dense()"
+)
+
+
 def host_array(t: Tensor) -> np.ndarray:
     data = t._data
+    if type(data) is SparseCOO:
+        raise NotImplementedError(SPARSE_SAVE)
     return data if isinstance(data, np.ndarray) else data.get()  # CuPy arrays copy to host
 
 

@@ -19,6 +19,7 @@ from .runtime import device_of, dtypes
 from .runtime import random as _random
 from .runtime.dtypes import from_numpy_dtype
 from .runtime.memory_format import check_format, is_contiguous_as
+from .runtime.sparse_coo import NOT_AN_ARRAY, SparseCOO, to_dense
 from .size import Size
 
 __all__ = [
@@ -135,6 +136,12 @@ def user_site(depth: int = 2) -> tuple[str, int] | None:
     return frame.f_code.co_filename, frame.f_lineno
 
 
+SPARSE_NBYTES = (
+    "nbytes is not defined for sparse tensors.  If you want the size of the constituent "
+    "tensors, add the nbytes of the indices and values.  If you want the size of the  "
+    "equivalent dense tensor, multiply numel() by element_size()"
+)
+
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
@@ -243,6 +250,8 @@ class Tensor:
 
     @property
     def nbytes(self) -> int:
+        if type(self._data) is SparseCOO:
+            raise RuntimeError(SPARSE_NBYTES)
         return int(self._data.nbytes)
 
     def is_floating_point(self) -> bool:
@@ -277,6 +286,8 @@ class Tensor:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
+        if type(self._data) is SparseCOO:
+            return to_dense(self._data).item()
         return (
             self._data.reshape(()).item()
             if not dtypes.is_bfloat16(self._data.dtype)
@@ -284,6 +295,8 @@ class Tensor:
         )
 
     def tolist(self):
+        if type(self._data) is SparseCOO:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         if dtypes.is_bfloat16(self._data.dtype):
             return self._data.astype(np.float32).tolist()
         return self._data.tolist()
@@ -291,6 +304,8 @@ class Tensor:
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """Matches `torch.Tensor.numpy`: shares memory; refuses a tensor that requires grad
         while grad mode is on."""
+        if type(self._data) is SparseCOO:  # (checked first, as PyTorch's)
+            raise TypeError(NOT_AN_ARRAY)
         if self._requires_grad and not force and above.grad_mode.enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "

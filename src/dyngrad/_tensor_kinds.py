@@ -1,10 +1,15 @@
-"""Tensor's device-kind and layout predicates (`is_mps`, `is_sparse`, ...), as PyTorch's.
+"""Tensor's device-kind and layout predicates (`is_mps`, `is_sparse`, ...) and its `layout`,
+as PyTorch's.
 
-dyngrad tensors are dense and strided, so the layout predicates are always False; the
-device predicates read the tensor's device, as PyTorch's do.
+dyngrad tensors are strided or sparse COO (Note [Sparse COO arrays]), so `is_sparse` reads
+the tensor's storage and the other layout predicates are always False; the device
+predicates read the tensor's device, as PyTorch's do.
 """
 
 from __future__ import annotations
+
+from .runtime.layouts import sparse_coo, strided
+from .runtime.sparse_coo import SparseCOO
 
 __all__ = ["install"]
 
@@ -31,8 +36,20 @@ def _layout_predicate(kind: str) -> property:
     return property(predicate)
 
 
+def _is_sparse(self) -> bool:
+    """Matches `torch.Tensor.is_sparse`: whether the tensor is sparse COO."""
+    return type(self._data) is SparseCOO
+
+
+def _layout(self):
+    """Matches `torch.Tensor.layout`: `torch.sparse_coo` or `torch.strided`."""
+    return sparse_coo if type(self._data) is SparseCOO else strided
+
+
 def install(cls) -> None:
     """Give `cls` (Tensor) the predicates it does not define itself."""
+    cls.is_sparse = property(_is_sparse)
+    cls.layout = property(_layout)
     for kind in _DEVICE_KINDS:
         if f"is_{kind}" not in vars(cls):
             setattr(cls, f"is_{kind}", _device_predicate(kind))

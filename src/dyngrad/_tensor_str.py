@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .runtime import dtypes
+from .runtime.sparse_coo import SparseCOO
 
 __all__ = ["tensor_repr", "set_printoptions"]
 
@@ -173,11 +174,13 @@ def _tensor_str(values: np.ndarray, indent: int) -> str:
     return _nested(values, indent, summarize, fmt)
 
 
-def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
+def _add_suffixes(text: str, suffixes: list, indent: int, newline: bool = False) -> str:
+    # `newline`: the first suffix starts a line of its own (a sparse tensor's size)
     parts = [text]
     last_line_len = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+        if newline or last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+            newline = False
             parts.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
         else:
@@ -187,7 +190,43 @@ def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
     return "".join(parts)
 
 
+def _history(t, suffixes: list) -> None:
+    try:
+        fn = t.grad_fn
+        name = type(fn).__name__  # not name(): `<CopySlices>`
+    except RuntimeError:  # a view whose history can't be rebuilt: PyTorch prints it so
+        fn, name = True, "Invalid"
+    if fn is not None:
+        suffixes.append(f"grad_fn=<{name}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+
+
+def _part(name: str, values: np.ndarray, indent: int) -> str:
+    # `indices=tensor([[0, 1]])` or `values=tensor([], size=(0, 2))` inside a sparse repr
+    head = f"{name}=tensor("
+    if values.size == 0:
+        return f"{head}[], size={tuple(values.shape)})"
+    return head + _tensor_str(values, indent + len(head)) + ")"
+
+
+def _sparse_repr(t, prefix: str) -> str:
+    # PyTorch's: indices and values on lines of their own, then size, nnz, dtype and layout
+    a = t._data
+    indent = len(prefix)
+    body = _part("indices", a.indices, indent) + ",\n" + " " * indent
+    body += _part("values", a.values, indent)
+    suffixes = [f"size={a.shape}", f"nnz={a.nnz}"]
+    if t.dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool_):
+        suffixes.append(f"dtype={t.dtype}")
+    suffixes.append("layout=torch.sparse_coo")
+    _history(t, suffixes)
+    return _add_suffixes(prefix + body, suffixes, indent, newline=True)
+
+
 def tensor_repr(t, prefix: str = "tensor(") -> str:
+    if type(t._data) is SparseCOO:
+        return _sparse_repr(t, prefix)
     indent = len(prefix)
     values = t._data if type(t._data) is np.ndarray else t._data.get()
     dtype = t.dtype
@@ -205,13 +244,5 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
         if dtype not in (default, default.to_complex(), dtypes.int64, dtypes.bool_):
             suffixes.append(f"dtype={dtype}")
         body = _tensor_str(values, indent)
-    try:
-        fn = t.grad_fn
-        name = type(fn).__name__  # not name(): `<CopySlices>`
-    except RuntimeError:  # a view whose history can't be rebuilt: PyTorch prints it so
-        fn, name = True, "Invalid"
-    if fn is not None:
-        suffixes.append(f"grad_fn=<{name}>")
-    elif t._requires_grad:
-        suffixes.append("requires_grad=True")
+    _history(t, suffixes)
     return _add_suffixes(prefix + body, suffixes, indent)

@@ -64,8 +64,11 @@ def test_autocast_matches_torch(torch, spec, mode):
     first_d, first_t = outs_d[0], outs_t[0]
     if not (first_t.requires_grad and first_t.is_floating_point()):
         return
+    try:
+        first_t.float().sum().backward()
+    except RuntimeError:  # torch's own backward fails: sparse @ dense under autocast does
+        pytest.skip("torch's backward fails for this op under autocast")
     first_d.float().sum().backward()
-    first_t.float().sum().backward()
     for a, b in zip(ins_d, ins_t):
         if isinstance(b, torch.Tensor) and b.requires_grad:
             assert (a.grad is None) == (b.grad is None)
@@ -78,6 +81,7 @@ def test_policy_names_are_ops_or_entries():
     from dyngrad.ops.table.registry import OPS
 
     entries = {
+        "linear",  # linear() casts at its entry, then records addmm/mm as PyTorch's
         "prelu",
         "scaled_dot_product_attention",
         "cross_entropy",

@@ -682,3 +682,15 @@ def test_the_same_root_twice_sums_its_gradients(lib):
     g = lib.randn_like(x)
     lib.autograd.backward([x, x], [g, g])
     assert lib.allclose(a.grad, b * g * 2) and lib.allclose(b.grad, a * g * 2)
+
+
+def test_non_leaf_hook_sees_none_when_its_output_gets_no_gradient(lib):
+    # PyTorch runs a tensor's hooks whenever its node runs: an undefined gradient comes as None
+    x = lib.randn(5, requires_grad=True)
+    parts = x.unbind()
+    seen = []
+    parts[0].register_hook(seen.append)
+    parts[0].backward()
+    parts[2].backward()
+    assert seen[0].item() == 1.0 and seen[1] is None
+    assert x.grad.tolist() == [1.0, 0.0, 1.0, 0.0, 0.0]

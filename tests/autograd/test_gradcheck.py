@@ -278,3 +278,49 @@ def test_deprecated_analytical_jacobian(lib):
     out = _non_deterministic(lib).apply(a, 1e-6)
     with pytest.warns(FutureWarning):
         assert module.get_analytical_jacobian((a,), out)[1] is False
+
+
+def _counting_double():
+    calls = []
+
+    class Double(dyngrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            calls.append(1)
+            return g * 2
+
+    return Double, calls
+
+
+def test_fast_mode_compares_one_product_per_output():
+    double, calls = _counting_double()
+    x = dyngrad.randn(4, 5, dtype=dyngrad.float64, requires_grad=True)
+    assert dyngrad.autograd.gradcheck(
+        double.apply, (x,), fast_mode=True, check_undefined_grad=False
+    )
+    fast = len(calls)
+    calls.clear()
+    assert dyngrad.autograd.gradcheck(double.apply, (x,), check_undefined_grad=False)
+    assert fast < 5 < len(calls)  # slow mode runs one backward per output element (twice)
+
+
+def test_fast_mode_catches_a_wrong_backward(lib):
+    class Wrong(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    x = lib.randn(3, dtype=lib.float64, requires_grad=True)
+    with pytest.raises(
+        RuntimeError, match="Jacobian mismatch for output 0 with respect to input 0"
+    ):
+        lib.autograd.gradcheck(Wrong.apply, (x,), fast_mode=True)
+    assert lib.autograd.gradgradcheck(lambda a: a.tanh() * a, (x,), fast_mode=True)

@@ -59,7 +59,12 @@ def test_scalars_histograms_text_and_graph_read_back(tmp_path):
     text = events.Tensors("note/text_summary")[0].tensor_proto.string_val[0]
     assert text == b"hello **world**"
     ops = sorted({node.op for node in events.Graph().node})
-    assert ops == ["AddmmBackward0", "ReluBackward0", "torch::autograd::AccumulateGrad"]
+    assert ops == [
+        "AddmmBackward0",
+        "ReluBackward0",
+        "TBackward0",
+        "torch::autograd::AccumulateGrad",
+    ]
     names = {node.name for node in events.Graph().node}
     assert {"0/weight", "0/bias", "2/weight", "2/bias"} <= names
     runs = sorted(p.name for p in tmp_path.iterdir() if p.is_dir())

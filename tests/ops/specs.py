@@ -12,6 +12,7 @@ from . import (
     specs_nn,
     specs_reduction,
     specs_shape,
+    specs_sparse,
     specs_special_gamma,
 )
 
@@ -26,6 +27,7 @@ SPECS = [
         specs_indexing,
         specs_linalg,
         specs_nn,
+        specs_sparse,
         specs_special_gamma,
         specs_legacy,
     )

@@ -110,8 +110,22 @@ SPECS: list[OpSpec] = [
     OpSpec(
         "linear",
         lambda t, x, w, b: _f(t).linear(x, w, b),
-        [(T((4, 3)), T((2, 3)), T((2,))), (T((3,)), T((2, 3)), T((2,)))],
+        [
+            (T((4, 3)), T((2, 3)), T((2,))),
+            (T((3,)), T((2, 3)), T((2,))),
+            (T((2, 4, 3)), T((2, 3)), T((2,))),  # flattened into one addmm
+            (T((2, 4, 3), nc=True), T((2, 3)), T((1, 2))),  # matmul, then the bias
+            (T((4, 3), grad=False), T((2, 3)), T((2,))),
+        ],
         ref=lambda np, x, w, b: x @ w.T + b,
+        covers=("addmm", "t"),
+    ),
+    OpSpec(
+        "linear_no_bias",
+        lambda t, x, w: _f(t).linear(x, w),
+        [(T((4, 3)), T((2, 3))), (T((2, 4, 3)), T((2, 3))), (T((2, 4, 3), nc=True), T((2, 3)))],
+        ref=lambda np, x, w: x @ w.T,
+        covers=("mm", "t", "unsafe_view"),
     ),
     OpSpec(
         "convolution",

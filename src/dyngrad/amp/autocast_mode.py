@@ -27,6 +27,7 @@ from ..graph.grad_mode import state as grad_state
 from ..ops.table import record as recording
 from ..runtime.device import device as Device
 from ..runtime.dtypes import bfloat16, float16, float32
+from ..runtime.sparse_coo import SparseCOO
 from ..runtime.transfer import cuda_available
 from .policy import FP32, LOWER_PRECISION_FP, POLICY
 
@@ -120,10 +121,13 @@ def _eligible(t) -> bool:
     return kind == "V" or (kind == "f" and t._data.dtype.itemsize < 8)
 
 
+_HOST_ARRAYS = (np.ndarray, SparseCOO)  # sparse COO tensors live on the host (NumPy)
+
+
 def _device_of(args) -> str:
     for a in args:
         if isinstance(a, Tensor):
-            return "cpu" if type(a._data) is np.ndarray else "cuda"
+            return "cpu" if type(a._data) in _HOST_ARRAYS else "cuda"
     return "cpu"
 
 

@@ -14,6 +14,7 @@ from .._tensor import Tensor
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import empty_like
 from ..runtime import dtypes
+from ..runtime.sparse_coo import SparseCOO, sum_gradients
 from .hook_results import check_post_accumulate, checked_value
 from .observers import observers
 
@@ -29,9 +30,11 @@ def tensor_pre_hooks(node, grads: list, task) -> list:
             grads[0] = _run_hooks(variable._hooks, grads[0])
         return grads
     if node._tensor_hooks:
+        # a non-leaf's hooks run whenever its node runs, with None where the pass brought no
+        # gradient for that output (x.unbind()[0]'s hook during x.unbind()[1].backward()), as
+        # PyTorch's tensor pre-hooks see an undefined gradient
         for nr, hooks in node._tensor_hooks.items():
-            if grads[nr] is not None:
-                grads[nr] = _run_hooks(hooks, grads[nr])
+            grads[nr] = _run_hooks(hooks, grads[nr])
     if node._retains:
         for nr, ref in node._retains.items():
             tensor = ref()
@@ -133,11 +136,12 @@ def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) ->
                 data = _in_layout_of(var._data, data, only_if_differs=True)
             var._grad = Tensor._wrap(data)
     elif create_graph or current._requires_grad:
-        var._grad = current + g
+        # (a sparse sum takes the dense side first, as PyTorch's add)
+        var._grad = g + current if type(current._data) is SparseCOO else current + g
     else:
         data = current._data
-        if not data.flags.writeable:
-            current._data = data + g._data
+        if not data.flags.writeable or type(g._data) is SparseCOO:  # (sparse is never)
+            current._data = sum_gradients(data, g._data)
         else:
             data += g._data
         current._version_counter.bump("AccumulateGrad")

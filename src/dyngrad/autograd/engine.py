@@ -24,6 +24,7 @@ from ..runtime import namespace, quiet_floating_point
 from ..runtime.warn_always import warn_once
 from ..size import Size
 from . import accumulate
+from .batched_grad import batched_grad
 from .errors import explain_no_grad
 from .gradient_edge import GradientEdge, as_sequence, output_meta
 from .graph_task import GraphTask
@@ -94,10 +95,6 @@ def grad(
     materialize_grads=False,
 ) -> tuple:
     """Matches `torch.autograd.grad`: return d(outputs)/d(inputs); no `.grad` is touched."""
-    if is_grads_batched:
-        raise NotImplementedError(
-            "dyngrad does not implement torch.autograd.grad(is_grads_batched=True)"
-        )
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, "
@@ -113,6 +110,17 @@ def grad(
     grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
+    if is_grads_batched and any(g is not None for g in grad_outputs):
+        result = batched_grad(
+            grad,
+            lambda i, t: _grad_result(i, t, None, create_graph, allow_unused, materialize_grads),
+            outputs,
+            inputs,
+            grad_outputs,
+            retain_graph,
+            create_graph,
+        )
+        return result if named is None else dict(zip(named, result))
     if retain_graph is None:
         retain_graph = create_graph
     targets = _targets(inputs, "grad")

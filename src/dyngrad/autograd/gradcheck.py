@@ -18,6 +18,7 @@ from .gradcheck_checks import (
     check_undefined_grad,
     jacobians_equal,
 )
+from .gradcheck_fast import fast_mismatch
 
 __all__ = [
     "gradcheck",
@@ -119,13 +120,14 @@ def gradcheck(
 
     Also checks, as PyTorch, that outputs keep their shape and dtype under perturbation, that
     backward is deterministic within `nondet_tol`, multiplies by the output gradient and
-    (`check_undefined_grad`) copes with undefined output gradients. dyngrad always runs the
-    slow (full Jacobian) mode; `check_batched_grad` adds nothing, as dyngrad's vmap is a loop
+    (`check_undefined_grad`) copes with undefined output gradients. `fast_mode` compares
+    v^T J u for random u and v (gradcheck_fast.py), and on a mismatch shows the full Jacobians
+    as PyTorch does; `check_batched_grad` adds nothing, as dyngrad's vmap is a loop
     (Note [vmap as a loop]) and batched gradients are per-sample gradients by construction.
     """
     try:
         return _gradcheck(
-            func, _as_tuple(inputs), eps, atol, rtol, nondet_tol, check_undefined_grad
+            func, _as_tuple(inputs), eps, atol, rtol, nondet_tol, check_undefined_grad, fast_mode
         )
     except GradcheckError:
         if raise_exception:
@@ -133,7 +135,7 @@ def gradcheck(
         return False
 
 
-def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, undefined_grad) -> bool:
+def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, undefined_grad, fast=False) -> bool:
     targets = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
     if not targets:
         raise ValueError(
@@ -143,6 +145,13 @@ def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, undefined_grad) -> boo
     _warn_single_precision(inputs)
     everything = _tensors(func(*inputs))
     picks = [k for k, o in enumerate(everything) if o._requires_grad]
+    if fast and picks:
+        _fast_check(func, inputs, targets, everything, picks, eps, atol, rtol)
+        outputs = [everything[k] for k in picks]
+        check_backward_multiplies_by_grad_output(outputs, targets)
+        if undefined_grad:
+            check_undefined_grad(func, inputs, targets, _differentiable_outputs)
+        return True
     numerical = _numerical_jacobians(lambda: _tensors(func(*inputs)), targets, eps)
     if not picks:
         return _check_constant_outputs(everything, numerical)
@@ -158,6 +167,25 @@ def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, undefined_grad) -> boo
     if undefined_grad:
         check_undefined_grad(func, inputs, targets, _differentiable_outputs)
     return True
+
+
+def _fast_check(func, inputs, targets, everything, picks, eps, atol, rtol) -> None:
+    found = fast_mismatch(
+        lambda: _tensors(func(*inputs)), targets, everything, picks, eps, atol, rtol
+    )
+    if found is None:
+        return
+    i, j, n, a = found
+    try:  # the full Jacobians, for the message
+        _gradcheck(func, inputs, eps, atol, rtol, float("inf"), False)
+        slow = "Slow mode (every Jacobian entry) passes: the fast check may be too strict here."
+    except GradcheckError as exc:
+        slow = str(exc).split("\n", 1)[1]
+    raise GradcheckError(
+        f"Jacobian mismatch for output {j} with respect to input {i},\nnumerical:{n}\n"
+        f"analytical:{a}\n\n[dyngrad] fast mode compares v^T J u for random unit vectors u "
+        f"and v; the full Jacobians follow:\n{slow}"
+    )
 
 
 def _warn_single_precision(inputs) -> None:
@@ -245,6 +273,7 @@ def gradgradcheck(
         raise_exception=raise_exception,
         nondet_tol=nondet_tol,
         check_undefined_grad=check_undefined_grad,
+        fast_mode=fast_mode,
     )
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..graph.node import GraphRoot
+from ..runtime.sparse_coo import SparseCOO, sum_gradients
 
 __all__ = ["GraphTask"]
 
@@ -128,18 +129,22 @@ class GraphTask:
                 heapq.heappush(self.ready, (-child._seq, id(child), child))
 
     def _sum(self, current: Tensor, g: Tensor) -> Tensor:
-        if self.create_graph:
-            return current + g
+        if self.create_graph:  # (a sparse sum takes the dense side first, as PyTorch's add)
+            return g + current if type(current._data) is SparseCOO else current + g
         data = current._data
         if (
             id(current) in self.owned
             and data.dtype == g._data.dtype
             and data.shape == (g._data.shape)
+            and type(g._data) is not SparseCOO
+            and type(data) is not SparseCOO
         ):
             np.add(data, g._data, out=data)
             return current
-        array = data + g._data
-        total = Tensor._wrap(array if type(array) is np.ndarray else np.array(array))
+        array = sum_gradients(data, g._data)  # either may be sparse COO
+        if type(array) is not np.ndarray and type(array) is not SparseCOO:
+            array = np.array(array)
+        total = Tensor._wrap(array)
         self.owned.add(id(total))
         return total
 

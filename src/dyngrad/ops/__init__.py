@@ -29,7 +29,7 @@ from .elementwise import (  # noqa: F401
     special,
     unary,
 )
-from .linalg import cholesky, decomposition, distance, einsum, products  # noqa: F401
+from .linalg import cholesky, decomposition, distance, einsum, fused_products, products  # noqa: F401
 from .nn import (  # noqa: F401
     conv,
     embedding,
@@ -59,6 +59,8 @@ from .shape import (  # noqa: F401
     scatter_reduce,
     storage,
 )
+from .sparse import construction, kernels  # noqa: F401
+from .sparse import products as sparse_products  # noqa: F401
 from .table.promotion import result_type
 from .table.registry import OPS
 from .table.surface import FUNCTIONS, METHODS, install

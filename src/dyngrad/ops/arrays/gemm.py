@@ -71,10 +71,10 @@ _ROWS = range(16, 33)
 _MIN_SIDE = 128
 
 
-def mm(xp, x, y):
-    """`x @ y` for 2-D arrays, the transposed product where BLAS runs that faster (mm's row
-    forward itself, hence the table's signature)."""
-    a, b = x, y
+def mm(xp, x, mat2):
+    """`x @ mat2` for 2-D arrays, the transposed product where BLAS runs that faster (mm's row
+    forward itself, hence the table's signature: PyTorch's names, `_saved_mat2`)."""
+    a, b = x, mat2
     if (
         b.shape[-1] >= _MIN_SIDE
         and a.shape[-1] >= _MIN_SIDE

@@ -14,6 +14,7 @@ from ...runtime.memory_format import (
     is_contiguous_as,
     preserve_format,
 )
+from ...runtime.sparse_coo import SparseCOO
 from ...runtime.transfer import to_device
 from ..shape.reshaping import clone
 from ..table.arguments import fill_value
@@ -135,7 +136,8 @@ LEGACY_NAMES = {f"torch.{d._legacy}Tensor": d for d in dtypes.DTYPES}
 def type(self, dtype=None, non_blocking=False):
     """Matches `torch.Tensor.type`: the legacy name, or a cast to a dtype or legacy name."""
     if dtype is None:
-        return f"torch.{self.dtype._legacy}Tensor"
+        kind = "sparse." if self._data.__class__ is SparseCOO else ""  # (`type` is this function)
+        return f"torch.{kind}{self.dtype._legacy}Tensor"
     if isinstance(dtype, str):
         if dtype not in LEGACY_NAMES:
             raise ValueError(f"invalid type: '{dtype}'")

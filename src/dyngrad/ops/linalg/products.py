@@ -7,10 +7,11 @@ import warnings
 
 import numpy as np
 
+from ...runtime.sparse_coo import SparseCOO
 from ..arrays import gemm
 from ..shape.grids import broadcast_shapes
 from ..shape.masked import CPP_TYPE_NAMES
-from ..shape.reshaping import UNSAFE_VIEW, expand, wrap_dim
+from ..shape.reshaping import UNSAFE_VIEW, reshape, wrap_dim
 from ..table import promotion
 from ..table import record as recording
 from ..table.array_backward import ArrayBackward
@@ -23,14 +24,15 @@ from ..table.surface import public
 MM = defop(
     "mm",
     gemm.mm,  # See Note [GEMM orientation]
-    {"x": lambda g, y: _mm(g, y.t()), "y": lambda g, x: _mm(x.t(), g)},
+    {"x": lambda g, mat2: _mm(g, mat2.t()), "mat2": lambda g, x: _mm(x.t(), g)},
     array_backward=ArrayBackward(
-        lambda xp, needs, g, x, y: (
-            gemm.mm(xp, g, y.T) if needs[0] else None,
-            x.T @ g if needs[1] else None,
+        lambda xp, needs, g, x, mat2: (
+            gemm.mm(xp, g, mat2.T) if needs[0] else None,
+            _grad_mat2(g, x, mat2) if needs[1] else None,
         )
     ),
 )
+MM.node_cls._layouts = ("x", "mat2")  # PyTorch's `_saved_self_sym_sizes`, ... (nodes.py)
 BMM = defop(
     "bmm",
     gemm.rounds_once(lambda xp, x, y: x @ y),
@@ -44,11 +46,12 @@ MV = defop(
 DOT = defop("dot", gemm.matvec, {"x": lambda g, y: g * y, "y": lambda g, x: g * x})
 
 
-# Batched, broadcasting matmul; PyTorch folds it into bmm plus a view, so its node is
-# UnsafeViewBackward0. Broadcast batch dims are summed back by the node (see Note [One op,
-# one entry]).
+# Batched, broadcasting matmul (both sides batched, or a vector times a batch); PyTorch folds
+# it into bmm plus a view, so its node is UnsafeViewBackward0. Broadcast batch dims are summed
+# back by the node (see Note [One op, one entry]). A batch times a matrix or a vector is one
+# mm or mv on the batch's rows, as in PyTorch (`_folded`).
 def _matmul_grad_x(g, x, y):
-    if y.dim() == 1:  # (..., n, k) @ (k,)
+    if y.dim() == 1:  # (..., n, k) @ (k,), a batch that could not fold
         return g.unsqueeze(-1) * y
     if x.dim() == 1:  # (k,) @ (..., k, m): summed over the batch by the node
         return g.unsqueeze(-2).matmul(y.mT).squeeze(-2)
@@ -67,12 +70,10 @@ _MATMUL_GRADS = {"x": _matmul_grad_x, "y": _matmul_grad_y}
 
 
 def _matmul_kernel(xp, needs, g, x, y):
-    # (..., n, k) @ (..., k, m) on arrays, broadcast batch dims summed by the node; the 1-d
-    # operand cases are left to the formulas
+    # (..., n, k) @ (..., k, m) on arrays, broadcast batch dims summed by the node; a vector
+    # times a batch, or a batch times a vector, is left to the formulas
     if x.ndim < 2 or y.ndim < 2:
         return None
-    if g.ndim == 2:
-        return (gemm.mm(xp, g, y.T) if needs[0] else None, x.T @ g if needs[1] else None)
     return (
         xp.matmul(g, y.swapaxes(-1, -2)) if needs[0] else None,
         xp.matmul(x.swapaxes(-1, -2), g) if needs[1] else None,
@@ -105,6 +106,14 @@ SQUEEZE_ROW = defop(
 )
 
 
+def _grad_mat2(g, x, mat2):
+    # x.T @ g, in the weight's order when mat2 is a transposed weight (x @ weight.t()): See
+    # Note [Linear's weight gradient] in fused_products.py
+    if mat2 is not None and mat2.flags.f_contiguous and not mat2.flags.c_contiguous:
+        return (g.T @ x).T
+    return x.T @ g
+
+
 _mm = binary(MM)  # shapes already checked: formulas and mm() call the row directly
 
 
@@ -118,11 +127,37 @@ def _mm_shapes(a, b) -> str:
     return f"{a[0]}x{a[1]} and {b[0]}x{b[1]}"
 
 
+def check_sparse_mm(input, mat2) -> None:
+    """PyTorch's errors for a sparse COO matrix times a dense one (its addmm's wording)."""
+    a, b = input._data.shape, mat2._data.shape
+    if len(a) != 2 or input._data.dense_dim:
+        raise RuntimeError(
+            f"addmm: matrices expected, got {len(a)}D tensor"
+            if len(a) != 2
+            else "addmm: expected first two dims to be sparse (indices has size 2 at first dim)"
+        )
+    if len(b) != 2:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [-{len(b)}, {len(b) - 1}], but "
+            "got 1)"
+        )
+    if a[1] != b[0]:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a[1]}, got {b[0]}")
+    if input._data.dtype != mat2._data.dtype:
+        raise RuntimeError(
+            f"expected scalar type {input.dtype._legacy} but found {mat2.dtype._legacy}"
+        )
+
+
 @public
 def mm(input, mat2):
-    """Matches `torch.mm`."""
+    """Matches `torch.mm`, a sparse COO first matrix included (its gradient is then dense, as
+    PyTorch's)."""
     if recording.autocast is not None:  # cast before the dtype checks: Note [Autocast hook]
         input, mat2 = recording.autocast("mm", (input, mat2))
+    if type(input._data) is SparseCOO:
+        check_sparse_mm(input, mat2)
+        return _mm(input, mat2)
     a, b = input._data.shape, mat2._data.shape
     if len(a) != 2:
         raise RuntimeError("self must be a matrix")
@@ -155,7 +190,10 @@ def bmm(input, mat2):
 
 @public
 def mv(input, vec):
-    """Matches `torch.mv`."""
+    """Matches `torch.mv`, a sparse COO matrix included."""
+    if type(input._data) is SparseCOO:
+        check_sparse_mm(input, vec.unsqueeze(1))
+        return apply(MV, (input, vec))
     a, b = input._data.shape, vec._data.shape
     if len(a) != 2 or len(b) != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {len(a)}, {len(b)}")
@@ -207,7 +245,8 @@ def matmul(input, other):
     if da == 2 and db == 2:
         return mm(input, other)
     a, b = input._data.shape, other._data.shape
-    if db == 1:  # a batch of matrices times a vector: PyTorch folds it into one mv
+    fold = db <= 2 and _should_fold(input, other)
+    if fold and db == 1:  # a batch of matrices times a vector: one mv on the batch's rows
         rows = _prod(a[:-1])
         if a[-1] != b[0]:
             raise RuntimeError(
@@ -218,19 +257,43 @@ def matmul(input, other):
             raise RuntimeError(
                 f"addmv input tensors must have the same dtype, but got {y}, {x}, and {y}"
             )
-        return apply(MATMUL, (input, other))
+    if fold:
+        return _folded(input, other)
+    # the rest is one broadcast bmm in PyTorch (a vector as a one-column matrix)
     batch = _batch_shape(a[:-2] if da > 1 else (), b[:-2])
     inner = a[-1]
-    if inner != b[-2]:
+    if inner != b[-2 if db > 1 else 0]:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{_prod(batch)}, {inner}] but got: [{_prod(batch)}, {b[-2]}]."
+            f"[{_prod(batch)}, {inner}] but got: [{_prod(batch)}, {b[-2 if db > 1 else 0]}]."
         )
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(
             f"expected scalar type {input.dtype._legacy} but found {other.dtype._legacy}"
         )
     return apply(MATMUL_FOLDED if da == 2 else MATMUL, (input, other))
+
+
+def _should_fold(input, other) -> bool:
+    # PyTorch's rule: always when the matrix needs a gradient (its backward then never holds
+    # the batch), else only when the batch dims flatten into rows without a copy (otherwise
+    # it runs a broadcast bmm: same values, its own errors)
+    if other._requires_grad:
+        return True
+    x = input._data
+    shape, strides = x.shape, x.strides
+    return x.size == 0 or all(
+        strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2)
+    )
+
+
+def _folded(input, other):
+    # (..., n, k) @ (k, m) or (k,): PyTorch folds the batch into the rows of one mm (or mv),
+    # so the graph is UnsafeViewBackward0 over MmBackward0 over the input's reshape
+    a, b = input._data.shape, other._data.shape
+    rows = reshape(input, (_prod(a[:-1]), a[-1]))
+    product = mm(rows, other) if len(b) == 2 else mv(rows, other)
+    return apply(UNSAFE_VIEW, (product,), {"shape": a[:-1] + b[1:]})
 
 
 def _batch_shape(batch_a, batch_b) -> tuple:
@@ -252,158 +315,7 @@ public(matmul, name="__matmul__", function=False)
 public(lambda self, other: matmul(other, self), name="__rmatmul__", function=False)
 
 
-# ---- outer products and the fused add* forms -----------------------------------------------
-
-ADDMM = defop(
-    "addmm",
-    gemm.rounds_once(
-        lambda xp, x, mat1, mat2, *, beta, alpha: _scaled_sum(x, mat1 @ mat2, beta, alpha)
-    ),
-    {
-        "x": lambda g, beta: g * beta,
-        "mat1": lambda g, mat2, alpha: _mm(g, mat2.t()) * alpha,
-        "mat2": lambda g, mat1, alpha: _mm(mat1.t(), g) * alpha,
-    },
-)
-ADDMV = defop(
-    "addmv",
-    gemm.rounds_once(
-        lambda xp, x, mat, vec, *, beta, alpha: _scaled_sum(x, mat @ vec, beta, alpha)
-    ),
-    {
-        "x": lambda g, beta: g * beta,
-        "mat": lambda g, vec, alpha: g.unsqueeze(1) * vec * alpha,
-        "vec": lambda g, mat, alpha: mat.t().mv(g) * alpha,
-    },
-)
-ADDR = defop(
-    "addr",
-    # element by element in the operands' dtype, alpha applied to vec1 first, as PyTorch's
-    # kernel: (alpha * vec1) * vec2, each step rounded (float16 and bfloat16 included)
-    lambda xp, x, vec1, vec2, *, beta, alpha: _scaled_sum(
-        x, xp.multiply.outer(vec1 * alpha if alpha != 1 else vec1, vec2), beta, 1
-    ),
-    {
-        "x": lambda g, beta: g * beta,
-        "vec1": lambda g, vec2, alpha: g.mv(vec2) * alpha,
-        "vec2": lambda g, vec1, alpha: g.t().mv(vec1) * alpha,
-    },
-)
-BADDBMM = defop(
-    "baddbmm",
-    gemm.rounds_once(
-        lambda xp, x, batch1, batch2, *, beta, alpha: _scaled_sum(x, batch1 @ batch2, beta, alpha)
-    ),
-    {
-        "x": lambda g, beta: g * beta,
-        "batch1": lambda g, batch2, alpha: g.bmm(batch2.transpose(1, 2)) * alpha,
-        "batch2": lambda g, batch1, alpha: batch1.transpose(1, 2).bmm(g) * alpha,
-    },
-)
-ADDBMM = defop(
-    "addbmm",
-    lambda xp, x, batch1, batch2, *, beta, alpha: _addbmm_fwd(xp, x, batch1, batch2, beta, alpha),
-    {
-        "x": lambda g, beta: g * beta,
-        "batch1": lambda g, batch2, alpha: g.unsqueeze(0).matmul(batch2.transpose(1, 2)) * alpha,
-        "batch2": lambda g, batch1, alpha: batch1.transpose(1, 2).matmul(g.unsqueeze(0)) * alpha,
-    },
-)
-
-
-_addmm_once = gemm.rounds_once(lambda xp, x, a, b, beta, alpha: _scaled_sum(x, a @ b, beta, alpha))
-
-
-def _addbmm_fwd(xp, x, batch1, batch2, beta, alpha):
-    if batch1.dtype not in gemm.LOW_PRECISION or not len(batch1):
-        return _scaled_sum(x, (batch1 @ batch2).sum(0), beta, alpha)
-    # PyTorch adds one batch at a time (an addmm each, each rounded once): so does this
-    out = _addmm_once(xp, x, batch1[0], batch2[0], beta, alpha)
-    for a, b in zip(batch1[1:], batch2[1:]):
-        out = _addmm_once(xp, out, a, b, 1, alpha)
-    return out
-
-
-def _scaled_sum(x, product, beta, alpha):
-    # beta == 0 ignores x entirely (its NaN and inf do not propagate), as in PyTorch
-    product = product * alpha if alpha != 1 else product
-    if beta == 0:
-        return np.broadcast_to(np.zeros((), product.dtype), product.shape) + product
-    return (x * beta if beta != 1 else x) + product
-
-
-def _fused(op, name, input, a, b, shape, beta, alpha):
-
-    expand(input, shape)  # PyTorch's message when `input` does not broadcast to the product
-    return apply(op, (input, a, b), {"beta": beta, "alpha": alpha})
-
-
-def _need(t, ndim, what):
-    if t._data.ndim != ndim:
-        raise RuntimeError(
-            f"{what} must be a {'matrix' if ndim == 2 else f'{ndim}D tensor'}, "
-            f"got {t._data.ndim}-D tensor"
-        )
-
-
-@public
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    """Matches `torch.addmm`: beta * input + alpha * (mat1 @ mat2)."""
-    _need(mat1, 2, "mat1")
-    _need(mat2, 2, "mat2")
-    a, b = mat1._data.shape, mat2._data.shape
-    if a[1] != b[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_mm_shapes(a, b)})")
-    return _fused(ADDMM, "addmm", input, mat1, mat2, (a[0], b[1]), beta, alpha)
-
-
-@public
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    """Matches `torch.addmv`: beta * input + alpha * (mat @ vec)."""
-    a, b = mat._data.shape, vec._data.shape
-    if len(a) != 2 or len(b) != 1:
-        raise RuntimeError(
-            f"vector + matrix @ vector expected, got {input._data.ndim}, {len(a)}, {len(b)}"
-        )
-    if a[1] != b[0]:
-        raise RuntimeError(f"size mismatch, got input ({a[0]}), mat ({a[0]}x{a[1]}), vec ({b[0]})")
-    return _fused(ADDMV, "addmv", input, mat, vec, (a[0],), beta, alpha)
-
-
-@public
-def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
-    """Matches `torch.addr`: beta * input + alpha * outer(vec1, vec2)."""
-    for name, v in (("vec1", vec1), ("vec2", vec2)):
-        if v._data.ndim != 1:
-            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v._data.ndim}-D")
-    shape = (vec1._data.shape[0], vec2._data.shape[0])
-    return _fused(ADDR, "addr", input, vec1, vec2, shape, beta, alpha)
-
-
-def _batches(batch1, batch2):
-    _need(batch1, 3, "batch1")
-    _need(batch2, 3, "batch2")
-    a, b = batch1._data.shape, batch2._data.shape
-    if b[:2] != (a[0], a[2]):
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}]."
-        )
-    return a, b
-
-
-@public
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    """Matches `torch.baddbmm`: beta * input + alpha * (batch1 @ batch2)."""
-    a, b = _batches(batch1, batch2)
-    return _fused(BADDBMM, "baddbmm", input, batch1, batch2, (a[0], a[1], b[2]), beta, alpha)
-
-
-@public
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    """Matches `torch.addbmm`: beta * input + alpha * sum_b(batch1[b] @ batch2[b])."""
-    a, b = _batches(batch1, batch2)
-    return _fused(ADDBMM, "addbmm", input, batch1, batch2, (a[1], b[2]), beta, alpha)
+# ---- outer products -----------------------------------------------------------------------
 
 
 @public

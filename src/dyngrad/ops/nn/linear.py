@@ -1,73 +1,26 @@
-"""The affine map `x @ weight.T + bias` as one row, so a frozen layer saves no activation."""
+"""`F.linear` as PyTorch computes it, with PyTorch's graph: addmm(bias, x, weight.t()) for a
+matrix with a bias (other ranks flattened to one first), else matmul(x, weight.t()) plus the
+bias; the common case by a fast form that records the same two nodes."""
 
 from __future__ import annotations
 
-import math
+import numpy as np
 
-from ..._tensor import Tensor
-from ..arrays import gemm
-from ..linalg.products import (
-    _dtype_check,
-    _mm,  # mm's fast form: the formulas' shapes are right by construction
-)
+from ..._tensor import Tensor, new_tensor
+from ...graph.grad_mode import state as grad_state
+from ..linalg.fused_products import ADDMM, addmm, addmm_forward
+from ..shape.reshaping import T
 from ..table import record as recording
-from ..table.array_backward import ArrayBackward
-from ..table.record import apply
-from ..table.registry import defop
+from ..table.record import make_view, note_no_grad, record
 
+__all__ = ["linear"]
 
-# PyTorch computes a biased 2-d linear as addmm(bias, x, weight.t()): hence the node name.
-# Each formula reads only what its input needs: with weight and bias frozen, x's formula
-# reads weight alone, so the node saves no activation (seed 000).
-@gemm.rounds_once  # float16/bfloat16: the bias added before the one rounding
-def _linear_fwd(xp, x, weight, bias):
-    if x.shape[0] == 1:  # one sample: BLAS's matrix-vector product, which matmul does not call
-        out = xp.dot(weight, x[0]).reshape(1, -1)
-    else:
-        out = gemm.mm(xp, x, weight.T)  # See Note [GEMM orientation]
-    if out.dtype == bias.dtype and bias.ndim <= out.ndim:  # a fresh product: add in place
-        out += bias
-        return out
-    return out + bias
-
-
-def _linear_kernel(xp, needs, g, x, weight):
-    # the formulas on arrays (Note [Array backwards]); the bias's gradient is summed by the node
-    return (g @ weight if needs[0] else None, g.T @ x if needs[1] else None, g)
-
-
-LINEAR = defop(
-    "linear",
-    _linear_fwd,
-    {
-        "x": lambda g, weight: _mm(g, weight),
-        "weight": lambda g, x: _mm(g.t(), x),
-        "bias": lambda g: g,
-    },
-    node="AddmmBackward0",
-    array_backward=ArrayBackward(_linear_kernel),
-)
-
-
-def _raise_mismatch(input: Tensor, weight: Tensor, bias) -> None:
-    """PyTorch's error for operands linear cannot multiply (only called when one is wrong)."""
-    x, w = input._data, weight._data
-    if x.ndim == 0 or w.ndim == 0:
-        raise RuntimeError(
-            f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D"
-        )
-    k = x.shape[-1]
-    if w.ndim != 2 or w.shape[1] != k:
-        rows = x.size // max(k, 1) if x.ndim > 1 else 1
-        cols = f"{w.shape[1]}x{w.shape[0]}" if w.ndim == 2 else "x".join(map(str, w.shape))
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and {cols})")
-    if bias is not None:
-        raise RuntimeError(
-            f"mat1 and mat2 must have the same dtype, but got "
-            f"{input.dtype._legacy} and {weight.dtype._legacy}"
-        )
-
-    _dtype_check(input, weight)
+_new = object.__new__
+_ndarray = np.ndarray
+_EMPTY: dict = {}
+_ADDMM_ATTRS = {"beta": 1, "alpha": 1}  # shared by every linear's node, never written
+_ADDMM_NODE = ADDMM.node_cls
+_ADDMM_PLANS = ADDMM.plans
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -75,34 +28,91 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if recording.autocast is not None:  # cast before the dtype checks: Note [Autocast hook]
         input, weight, bias = recording.autocast("linear", (input, weight, bias))
     x, w = input._data, weight._data
-    if w.ndim == 1 and x.ndim:  # a vector of weights: one output per row, as matmul gives
-        out = input.matmul(weight)
-        return out if bias is None else out + bias
-    if x.ndim == 0 or w.ndim != 2 or x.shape[-1] != w.shape[1] or x.dtype != w.dtype:
-        _raise_mismatch(input, weight, bias)
-    if bias is None:
-        return input.matmul(weight.t())
-    b = bias._data
-    if x.ndim == 2:
-        _check_addmm_bias(bias, input, x.shape[0], w.shape[0])
-        return apply(LINEAR, (input, weight, bias))
-    # other ranks: PyTorch runs a contiguous input with a bias of one row through addmm on a
-    # flattened view (ViewBackward0 over AddmmBackward0), anything else as matmul, then add
-    if x.flags.c_contiguous and (b.ndim == 1 or b.ndim == 2 and b.shape[0] == 1):
-        rows = math.prod(x.shape[:-1])
-        _check_addmm_bias(bias, input, rows, w.shape[0])
-        out = apply(LINEAR, (input.reshape(rows, x.shape[-1]), weight, bias))
-        return out.view(*x.shape[:-1], w.shape[0])
-    return input.matmul(weight.t()).add_(bias)
-
-
-def _check_addmm_bias(bias: Tensor, input: Tensor, rows: int, columns: int) -> None:
-    # addmm expands the bias to the product's (rows, columns): PyTorch's errors if it cannot
-    b = bias._data
-    if b.dtype != input._data.dtype:
+    if bias is not None and x.ndim == 2 and w.ndim == 2 and recording.observer is None:
+        b = bias._data
+        if (
+            x.shape[1] == w.shape[1]
+            and b.shape == (w.shape[0],)
+            and x.dtype == w.dtype == b.dtype
+            and type(x) is _ndarray
+        ):
+            return _linear_2d(input, weight, bias)
+    if x.ndim == 0 or w.ndim == 0:
         raise RuntimeError(
-            f"self and mat2 must have the same dtype, but got "
-            f"{bias.dtype._legacy} and {input.dtype._legacy}"
+            f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D"
         )
-    if b.shape != (columns,):
-        bias.expand(rows, columns)  # raises expand's own message when it does not fit
+    wt = weight.t() if recording.observer is not None else _transposed(weight)
+    if bias is None:
+        return input.matmul(wt)
+    if x.ndim == 2:
+        return addmm(bias, input, wt)
+    # PyTorch flattens a contiguous input into rows for one addmm (ViewBackward0 on both
+    # sides of AddmmBackward0) when the bias is one row of values; else matmul, then the bias
+    b = bias._data
+    row = b.ndim == 1 or sum(size != 1 for size in b.shape) == 1  # squeeze() leaves 1 dim
+    if row and x.flags.c_contiguous and b.flags.c_contiguous:
+        rows = addmm(bias, input.view(-1, x.shape[-1]), wt)
+        return rows.view(*x.shape[:-1], rows._data.shape[-1])
+    out = input.matmul(wt)
+    # PyTorch adds the bias in place (add_), so it may not grow the output; dyngrad adds it out
+    # of place, which records the same AddBackward0 (matmul's output may be a view here)
+    try:
+        shape = np.broadcast_shapes(out._data.shape, b.shape)
+    except ValueError:
+        return out + bias  # raises add's own message
+    if shape != out._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(out._data.shape)} doesn't match the broadcast shape "
+            f"{list(shape)}"
+        )
+    return out + bias
+
+
+def _linear_2d(input: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
+    # addmm(bias, input, weight.t()) for operands already checked: the row's forward, and its
+    # node recorded over weight.t()'s own (Note [One recording path])
+    out = addmm_forward(np, bias._data, input._data, weight._data.T, beta=1, alpha=1)
+    mask = bias._requires_grad | input._requires_grad << 1 | weight._requires_grad << 2
+    if not mask:
+        return new_tensor(out)
+    if not grad_state.enabled:
+        t = new_tensor(out)
+        note_no_grad(t, (bias, input, weight))
+        return t
+    node = _new(_ADDMM_NODE)
+    t = new_tensor(out, True, node)
+    record(node, (bias, input, _transposed(weight)), mask, _ADDMM_ATTRS, _ADDMM_PLANS[mask], t)
+    return t
+
+
+def _transposed(weight: Tensor) -> Tensor:
+    """`weight.t()` as T's row makes it, recorded with linear's own TBackward0."""
+    if weight._requires_grad and grad_state.enabled:
+        node = _new(TBackward0)
+        wt = new_tensor(weight._data.T, True, node)
+        make_view(wt, weight, T, _EMPTY)
+        record(node, (weight,), 1, _EMPTY, (), None)
+        return wt
+    wt = new_tensor(weight._data.T)
+    make_view(wt, weight, T, _EMPTY)
+    return wt
+
+
+class TBackward0(T.node_cls):
+    """The node of a linear's `weight.t()`: T's own (same name, formula and kernel), except
+    that it hands the weight the array addmm's kernel made in its shape, so that
+    AccumulateGrad adopts it without a copy. See Note [Linear's weight gradient] in
+    fused_products.py."""
+
+    __slots__ = ()
+
+    def apply(self, grads):
+        data = grads[0]._data
+        base = data.base
+        # the gradient is base.T exactly (same memory, reversed shape and strides), and no hook
+        # could have handed in an array someone else holds
+        if base is not None and self._plain and not grad_state.enabled and type(data) is _ndarray:
+            shape, dtype = self._meta[0]
+            if base.shape == shape and base.strides == data.strides[::-1] and base.dtype == dtype:
+                return (new_tensor(base),)
+        return super().apply(grads)

@@ -9,9 +9,17 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...runtime import dtypes
+from ...runtime.sparse_coo import SparseCOO
 from .arguments import allocation_error
 
-__all__ = ["translate", "broadcast_error", "expect_tensor", "floating_only", "c_type_name"]
+__all__ = [
+    "translate",
+    "broadcast_error",
+    "expect_tensor",
+    "floating_only",
+    "c_type_name",
+    "not_on_sparse",
+]
 
 
 def broadcast_error(shapes) -> RuntimeError | None:
@@ -93,10 +101,24 @@ def c_type_name(dtype) -> str:
     return _C_TYPE_NAMES[dtype.name]
 
 
+def not_on_sparse(op) -> NotImplementedError:
+    """PyTorch's error for an op that has no kernel for sparse COO tensors."""
+    return NotImplementedError(
+        f"Could not run 'aten::{op.name}' with arguments from the 'SparseCPU' backend. This "
+        "could be because the operator doesn't exist for this backend, or was omitted during "
+        "the selective/custom build process (if using custom build).\n[dyngrad] sparse COO "
+        "tensors support to_dense(), coalesce(), indices()/values(), sparse @ dense products "
+        "(torch.sparse.mm, torch.mm), torch.sparse.sum, sums and products with numbers; call "
+        ".to_dense() first for anything else."
+    )
+
+
 def translate(op, args, attrs, exc: Exception) -> Exception:
     """An exception with PyTorch's first sentence for a NumPy failure in `op`'s forward."""
     if isinstance(exc, RuntimeError):
         return exc
+    if any(isinstance(a, Tensor) and type(a._data) is SparseCOO for a in args):
+        return not_on_sparse(op)  # a sparse tensor that reached a dense forward
     if isinstance(exc, MemoryError):  # NumPy's names the shape and dtype it could not get
         shape, dtype = getattr(exc, "shape", ()), getattr(exc, "dtype", np.dtype(np.uint8))
         return allocation_error(int(np.prod(shape, dtype=object)) * dtype.itemsize)

@@ -41,6 +41,7 @@ from ...graph import saved_hooks
 from ...graph.grad_mode import state as grad_state
 from ...graph.node import _sequence
 from ...graph.saved import SAVES_OUTPUT, SavedOutput
+from ...runtime.sparse_coo import SparseCOO
 from . import record as recording
 from .errors import translate
 from .record import apply, gradient_edge, note_no_grad, pack_saved, save
@@ -69,6 +70,7 @@ _NAMESPACE = {
     "_hooks_active": saved_hooks.active,
     "Tensor": Tensor,
     "SavedOutput": SavedOutput,
+    "SparseCOO": SparseCOO,
     "VersionCounter": VersionCounter,
     "anomaly": anomaly,
     "apply": apply,
@@ -132,7 +134,8 @@ def {name}(x, y):
         out = fwd(np, xd, yd)
     except _ERRORS as exc:
         raise translate(op, (x, y), _EMPTY, exc) from None
-    if type(out) is not _ndarray:
+    # dense * sparse is sparse: See Note [Sparse COO arrays]
+    if type(out) is not _ndarray and type(out) is not SparseCOO:
         out = np.asarray(out)
 {record}
     if recording.observer is not None:  # See Note [Op observer]

@@ -14,8 +14,9 @@ from ...graph import saved_hooks
 from ...graph.grad_mode import state as grad_state
 from ...graph.saved import SavedOutput
 from ...runtime import dtypes, namespace
+from ...runtime.sparse_coo import SparseCOO
 from . import record as recording
-from .errors import translate
+from .errors import not_on_sparse, translate
 from .record import gradient_edge, record, save
 from .views import check_inplace_allowed, rebase_history
 
@@ -43,6 +44,8 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
     if grad_on and (mask or self._base is not None and self._base._requires_grad):
         check_inplace_allowed(self)
     if not self._data.flags.writeable:  # a view of an expanded tensor: See _writeable
+        if type(self._data) is SparseCOO:  # (never writeable): in-place ops are not built
+            raise not_on_sparse(op)
         self._data = _writeable(self._data)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.promote is not None:

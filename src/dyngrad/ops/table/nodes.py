@@ -113,6 +113,8 @@ class OpNode(Node):
         # their SavedTensor handles as `_raw_saved_self`...
         if name.startswith("_saved_") and not name.startswith("_saved_tensor"):
             key = _TORCH_SAVED_NAMES.get(name[7:], name[7:])
+            if key.endswith(_LAYOUT_SUFFIXES) and type(self)._layouts:
+                return _layout(self, key)
             saved = object.__getattribute__(self, "_saved")
             if saved is None:
                 raise RuntimeError(SECOND_BACKWARD)
@@ -121,6 +123,9 @@ class OpNode(Node):
             attrs = object.__getattribute__(self, "_attrs") or _EMPTY
             if key in attrs:
                 return attrs[key]
+            op = self._op
+            if not op.variadic and any(key == n for n, _ in op.plans[(1 << len(op.inputs)) - 1]):
+                return None  # saved only when an input that needs it requires grad
         if name.startswith("_raw_saved_"):
             key = _TORCH_SAVED_NAMES.get(name[11:], name[11:])
             saved = object.__getattribute__(self, "_saved")
@@ -143,12 +148,52 @@ class OpNode(Node):
             raise RuntimeError(SECOND_BACKWARD)
         return unpack_one(self, key, self._saved[key])
 
+    # the inputs whose sizes and strides PyTorch's node keeps (`_saved_mat1_sym_sizes`)
+    _layouts: tuple = ()
+
 
 def _is_tensor_slot(value) -> bool:
     return value is None or isinstance(value, (Tensor, SavedOutput, Packed))
 
 
 _TORCH_SAVED_NAMES = {"self": "x", "other": "y", "result": "out"}
+_LAYOUT_SUFFIXES = ("_sym_sizes", "_sym_strides")
+
+
+def _layout(node: OpNode, key: str):
+    """`_saved_<input>_sym_sizes` / `_sym_strides`: what PyTorch records of a matrix operand.
+
+    Sizes come from the recorded metadata or the saved tensor (None where neither exists:
+    only addmm's bias requires grad). PyTorch keeps strides only for an input that requires
+    grad; dyngrad reads them off the saved tensor, and for one not saved assumes the usual
+    layout (contiguous, or a weight's transpose under TBackward0)."""
+    name, _, what = key.rpartition("_sym_")
+    name = _TORCH_SAVED_NAMES.get(name, name)
+    if name not in node._layouts:
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_{key}'")
+    i = node._op.inputs.index(name)
+    meta = node._meta[i]
+    value = (node._saved or _EMPTY).get(name)
+    data = value._data if isinstance(value, Tensor) else None
+    if what == "sizes":
+        shape = meta[0] if meta is not None else None if data is None else data.shape
+        return shape if shape is None else tuple(shape)
+    if meta is None:
+        return ()
+    if data is not None:
+        return tuple(s // data.itemsize for s in data.strides)
+    shape = meta[0]
+    if node.next_functions[i][0].name() == "TBackward0":
+        return tuple(reversed(_contiguous_strides(shape[::-1])))
+    return _contiguous_strides(shape)
+
+
+def _contiguous_strides(shape) -> tuple:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
 
 
 def sum_to_input(grad: Tensor, meta) -> Tensor:
@@ -209,8 +254,10 @@ def check_unmodified(node: OpNode, name: str, value, version: int) -> None:
         if value.version_counter.value != version:
             _raise_modified(node, name, value.tensor, version, node, value.output_nr)
     elif value._version_counter.value != version:
-        # PyTorch names the tensor's history as it is now (after the in-place write)
-        _raise_modified(node, name, value, version, value._grad_fn, value._out_nr)
+        # PyTorch names the tensor's history as it is now (after the in-place write): a view
+        # of a base written in place is AsStridedBackward0 by then (Note [In-place through a
+        # view]), hence the property
+        _raise_modified(node, name, value, version, value.grad_fn, value._out_nr)
     elif value._detached_at > node._seq:
         raise RuntimeError(DETACHED_INPLACE)
 

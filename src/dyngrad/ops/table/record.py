@@ -48,7 +48,8 @@ from ...graph.saved import SAVES_OUTPUT as _SAVES_OUTPUT
 from ...graph.saved import SavedOutput
 from ...graph.saved_hooks import Packed
 from ...runtime import namespace
-from .errors import translate
+from ...runtime.sparse_coo import SparseCOO
+from .errors import not_on_sparse, translate
 from .view_errors import creation_of, view_rebase_error
 
 __all__ = [
@@ -257,7 +258,12 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
         arrays = op.promote(arrays, args)
     first = arrays[0]
     try:
-        out = op.fwd(np if type(first) is _ndarray else namespace(first), *arrays, **attrs)
+        if type(first) is _ndarray:
+            out = op.fwd(np, *arrays, **attrs)
+        elif type(first) is SparseCOO:  # (issue 14) See Note [Sparse COO arrays]
+            out = _sparse_forward(op, arrays, attrs)
+        else:
+            out = op.fwd(namespace(first), *arrays, **attrs)
     except (ValueError, IndexError, TypeError, MemoryError) as exc:
         raise translate(op, args, attrs, exc) from None
     if op.stash:  # See Note [Stashed intermediates]
@@ -282,6 +288,13 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
     if observer is not None:  # See Note [Op observer]
         observer(op, args, attrs, result)
     return result
+
+
+def _sparse_forward(op, arrays, attrs):
+    # the row's sparse forward, or PyTorch's error for an op with no sparse kernel
+    if op.sparse is None:
+        raise not_on_sparse(op)
+    return op.sparse(np, *arrays, **attrs)
 
 
 def autocast_entry(name: str):
@@ -318,7 +331,11 @@ def note_no_grad(result, args) -> None:
 
 def _outputs(op, args, attrs, out, node):
     if op.n_outputs == 1:
-        t = _wrap(out if type(out) is _ndarray else np.asarray(out), node is not None, node)
+        if type(out) is not _ndarray:
+            if type(out) is SparseCOO:  # never a view of its input, as in PyTorch
+                return _wrap(out, node is not None, node)
+            out = np.asarray(out)  # a NumPy scalar from a full reduction
+        t = _wrap(out, node is not None, node)
         if op.view:
             make_view(t, args[0], op, attrs)
         return t

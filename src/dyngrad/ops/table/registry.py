@@ -23,7 +23,7 @@ from ...graph.saved import SAVES_OUTPUT
 from .generated import parameters
 from .nodes import OpNode, StashOpNode, VariadicOpNode
 
-__all__ = ["OpDef", "defop", "OPS"]
+__all__ = ["OpDef", "defop", "sparse_forward", "OPS"]
 
 OPS: dict[str, OpDef] = {}
 
@@ -49,6 +49,7 @@ class OpDef:
         "reads_shapes",
         "array_backward",
         "stash",
+        "sparse",
     )
 
     def __repr__(self) -> str:
@@ -137,7 +138,16 @@ def defop(
     base = StashOpNode if stash else OpNode if outputs is not None else VariadicOpNode
     op.node_cls = type(cls_name, (base,), body) if grads else None
     op.array_backward = array_backward.bind(op) if array_backward is not None else None
+    op.sparse = None
     OPS[name] = op
+    return op
+
+
+def sparse_forward(op: OpDef, fn=None) -> OpDef:
+    """Let `op` run on sparse COO tensors: `fn(xp, *arrays, **attrs)` is its forward when the
+    first input is one (None: the row's own forward takes them). Without one, such a call
+    raises PyTorch's "Could not run ... 'SparseCPU' backend" error. Returns `op`."""
+    op.sparse = op.fwd if fn is None else fn
     return op
 
 
