@@ -83,11 +83,37 @@ def observe(session, op, args, attrs, result) -> None:
 # ops whose output is finite when their inputs are: they move, select or bound values (a
 # non-finite output came in with an input), so the check of every op skips them
 _STAYS_FINITE = frozenset(
-    {"select", "slice", "view", "unsafe_view", "t", "transpose", "permute", "expand",
-     "squeeze", "unsqueeze", "clone", "contiguous", "index", "getitem", "cat", "stack",
-     "relu", "threshold_backward", "sigmoid", "tanh", "hardtanh", "clamp", "abs", "neg",
-     "softmax", "max_pool2d", "dropout", "where", "to_copy"}
-)  # fmt: skip
+    {
+        "select",
+        "slice",
+        "view",
+        "unsafe_view",
+        "t",
+        "transpose",
+        "permute",
+        "expand",
+        "squeeze",
+        "unsqueeze",
+        "clone",
+        "contiguous",
+        "index",
+        "getitem",
+        "cat",
+        "stack",
+        "relu",
+        "threshold_backward",
+        "sigmoid",
+        "tanh",
+        "hardtanh",
+        "clamp",
+        "abs",
+        "neg",
+        "softmax",
+        "max_pool2d",
+        "dropout",
+        "where",
+    }
+)  # fmt: skip (not to_copy: a cast to float16 overflows above 65504)
 
 # the in-place ops of a hand-written update (`w -= lr * w.grad`), not copy_ or init's fills
 _UPDATES = frozenset({"sub", "add", "add_scaled", "addcdiv", "addcmul"})
@@ -122,7 +148,19 @@ def _nonfinite(session, op, args, attrs, t) -> None:
     session.report.add(
         "nonfinite",
         user_site(2),
-        f"`{op.name}` produced {what} from finite inputs: the first non-finite value",
+        f"`{op.name}` produced {what} from finite inputs: the first non-finite value"
+        + _low_precision_note(t, what),
+    )
+
+
+def _low_precision_note(t, what: str) -> str:
+    # float16 overflows at 65504: under autocast a product that fits float32 becomes inf
+    if what != "inf" or t._data.dtype != np.float16:
+        return ""
+    return (
+        " (float16 overflows above 65504: under autocast(dtype=torch.float16) this op runs in "
+        "float16; use dtype=torch.bfloat16, which has float32's range, or keep the values "
+        "smaller)"
     )
 
 
