@@ -83,8 +83,11 @@ from .random import get_rng_state, set_rng_state
 from .serialization import load, save
 
 # isort: split
+from ._functional_aliases import *  # noqa: F403 - torch.conv2d, torch.layer_norm, ...
+
+# isort: split
 # Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
-from . import _C, _tensor_kinds, _torch_alias, accelerator, distributed, onnx
+from . import _C, _functional_aliases, _tensor_kinds, _torch_alias, accelerator, distributed, onnx
 
 _tensor_kinds.install(Tensor)
 
@@ -134,6 +137,7 @@ def numel(input) -> int:
 
 __all__ = sorted(
     set(_FUNCTIONS)
+    | set(_functional_aliases.__all__)
     | {
         "Tensor",
         "Size",

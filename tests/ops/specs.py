@@ -13,6 +13,7 @@ from . import (
     specs_reduction,
     specs_shape,
     specs_special_gamma,
+    specs_surface,
 )
 
 SPECS = [
@@ -28,6 +29,7 @@ SPECS = [
         specs_nn,
         specs_special_gamma,
         specs_legacy,
+        specs_surface,
     )
     for spec in module.SPECS
 ]

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from ..graph.grad_mode import no_grad
 from ..ops.elementwise.activation import (  # noqa: F401
     celu,
     celu_,
@@ -52,8 +53,10 @@ from ..ops.nn.pool_functional import (  # noqa: F401
     max_pool2d,
 )
 from ..ops.nn.upsample import interpolate  # noqa: F401
+from ..ops.reduction.norms import vector_norm
 from ..ops.reduction.softmax import log_softmax as _log_softmax
 from ..ops.reduction.softmax import softmax as _softmax
+from ..ops.shape.grids import broadcast_tensors
 from ..ops.table.argument_errors import named_type_error
 from ..ops.table.arguments import is_int
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
@@ -227,10 +230,15 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Matches `torch.nn.functional.cosine_similarity`."""
-    dot = (x1 * x2).sum(dim)
-    n1 = (x1 * x1).sum(dim).clamp(min=eps * eps).sqrt()
-    n2 = (x2 * x2).sum(dim).clamp(min=eps * eps).sqrt()
-    return dot / (n1 * n2)
+    # PyTorch's form: each input divided by its norm first (stabler: the result stays in
+    # [-1, 1]), the norms clamped to eps outside the graph, so the gradient ignores the clamp
+    x1, x2 = broadcast_tensors(x1, x2)
+    n1 = vector_norm(x1, 2, dim, keepdim=True).clone()
+    n2 = vector_norm(x2, 2, dim, keepdim=True).clone()
+    with no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def prelu(input, weight):

@@ -25,6 +25,7 @@ from .elementwise import (  # noqa: F401
     fused,
     gamma,
     gelu,
+    number_theory,
     rounding,
     special,
     unary,
@@ -43,7 +44,16 @@ from .nn import (  # noqa: F401
     pool_functional,
     upsample,
 )
-from .reduction import cumulative, norms, reduce_ops, searching, softmax, sorting, statistics  # noqa: F401
+from .reduction import (  # noqa: F401
+    aten_norms,
+    cumulative,
+    norms,
+    reduce_ops,
+    searching,
+    softmax,
+    sorting,
+    statistics,
+)
 from .shape import (  # noqa: F401
     diagonal,
     grids,
