@@ -6,6 +6,7 @@ from .ops.linalg.cholesky import cholesky_ex, solve_triangular
 from .ops.linalg.cholesky import linalg_cholesky as cholesky
 from .ops.linalg.decomposition import _LinAlgError as LinAlgError
 from .ops.linalg.decomposition import inv, svd, svdvals
+from .ops.linalg.matrix_functions import det, matrix_exp, matrix_power, slogdet
 from .ops.linalg.products import linalg_cross as cross
 from .ops.linalg.products import matmul
 from .ops.reduction.norms import matrix_norm, norm, vector_norm
@@ -15,6 +16,10 @@ __all__ = [
     "cholesky",
     "cholesky_ex",
     "cross",
+    "det",
+    "matrix_exp",
+    "matrix_power",
+    "slogdet",
     "inv",
     "matmul",
     "matrix_norm",

@@ -33,4 +33,27 @@ SPECS = [
         lambda t, x, y: t.dist(x, y) + t.dist(x, y, 1) + t.dist(x, y, 3),
         [(T((3, 4)), T((3, 4))), (T((2, 3)), T((3,)))],
     ),
+    OpSpec(
+        "linalg_det",
+        lambda t, a: t.det(a + 3 * t.eye(a.shape[-1], dtype=a.dtype)),
+        [(T((3, 3)),), (T((2, 4, 4)),), (T((3, 3), nc=True),)],
+    ),
+    OpSpec(
+        "linalg_slogdet",
+        lambda t, a: t.slogdet(a + 3 * t.eye(a.shape[-1], dtype=a.dtype))[1],
+        [(T((3, 3)),), (T((2, 4, 4)),)],
+        torch_names=False,  # `[1]` of a tuple: torch names the node the same
+    ),
+    OpSpec(
+        "linalg_matrix_exp",
+        lambda t, a: t.matrix_exp(a),
+        [(T((3, 3)),), (T((2, 2, 2)),), (T((3, 3), nc=True),)],
+        domain=(-1.0, 1.0),
+    ),
+    OpSpec(
+        "linalg_pinv",
+        lambda t, a: t.pinverse(a),
+        [(T((3, 4)),), (T((4, 2)),), (T((2, 3, 3)),)],
+    ),
+    OpSpec("vdot", lambda t, x, y: t.vdot(x, y), [(T((4,)), T((4,)))]),
 ]

@@ -30,7 +30,14 @@ from .elementwise import (  # noqa: F401
     special,
     unary,
 )
-from .linalg import cholesky, decomposition, distance, einsum, products  # noqa: F401
+from .linalg import (  # noqa: F401
+    cholesky,
+    decomposition,
+    distance,
+    einsum,
+    matrix_functions,
+    products,
+)
 from .nn import (  # noqa: F401
     conv,
     embedding,
