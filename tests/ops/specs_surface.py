@@ -55,5 +55,21 @@ SPECS = [
         lambda t, a: t.pinverse(a),
         [(T((3, 4)),), (T((4, 2)),), (T((2, 3, 3)),)],
     ),
-    OpSpec("vdot", lambda t, x, y: t.vdot(x, y), [(T((4,)), T((4,)))]),
+    OpSpec("vdot", lambda t, x, y: t.vdot(x, y), [(T((4,)), T((1,)))]),
+    OpSpec(
+        "hardshrink",
+        lambda t, x: t.hardshrink(x) + x.hardshrink(0.3),
+        [(T((3, 4)),), (T((2, 3), nc=True),)],
+    ),
+    OpSpec("softshrink", lambda t, x: t.nn.functional.softshrink(x, 0.4), [(T((3, 4)),)]),
+    OpSpec(
+        "prelu",
+        lambda t, x, w: t.prelu(x, w),
+        [
+            (T((2, 3, 4)), T((3,))),
+            (T((2, 3)), T((1,))),
+            (T((4,)), T((1,))),
+            (T((2, 3, 2, 2)), T((3,))),
+        ],
+    ),
 ]

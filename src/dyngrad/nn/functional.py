@@ -36,7 +36,6 @@ from ..ops.elementwise.activation import (  # noqa: F401
     threshold,
     threshold_,
 )
-from ..ops.elementwise.arithmetic import where
 from ..ops.nn.conv import convolution, convolution_transpose
 from ..ops.nn.embedding import embedding  # noqa: F401
 from ..ops.nn.fold import fold, unfold  # noqa: F401
@@ -52,6 +51,8 @@ from ..ops.nn.pool_functional import (  # noqa: F401
     max_pool1d,
     max_pool2d,
 )
+from ..ops.nn.shrink import HARDSHRINK, SOFTSHRINK
+from ..ops.nn.shrink import prelu as torch_prelu
 from ..ops.nn.upsample import interpolate  # noqa: F401
 from ..ops.reduction.norms import vector_norm
 from ..ops.reduction.softmax import log_softmax as _log_softmax
@@ -59,6 +60,7 @@ from ..ops.reduction.softmax import softmax as _softmax
 from ..ops.shape.grids import broadcast_tensors
 from ..ops.table.argument_errors import named_type_error
 from ..ops.table.arguments import is_int
+from ..ops.table.record import apply
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .functional_dropout import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401
 from .functional_loss import (  # noqa: F401
@@ -244,9 +246,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def prelu(input, weight):
     """Matches `torch.nn.functional.prelu`: x where x > 0, else weight * x (per channel)."""
 
-    if weight.numel() != 1:
-        weight = weight.reshape(-1, *([1] * (input.dim() - 2)))
-    return where(input > 0, input, weight * input)
+    return torch_prelu(input, weight)
 
 
 def _float_only(kernel: str, input) -> None:
@@ -257,7 +257,7 @@ def _float_only(kernel: str, input) -> None:
 def hardshrink(input, lambd=0.5):
 
     _float_only("hardshrink_cpu", input)
-    return where(input.abs() > lambd, input, 0.0)
+    return apply(HARDSHRINK, (input,), {"lambd": lambd})
 
 
 def softshrink(input, lambd=0.5):
@@ -269,7 +269,7 @@ def softshrink(input, lambd=0.5):
             f"lambda must be in range [0, {top:g}] for input dtype "
             f"{input.dtype._legacy}, but found {lambd:g}"
         )
-    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
+    return apply(SOFTSHRINK, (input,), {"lambd": lambd})
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):

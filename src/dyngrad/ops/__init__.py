@@ -49,6 +49,7 @@ from .nn import (  # noqa: F401
     pool,
     pool_adaptive,
     pool_functional,
+    shrink,
     upsample,
 )
 from .reduction import (  # noqa: F401
