@@ -72,4 +72,26 @@ SPECS = [
             (T((2, 3, 2, 2)), T((3,))),
         ],
     ),
+    OpSpec(
+        "view_as_complex",
+        lambda t, p: t.view_as_real(t.view_as_complex(p) * 2),
+        [(T((3, 2)),), (T((2, 3, 2)),)],
+        covers=("view_as_real",),
+    ),
+    OpSpec(
+        "complex",
+        lambda t, x, y: t.view_as_real(t.complex(x, y)),
+        [(T((3,)), T((3,))), (T((2, 3)), T((3,)))],
+    ),
+    OpSpec(
+        "polar",
+        lambda t, r, theta: t.view_as_real(t.polar(r, theta)),
+        [(T((3,), low=0.5, high=2.0), T((3,))), (T((2, 3), low=0.5, high=2.0), T((3,)))],
+    ),
+    OpSpec("angle", lambda t, x: t.angle(x) + x, [(T((3, 4)),)]),
+    OpSpec(
+        "conj_physical",
+        lambda t, x, y: t.view_as_real(t.conj_physical(t.complex(x, y))),
+        [(T((3,)), T((3,)))],
+    ),
 ]

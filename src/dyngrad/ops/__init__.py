@@ -22,6 +22,7 @@ from .elementwise import (  # noqa: F401
     binary_math,
     bitwise,
     compare,
+    complex_numbers,
     fused,
     gamma,
     gelu,
