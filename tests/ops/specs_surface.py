@@ -94,4 +94,9 @@ SPECS = [
         lambda t, x, y: t.view_as_real(t.conj_physical(t.complex(x, y))),
         [(T((3,)), T((3,)))],
     ),
+    OpSpec(
+        "mode",
+        lambda t, x: t.mode(x, 1)[0] + t.mode(x, 0, True)[0].sum(),
+        [(T((3, 4)),), (T((2, 3), nc=True),)],
+    ),
 ]

@@ -57,6 +57,7 @@ from .reduction import (  # noqa: F401
     aten_norms,
     cumulative,
     norms,
+    quantiles,
     reduce_ops,
     searching,
     softmax,
