@@ -99,4 +99,24 @@ SPECS = [
         lambda t, x: t.mode(x, 1)[0] + t.mode(x, 0, True)[0].sum(),
         [(T((3, 4)),), (T((2, 3), nc=True),)],
     ),
+    OpSpec(
+        "select_scatter",
+        lambda t, x, src: t.select_scatter(x, src, 1, 2),
+        [(T((3, 4)), T((3,))), (T((2, 3, 4), nc=True), T((2, 4)))],
+    ),
+    OpSpec(
+        "slice_scatter",
+        lambda t, x, src: t.slice_scatter(x, src, 1, 0, None, 2),
+        [(T((3, 4)), T((3, 2))), (T((2, 5)), T((2, 3)))],
+    ),
+    OpSpec(
+        "diagonal_scatter",
+        lambda t, x, src: t.diagonal_scatter(x, src, 1),
+        [(T((3, 4)), T((3,))), (T((4, 3)), T((2,)))],
+    ),
+    OpSpec(
+        "block_diag",
+        lambda t, a, b, c: t.block_diag(a, b, c),
+        [(T((2, 3)), T((3,)), T(()))],
+    ),
 ]

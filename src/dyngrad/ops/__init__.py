@@ -78,6 +78,7 @@ from .shape import (  # noqa: F401
     scatter,
     scatter_reduce,
     storage,
+    structure,
 )
 from .table.promotion import result_type
 from .table.registry import OPS
