@@ -119,4 +119,26 @@ SPECS = [
         lambda t, a, b, c: t.block_diag(a, b, c),
         [(T((2, 3)), T((3,)), T(()))],
     ),
+    OpSpec("i0", lambda t, x: t.i0(x), [(T((3, 4)),), (T((2, 3), nc=True),)], domain=(-3.0, 3.0)),
+    OpSpec("special_i1", lambda t, x: t.special.i1(x), [(T((3, 4)),)], domain=(-3.0, 3.0)),
+    OpSpec(
+        "renorm",
+        lambda t, x: t.renorm(x, 2, 0, 1.0) + t.renorm(x, 3, 1, 0.8),
+        [(T((3, 4)),), (T((2, 3), nc=True),)],
+    ),
+    OpSpec(
+        "put",
+        lambda t, x, s: t.put(x, t.tensor([0, 5, -1]), s) + x.put(t.tensor([1, 1, 2]), s, True),
+        [(T((3, 4)), T((3,)))],
+    ),
+    OpSpec(
+        "mul_scalar",
+        lambda t, y: t.trapezoid(y, dx=0.5) + t.cumulative_trapezoid(y).sum(-1),
+        [(T((3, 4)),)],
+    ),
+    OpSpec(
+        "div_scalar",
+        lambda t, y, x: t.trapezoid(y, x),
+        [(T((3, 4)), T((4,)))],
+    ),
 ]

@@ -15,6 +15,7 @@ from .creation import (  # noqa: F401
     random_sampling,
     ranges,
     tensor_types,
+    windows,
 )
 from .elementwise import (  # noqa: F401
     activation,
@@ -29,6 +30,7 @@ from .elementwise import (  # noqa: F401
     number_theory,
     rounding,
     special,
+    special_bessel,
     unary,
 )
 from .linalg import (  # noqa: F401
@@ -56,6 +58,8 @@ from .nn import (  # noqa: F401
 from .reduction import (  # noqa: F401
     aten_norms,
     cumulative,
+    histograms,
+    integration,
     norms,
     quantiles,
     reduce_ops,
@@ -73,6 +77,7 @@ from .shape import (  # noqa: F401
     inplace_views,
     joining,
     masked,
+    put,
     rearrange,
     reshaping,
     scatter,
