@@ -84,10 +84,20 @@ from .serialization import load, save
 
 # isort: split
 from ._functional_aliases import *  # noqa: F403 - torch.conv2d, torch.layer_norm, ...
+from ._settings import *  # noqa: F403 - default device, deterministic algorithms
 
 # isort: split
 # Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
-from . import _C, _functional_aliases, _tensor_kinds, _torch_alias, accelerator, distributed, onnx
+from . import (
+    _C,
+    _functional_aliases,
+    _settings,
+    _tensor_kinds,
+    _torch_alias,
+    accelerator,
+    distributed,
+    onnx,
+)
 
 _tensor_kinds.install(Tensor)
 
@@ -138,6 +148,7 @@ def numel(input) -> int:
 __all__ = sorted(
     set(_FUNCTIONS)
     | set(_functional_aliases.__all__)
+    | set(_settings.__all__)
     | {
         "Tensor",
         "Size",
