@@ -48,3 +48,39 @@ def test_memory_predicates_on_the_cpu(lib):
     y = x.new_empty_strided((2, 3), (1, 2))
     assert y.stride() == (1, 2) and y.dtype == x.dtype and tuple(y.shape) == (2, 3)
     assert x.new_empty_strided((2,), (1,), dtype=lib.float64).dtype == lib.float64
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "float16", "bfloat16", "complex64"])
+def test_finfo_matches_torch(torch, name):
+    import dyngrad
+
+    ours, theirs = dyngrad.finfo(getattr(dyngrad, name)), torch.finfo(getattr(torch, name))
+    assert repr(ours) == repr(theirs) and ours.dtype == theirs.dtype
+    for field in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution"):
+        assert getattr(ours, field) == getattr(theirs, field), field
+
+
+@pytest.mark.parametrize("name", ["int8", "int16", "int32", "int64", "uint8"])
+def test_iinfo_matches_torch(torch, name):
+    import dyngrad
+
+    ours, theirs = dyngrad.iinfo(getattr(dyngrad, name)), torch.iinfo(getattr(torch, name))
+    assert repr(ours) == repr(theirs) and (ours.bits, ours.min, ours.max) == (
+        theirs.bits,
+        theirs.min,
+        theirs.max,
+    )
+
+
+def test_finfo_and_iinfo_refuse_the_other_kind(lib):
+    with pytest.raises(TypeError, match="^torch.finfo\\(\\) requires a floating point"):
+        lib.finfo(lib.int32)
+    with pytest.raises(TypeError, match="^torch.iinfo\\(\\) requires an integer"):
+        lib.iinfo(lib.float32)
+    assert lib.finfo() == lib.finfo(lib.float32)
+
+
+def test_get_device_and_detach_(lib):
+    x = lib.ones(2, requires_grad=True) * 2
+    assert lib.get_device(x) == -1 and x.get_device() == -1
+    assert lib.detach_(x) is x and not x.requires_grad

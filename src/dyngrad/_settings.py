@@ -9,11 +9,16 @@ from ._tensor import Tensor
 from .autograd.anomaly import _set as _set_anomaly
 from .ops.shape.storage import empty_strided
 from .runtime import device as _device
+from .runtime.type_info import finfo, iinfo
 
 __all__ = [
     "are_deterministic_algorithms_enabled",
     "get_default_device",
     "get_deterministic_debug_mode",
+    "detach_",
+    "get_device",
+    "finfo",
+    "iinfo",
     "is_deterministic_algorithms_warn_only_enabled",
     "set_anomaly_enabled",
     "set_default_device",
@@ -137,6 +142,21 @@ def install(cls) -> None:
     cls.pin_memory = _pin_memory
     cls.is_pinned = _is_pinned
     cls.new_empty_strided = _new_empty_strided
+    cls.get_device = _get_device
+
+
+def detach_(input):
+    """Matches `torch.detach_`."""
+    return input.detach_()
+
+
+def get_device(input) -> int:
+    """Matches `torch.get_device`: -1 for a cpu tensor, else the device index."""
+    return _get_device(input)
+
+
+def _get_device(self) -> int:
+    return -1 if self.device.type == "cpu" else (self.device.index or 0)
 
 
 install(Tensor)

@@ -28,7 +28,8 @@ t.is_nonzero(x[1:2]) | t.is_same_size(x, y) | t.is_same_size(x, m) | t.is_signed
 x.is_signed() | t.positive(x) | m.H | m.mH | b.mH | m.adjoint() | t.adjoint(b) | z.H if False else 1
 t.imag(x) | x.imag | t.view_as_real(x) | t.view_as_complex(m) | t.view_as_complex(p.float().T)
 t.complex(x, y.float()) | t.complex(i, i) | t.is_nonzero(x) | t.is_nonzero(x[:0]) | t.positive(x > 0)
-b.H | x.H | t.view_as_complex(p.T.contiguous().T)"""
+b.H | x.H | t.view_as_complex(p.T.contiguous().T) | t.isreal(z) | x.isreal() | t.isreal(i)
+t.conj_physical_(z) | t.conj_physical_(x) | z.conj_physical_()"""
 
 GRADS = """t.real(x) | t.angle(x) | t.positive(x) | t.complex(x, y).real | t.complex(x, y).imag * 2
 t.view_as_real(t.view_as_complex(p)) * 3 | t.polar(x.abs() + 1, y).imag | t.polar(x.abs() + 1, y).real

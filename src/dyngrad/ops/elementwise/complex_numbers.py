@@ -17,6 +17,7 @@ from ...runtime import dtypes
 from ..shape.indexing import select
 from ..shape.reshaping import _property, transpose
 from ..table import promotion
+from ..table.inplace import apply_inplace
 from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
@@ -189,6 +190,22 @@ def conj_physical(input):
     if not input.is_complex():
         return input
     return apply(CONJ_PHYSICAL, (input,))
+
+
+@public
+def conj_physical_(input):
+    """Matches `torch.conj_physical_`: conjugates in place (a real tensor is unchanged)."""
+    if not input.is_complex():
+        return input
+    return apply_inplace(CONJ_PHYSICAL, (input,), name="conj_physical_")
+
+
+@public
+def isreal(input):
+    """Matches `torch.isreal`: True where the imaginary part is 0 (everywhere for reals)."""
+    if not input.is_complex():
+        return input.new_ones(input.shape, dtype=dtypes.bool_)
+    return imag(input) == 0
 
 
 @public

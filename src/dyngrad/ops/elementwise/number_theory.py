@@ -181,7 +181,7 @@ def ldexp(input, other):
     return apply(LDEXP, (input, other))
 
 
-@public(function=False)
+@public
 def ldexp_(self, other):
     return apply_inplace(LDEXP, (self, other), name="ldexp_")
 
