@@ -9,6 +9,7 @@ from .ops.linalg.decomposition import inv, svd, svdvals
 from .ops.linalg.matrix_functions import det, matrix_exp, matrix_power, slogdet
 from .ops.linalg.products import linalg_cross as cross
 from .ops.linalg.products import matmul
+from .ops.linalg.qr import linalg_qr as qr
 from .ops.reduction.norms import matrix_norm, norm, vector_norm
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "matmul",
     "matrix_norm",
     "norm",
+    "qr",
     "solve_triangular",
     "svd",
     "svdvals",

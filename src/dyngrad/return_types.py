@@ -22,6 +22,7 @@ __all__ = [
     "svd",
     "slogdet",
     "histogram",
+    "qr",
 ]
 
 
@@ -54,3 +55,4 @@ frexp = _result_type("frexp", ("mantissa", "exponent"))
 svd = _result_type("svd", ("U", "S", "V"))
 slogdet = _result_type("slogdet", ("sign", "logabsdet"))
 histogram = _result_type("histogram", ("hist", "bin_edges"))
+qr = _result_type("qr", ("Q", "R"))

@@ -141,4 +141,9 @@ SPECS = [
         lambda t, y, x: t.trapezoid(y, x),
         [(T((3, 4)), T((4,)))],
     ),
+    OpSpec(
+        "linalg_qr",
+        lambda t, a: t.linalg.qr(a),
+        [(T((3, 3)),), (T((4, 2)),), (T((2, 4)),), (T((2, 3, 3)),)],
+    ),
 ]

@@ -24,10 +24,13 @@ t.linalg.slogdet(b) | t.logdet(a @ a.mT) | t.logdet(b) | t.matrix_exp(a) | t.mat
 t.linalg.matrix_exp(a) | t.matrix_power(a, 0) | t.matrix_power(a, 1) | t.matrix_power(a, 2)
 t.matrix_power(a, 3) | t.matrix_power(b, 5) | t.matrix_power(a, -2) | t.linalg.matrix_power(b, 6)
 t.pinverse(r) | t.pinverse(tall) | t.pinverse(b) | t.svd(r)[0].abs() | t.svd(tall)[1]
+t.linalg.qr(a) | t.linalg.qr(tall) | t.linalg.qr(r) | t.linalg.qr(b) | t.qr(tall) | t.linalg.qr(a, "complete")
+t.linalg.qr(r, "complete") | t.linalg.qr(tall)[0] | t.linalg.qr(r)[1] | t.linalg.qr(tall)[1]
 t.inner(v, w) | t.inner(m, v) | t.inner(m, m) | t.vdot(v, w) | v.inner(w) | a.matrix_power(2)"""
 
 CHECKS = """t.det(r) | t.det(v) | t.svd(tall, some=False)[2].shape | t.svd(r, compute_uv=False)
 t.inner(m, a) | t.vdot(v, m) | t.vdot(v, w.float()) | t.matrix_power(r, 2) | t.det(t.zeros(3, 3))
+t.linalg.qr(tall, "r") | t.linalg.qr(tall, "complete") | t.linalg.qr(a, "full") | t.qr(tall, False)
 t.slogdet(-t.eye(3)) | t.logdet(-t.eye(3)) | t.svd(a)[2] @ t.svd(a)[2].mT"""
 
 

@@ -40,6 +40,7 @@ from .linalg import (  # noqa: F401
     einsum,
     matrix_functions,
     products,
+    qr,
 )
 from .nn import (  # noqa: F401
     conv,
