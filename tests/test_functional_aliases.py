@@ -48,10 +48,13 @@ t.triplet_margin_loss(m, m2, m3, 0.5, 1, 1e-6, True, 0) | t.poisson_nll_loss(m, 
 t.poisson_nll_loss(p + 1, p, False, True, 1e-8, 2) | t.dropout(m, 0.3, False) | t.detach(m)
 t.dist(m, m2) | t.dist(m, v, 3) | t.dist(m, m2, 1) | t.dist(m, m2, float('inf')) | t.dist(m, m2, 0)
 t.pairwise_distance(m, m2, 3, 1e-6, True) | t.hardshrink(m) | m.hardshrink(0.1) | t.prelu(x, v[:3])
-t.prelu(img, b4) | m.prelu(v[:1]) | t.nn.functional.softshrink(m, 0.2) | t.nn.functional.prelu(x, v[:1])"""
+t.prelu(img, b4) | m.prelu(v[:1]) | t.channel_shuffle(img, 2) | t.nn.functional.channel_shuffle(x[:, :2], 2)
+t.pdist(m) | t.pdist(m, 1) | t.pdist(m, 3) | t.pdist(m, float("inf")) | t.nn.functional.pdist(m, 0.5)
+t.rrelu(m) | t.nn.functional.rrelu(m, 0.1, 0.3) | t.alpha_dropout(m, 0.5, False) | t.nn.functional.softshrink(m, 0.2) | t.nn.functional.prelu(x, v[:1])"""
 
 CHECKS = """t.kl_div(m, p, 1) | t.kl_div(m, p, 3) | t.typename(m) | t.typename(1) | t.detach(m).requires_grad
-t.dropout(m, 1.0, True) | t.dropout(m, 0.0, True) | t.hardshrink(t.tensor([1, 2]))"""
+t.dropout(m, 1.0, True) | t.dropout(m, 0.0, True) | t.hardshrink(t.tensor([1, 2]))
+t.channel_shuffle(img, 3) | t.channel_shuffle(m, 2) | t.pdist(x) | t.pdist(m, -1) | t.pdist(m[:1])"""
 
 
 def _exprs(text):
@@ -74,3 +77,21 @@ def test_torch_dropout_trains_like_F_dropout(lib):
     assert y.grad_fn.name() == "MulBackward0"
     kept = (y != 0).sum().item()
     assert 350 < kept < 650 and set(y.unique().tolist()) <= {0.0, 2.0}
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "t.alpha_dropout(x, 0.3, True)",
+        "t.feature_alpha_dropout(img, 0.5, True)",
+        "t.nn.functional.alpha_dropout(m, 0.2, True)",
+        "t.rrelu(m, training=True)",
+        "t.alpha_dropout(m, 1.0, True)",
+    ],
+)
+def test_random_activations_draw_as_torch(torch, expr):
+    import dyngrad
+
+    dyngrad.manual_seed(7)
+    torch.manual_seed(7)
+    same(torch, expr, requires_grad=True, **ENV)

@@ -13,6 +13,10 @@ from ._typename import typename
 from .nn import functional as F
 
 __all__ = [
+    "alpha_dropout",
+    "alpha_dropout_",
+    "feature_alpha_dropout",
+    "feature_alpha_dropout_",
     "adaptive_avg_pool1d",
     "adaptive_max_pool1d",
     "avg_pool1d",
@@ -70,6 +74,26 @@ def _reduction(reduction) -> str:
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
     """Matches `torch.dropout` (all three arguments required)."""
     return F.dropout(input, p, train)
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Matches `torch.alpha_dropout`."""
+    return F.alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """Matches `torch.alpha_dropout_`."""
+    return F.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Matches `torch.feature_alpha_dropout`."""
+    return F.feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """Matches `torch.feature_alpha_dropout_`."""
+    return F.feature_alpha_dropout(input, p, train, inplace=True)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):

@@ -146,4 +146,11 @@ SPECS = [
         lambda t, a: t.linalg.qr(a),
         [(T((3, 3)),), (T((4, 2)),), (T((2, 4)),), (T((2, 3, 3)),)],
     ),
+    OpSpec("channel_shuffle", lambda t, x: t.channel_shuffle(x, 2), [(T((2, 4, 3)),)]),
+    OpSpec(
+        "pdist",
+        lambda t, x: t.pdist(x) + t.pdist(x, 1) + t.pdist(x, 3),
+        [(T((4, 3)),), (T((3, 2), nc=True),)],
+    ),
+    OpSpec("rrelu_with_noise", lambda t, x: t.rrelu(x, 0.1, 0.3), [(T((3, 4)),)]),
 ]

@@ -36,6 +36,10 @@ from ..ops.elementwise.activation import (  # noqa: F401
     threshold,
     threshold_,
 )
+from ..ops.linalg.pdist import pdist  # noqa: F401
+from ..ops.nn.channel_shuffle import channel_shuffle  # noqa: F401
+from ..ops.nn.channel_shuffle import rrelu as _rrelu
+from ..ops.nn.channel_shuffle import rrelu_ as _rrelu_
 from ..ops.nn.conv import convolution, convolution_transpose
 from ..ops.nn.embedding import embedding  # noqa: F401
 from ..ops.nn.fold import fold, unfold  # noqa: F401
@@ -61,6 +65,7 @@ from ..ops.shape.grids import broadcast_tensors
 from ..ops.table.argument_errors import named_type_error
 from ..ops.table.arguments import is_int
 from ..ops.table.record import apply
+from .functional_alpha_dropout import alpha_dropout, feature_alpha_dropout  # noqa: F401
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .functional_dropout import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401
 from .functional_loss import (  # noqa: F401
@@ -270,6 +275,16 @@ def softshrink(input, lambd=0.5):
             f"{input.dtype._legacy}, but found {lambd:g}"
         )
     return apply(SOFTSHRINK, (input,), {"lambd": lambd})
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Matches `torch.nn.functional.rrelu`."""
+    return (_rrelu_ if inplace else _rrelu)(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """Matches `torch.nn.functional.rrelu_`."""
+    return _rrelu_(input, lower, upper, training)
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):

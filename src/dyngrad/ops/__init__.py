@@ -39,10 +39,12 @@ from .linalg import (  # noqa: F401
     distance,
     einsum,
     matrix_functions,
+    pdist,
     products,
     qr,
 )
 from .nn import (  # noqa: F401
+    channel_shuffle,
     conv,
     embedding,
     fold,
