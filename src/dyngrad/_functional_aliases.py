@@ -45,6 +45,7 @@ __all__ = [
     "pixel_shuffle",
     "pixel_unshuffle",
     "poisson_nll_loss",
+    "rms_norm",
     "triplet_margin_loss",
     "typename",
 ]
@@ -64,6 +65,7 @@ pairwise_distance = F.pairwise_distance
 pixel_shuffle = F.pixel_shuffle
 pixel_unshuffle = F.pixel_unshuffle
 bilinear = F.bilinear
+rms_norm = F.rms_norm
 
 
 def _reduction(reduction) -> str:

@@ -72,14 +72,14 @@ def _noise(input, lower, upper, training, generator):
     return Tensor._wrap(noise)
 
 
-@public
+@public(method=False)
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training: bool = False, generator=None):
     """Matches `torch.rrelu`: x where x >= 0, else x times a random slope in [lower, upper]
     when training (the mean slope when not)."""
     return apply(RRELU, (input, _noise(input, lower, upper, training, generator)))
 
 
-@public
+@public(method=False)
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training: bool = False, generator=None):
     noise = _noise(input, lower, upper, training, generator)
     return apply_inplace(RRELU, (input, noise), name="rrelu_")
