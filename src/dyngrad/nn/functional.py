@@ -64,6 +64,7 @@ from ..ops.reduction.softmax import softmax as _softmax
 from ..ops.shape.grids import broadcast_tensors
 from ..ops.table.argument_errors import named_type_error
 from ..ops.table.arguments import is_int
+from ..ops.table.promotion import check_broadcast
 from ..ops.table.record import apply
 from .functional_alpha_dropout import alpha_dropout, feature_alpha_dropout  # noqa: F401
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
@@ -239,6 +240,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Matches `torch.nn.functional.cosine_similarity`."""
     # PyTorch's form: each input divided by its norm first (stabler: the result stays in
     # [-1, 1]), the norms clamped to eps outside the graph, so the gradient ignores the clamp
+    check_broadcast([x1._data, x2._data])  # the elementwise message, as PyTorch's
     x1, x2 = broadcast_tensors(x1, x2)
     n1 = vector_norm(x1, 2, dim, keepdim=True).clone()
     n2 = vector_norm(x2, 2, dim, keepdim=True).clone()
