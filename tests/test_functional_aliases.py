@@ -45,14 +45,14 @@ t.binary_cross_entropy_with_logits(m, p) | t.binary_cross_entropy_with_logits(m,
 t.hinge_embedding_loss(m, p.round() * 2 - 1) | t.margin_ranking_loss(m[:, 0], m2[:, 0], y)
 t.cosine_embedding_loss(m, m2, y, 0.1) | t.triplet_margin_loss(m, m2, m3)
 t.triplet_margin_loss(m, m2, m3, 0.5, 1, 1e-6, True, 0) | t.poisson_nll_loss(m, p, True, False, 1e-8, 1)
-t.poisson_nll_loss(p + 1, p, False, True, 1e-8, 2) | t.dropout(m, 0.3, False) | t.detach(m)
-t.dist(m, m2) | t.dist(m, v, 3) | t.dist(m, m2, 1) | t.dist(m, m2, float('inf')) | t.dist(m, m2, 0)
+t.poisson_nll_loss(p + 1, p, False, True, 1e-8, 2) | t.dropout(m, 0.3, False)
+t.dist(m, m2) | t.dist(m, v, 3) | t.dist(m, m2, 1) | t.dist(m, m2, float('inf'))
 t.pairwise_distance(m, m2, 3, 1e-6, True) | t.hardshrink(m) | m.hardshrink(0.1) | t.prelu(x, v[:3])
 t.prelu(img, b4) | m.prelu(v[:1]) | t.channel_shuffle(img, 2) | t.nn.functional.channel_shuffle(x[:, :2], 2)
 t.pdist(m) | t.pdist(m, 1) | t.pdist(m, 3) | t.pdist(m, float("inf")) | t.nn.functional.pdist(m, 0.5)
 t.rrelu(m) | t.nn.functional.rrelu(m, 0.1, 0.3) | t.rms_norm(x, (5,)) | t.rms_norm(x, [3, 5], None, 1e-3) | t.alpha_dropout(m, 0.5, False) | t.nn.functional.softshrink(m, 0.2) | t.nn.functional.prelu(x, v[:1])"""
 
-CHECKS = """t.kl_div(m, p, 1) | t.kl_div(m, p, 3) | t.typename(m) | t.typename(1) | t.detach(m).requires_grad
+CHECKS = """t.detach(m) | t.dist(m, m2, 0) | t.kl_div(m, p, 1) | t.kl_div(m, p, 3) | t.typename(m) | t.typename(1) | t.detach(m).requires_grad
 t.dropout(m, 1.0, True) | t.dropout(m, 0.0, True) | t.hardshrink(t.tensor([1, 2]))
 t.channel_shuffle(img, 3) | t.channel_shuffle(m, 2) | t.pdist(x) | t.pdist(m, -1) | t.pdist(m[:1])"""
 

@@ -55,7 +55,7 @@ SPECS = [
         lambda t, a: t.pinverse(a),
         [(T((3, 4)),), (T((4, 2)),), (T((2, 3, 3)),)],
     ),
-    OpSpec("vdot", lambda t, x, y: t.vdot(x, y), [(T((4,)), T((1,)))]),
+    OpSpec("vdot", lambda t, x, y: t.vdot(x, y), [(T((4,)), T((4,)))]),
     OpSpec(
         "hardshrink",
         lambda t, x: t.hardshrink(x) + x.hardshrink(0.3),

@@ -32,10 +32,14 @@ def _dist_grad(g, x, y, p, out):
     return _vector_norm_grad(g, x - y, out, p, None, False)
 
 
+def _negated(grad):
+    return None if grad is None else -grad  # None: p = 0 has no gradient at all
+
+
 DIST = defop(
     "dist",
     _dist_fwd,
-    {"x": _dist_grad, "y": lambda g, x, y, p, out: -_dist_grad(g, x, y, p, out)},
+    {"x": _dist_grad, "y": lambda g, x, y, p, out: _negated(_dist_grad(g, x, y, p, out))},
     promote=promotion.binary,
 )
 
