@@ -94,7 +94,7 @@ def cov(input, *, correction: int = 1, fweights=None, aweights=None):
             norm = w_sum - correction
         else:
             norm = w_sum - correction * (w * aweights).sum() / w_sum
-    if float(norm) <= 0:
+    if float(norm.detach() if isinstance(norm, Tensor) else norm) <= 0:
         warnings.warn(
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "number of observations.",
