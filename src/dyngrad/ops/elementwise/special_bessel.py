@@ -13,7 +13,7 @@ from ..table.surface import public_unary
 
 def i0_array(x):
     """I0 on an array (NumPy's Clenshaw-Curtis form), in x's dtype."""
-    with np.errstate(over="ignore"):  # inf beyond float range, silently, as PyTorch
+    with np.errstate(over="ignore", invalid="ignore"):  # inf beyond the range, as PyTorch
         return np.asarray(np.i0(x)).astype(np.asarray(x).dtype, copy=False)
 
 
@@ -21,6 +21,11 @@ def i1_array(x):
     """I1 by its power series sum_k (x/2)^(2k+1) / (k! (k+1)!): every term has x's sign, so
     the sum keeps full relative precision; 500 terms cover |x| up to float64's range."""
     a = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # inf beyond the range, as PyTorch
+        return _i1_series(a).astype(np.asarray(x).dtype, copy=False)
+
+
+def _i1_series(a):
     half = a / 2
     term = half.copy()
     total = term.copy()
@@ -30,7 +35,7 @@ def i1_array(x):
         total = total + term
         if not np.any(np.abs(term) > 1e-17 * np.abs(total)):
             break
-    return total.astype(np.asarray(x).dtype, copy=False)
+    return total
 
 
 def _i1_grad(g, x):
