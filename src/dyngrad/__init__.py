@@ -94,11 +94,17 @@ from .random import get_rng_state, set_rng_state
 from .serialization import load, save
 
 # isort: split
+from ._functional_aliases import *  # noqa: F403 - torch.conv2d, torch.layer_norm, ...
+from ._settings import *  # noqa: F403 - default device, deterministic algorithms
+
+# isort: split
 # Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
 from . import (
     _C,
     _dynamo,
+    _functional_aliases,
     _logging,
+    _settings,
     _tensor_kinds,
     _torch_alias,
     accelerator,
@@ -156,6 +162,8 @@ def numel(input) -> int:
 
 __all__ = sorted(
     set(_FUNCTIONS)
+    | set(_functional_aliases.__all__)
+    | set(_settings.__all__)
     | {
         "Tensor",
         "Size",

@@ -6,8 +6,10 @@ from .ops.linalg.cholesky import cholesky_ex, solve_triangular
 from .ops.linalg.cholesky import linalg_cholesky as cholesky
 from .ops.linalg.decomposition import _LinAlgError as LinAlgError
 from .ops.linalg.decomposition import inv, svd, svdvals
+from .ops.linalg.matrix_functions import det, matrix_exp, matrix_power, slogdet
 from .ops.linalg.products import linalg_cross as cross
 from .ops.linalg.products import matmul
+from .ops.linalg.qr import linalg_qr as qr
 from .ops.reduction.norms import matrix_norm, norm, vector_norm
 
 __all__ = [
@@ -15,10 +17,15 @@ __all__ = [
     "cholesky",
     "cholesky_ex",
     "cross",
+    "det",
+    "matrix_exp",
+    "matrix_power",
+    "slogdet",
     "inv",
     "matmul",
     "matrix_norm",
     "norm",
+    "qr",
     "solve_triangular",
     "svd",
     "svdvals",

@@ -18,6 +18,11 @@ __all__ = [
     "linalg_svd",
     "cummax",
     "cummin",
+    "frexp",
+    "svd",
+    "slogdet",
+    "histogram",
+    "qr",
 ]
 
 
@@ -46,3 +51,8 @@ std_mean = _result_type("std_mean", ("std", "mean"))
 linalg_svd = _result_type("linalg_svd", ("U", "S", "Vh"))
 cummax = _result_type("cummax", ("values", "indices"))
 cummin = _result_type("cummin", ("values", "indices"))
+frexp = _result_type("frexp", ("mantissa", "exponent"))
+svd = _result_type("svd", ("U", "S", "V"))
+slogdet = _result_type("slogdet", ("sign", "logabsdet"))
+histogram = _result_type("histogram", ("hist", "bin_edges"))
+qr = _result_type("qr", ("Q", "R"))

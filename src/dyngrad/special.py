@@ -6,6 +6,8 @@ from .ops.elementwise.binary_math import logit, sinc, xlogy
 from .ops.elementwise.gamma import digamma, igamma, igammac, lgamma, mvlgamma, polygamma
 from .ops.elementwise.rounding import ROUND_DECIMALS
 from .ops.elementwise.special import entr, ndtr, xlog1py
+from .ops.elementwise.special_bessel import i0
+from .ops.elementwise.special_bessel import special_i1 as i1
 from .ops.elementwise.unary import erf, erfc, erfinv, exp2, expm1, log1p
 from .ops.reduction.reduce_ops import logsumexp
 from .ops.reduction.softmax import log_softmax as _log_softmax
@@ -24,6 +26,8 @@ __all__ = [
     "gammainc",
     "gammaincc",
     "gammaln",
+    "i0",
+    "i1",
     "log1p",
     "log_softmax",
     "logit",

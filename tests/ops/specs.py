@@ -14,6 +14,7 @@ from . import (
     specs_shape,
     specs_sparse,
     specs_special_gamma,
+    specs_surface,
 )
 
 SPECS = [
@@ -30,6 +31,7 @@ SPECS = [
         specs_sparse,
         specs_special_gamma,
         specs_legacy,
+        specs_surface,
     )
     for spec in module.SPECS
 ]

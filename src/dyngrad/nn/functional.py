@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from ..graph.grad_mode import no_grad
 from ..ops.elementwise.activation import (  # noqa: F401
     celu,
     celu_,
@@ -35,7 +36,10 @@ from ..ops.elementwise.activation import (  # noqa: F401
     threshold,
     threshold_,
 )
-from ..ops.elementwise.arithmetic import where
+from ..ops.linalg.pdist import pdist  # noqa: F401
+from ..ops.nn.channel_shuffle import channel_shuffle  # noqa: F401
+from ..ops.nn.channel_shuffle import rrelu as _rrelu
+from ..ops.nn.channel_shuffle import rrelu_ as _rrelu_
 from ..ops.nn.conv import convolution, convolution_transpose
 from ..ops.nn.embedding import embedding  # noqa: F401
 from ..ops.nn.fold import fold, unfold  # noqa: F401
@@ -51,12 +55,18 @@ from ..ops.nn.pool_functional import (  # noqa: F401
     max_pool1d,
     max_pool2d,
 )
+from ..ops.nn.shrink import HARDSHRINK, SOFTSHRINK
+from ..ops.nn.shrink import prelu as torch_prelu
 from ..ops.nn.upsample import interpolate  # noqa: F401
+from ..ops.reduction.norms import vector_norm
 from ..ops.reduction.softmax import log_softmax as _log_softmax
 from ..ops.reduction.softmax import softmax as _softmax
+from ..ops.shape.grids import broadcast_tensors
 from ..ops.table.argument_errors import named_type_error
 from ..ops.table.arguments import is_int
-from ..ops.table.record import autocast_entry
+from ..ops.table.promotion import check_broadcast
+from ..ops.table.record import apply, autocast_entry
+from .functional_alpha_dropout import alpha_dropout, feature_alpha_dropout  # noqa: F401
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .functional_dropout import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401
 from .functional_loss import (  # noqa: F401
@@ -228,19 +238,23 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Matches `torch.nn.functional.cosine_similarity`."""
-    dot = (x1 * x2).sum(dim)
-    n1 = (x1 * x1).sum(dim).clamp(min=eps * eps).sqrt()
-    n2 = (x2 * x2).sum(dim).clamp(min=eps * eps).sqrt()
-    return dot / (n1 * n2)
+    # PyTorch's form: each input divided by its norm first (stabler: the result stays in
+    # [-1, 1]), the norms clamped to eps outside the graph, so the gradient ignores the clamp
+    check_broadcast([x1._data, x2._data])  # the elementwise message, as PyTorch's
+    x1, x2 = broadcast_tensors(x1, x2)
+    n1 = vector_norm(x1, 2, dim, keepdim=True).clone()
+    n2 = vector_norm(x2, 2, dim, keepdim=True).clone()
+    with no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 @autocast_entry("prelu")  # See Note [Autocast policy]
 def prelu(input, weight):
     """Matches `torch.nn.functional.prelu`: x where x > 0, else weight * x (per channel)."""
 
-    if weight.numel() != 1:
-        weight = weight.reshape(-1, *([1] * (input.dim() - 2)))
-    return where(input > 0, input, weight * input)
+    return torch_prelu(input, weight)
 
 
 def _float_only(kernel: str, input) -> None:
@@ -251,7 +265,7 @@ def _float_only(kernel: str, input) -> None:
 def hardshrink(input, lambd=0.5):
 
     _float_only("hardshrink_cpu", input)
-    return where(input.abs() > lambd, input, 0.0)
+    return apply(HARDSHRINK, (input,), {"lambd": lambd})
 
 
 def softshrink(input, lambd=0.5):
@@ -263,7 +277,17 @@ def softshrink(input, lambd=0.5):
             f"lambda must be in range [0, {top:g}] for input dtype "
             f"{input.dtype._legacy}, but found {lambd:g}"
         )
-    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
+    return apply(SOFTSHRINK, (input,), {"lambd": lambd})
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Matches `torch.nn.functional.rrelu`."""
+    return (_rrelu_ if inplace else _rrelu)(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """Matches `torch.nn.functional.rrelu_`."""
+    return _rrelu_(input, lower, upper, training)
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):

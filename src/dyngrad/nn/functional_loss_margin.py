@@ -13,6 +13,7 @@ from ..ops.creation.factories import zeros_like
 from ..ops.elementwise.activation import logsigmoid
 from ..ops.elementwise.arithmetic import _check_not_bool
 from ..ops.elementwise.compare import minimum, where
+from ..ops.reduction.aten_norms import norm_dim
 from ..ops.table.record import apply, autocast_entry
 from ..ops.table.registry import defop
 from .functional_loss import _check_reduction, _reduce, legacy_reduction
@@ -224,5 +225,4 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """Matches `torch.nn.functional.pairwise_distance`: the p-norm of x1 - x2 + eps."""
-    diff = (x1 - x2 + eps).abs()
-    return (diff**p).sum(-1, keepdim=keepdim) ** (1.0 / p)
+    return norm_dim(x1 - x2 + eps, p, -1, keepdim)

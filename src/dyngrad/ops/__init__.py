@@ -15,6 +15,7 @@ from .creation import (  # noqa: F401
     random_sampling,
     ranges,
     tensor_types,
+    windows,
 )
 from .elementwise import (  # noqa: F401
     activation,
@@ -22,15 +23,29 @@ from .elementwise import (  # noqa: F401
     binary_math,
     bitwise,
     compare,
+    complex_numbers,
     fused,
     gamma,
     gelu,
+    number_theory,
     rounding,
     special,
+    special_bessel,
     unary,
 )
-from .linalg import cholesky, decomposition, distance, einsum, fused_products, products  # noqa: F401
+from .linalg import (  # noqa: F401
+    cholesky,
+    decomposition,
+    distance,
+    einsum,
+    fused_products,
+    matrix_functions,
+    pdist,
+    products,
+    qr,
+)
 from .nn import (  # noqa: F401
+    channel_shuffle,
     conv,
     embedding,
     fold,
@@ -41,9 +56,22 @@ from .nn import (  # noqa: F401
     pool,
     pool_adaptive,
     pool_functional,
+    shrink,
     upsample,
 )
-from .reduction import cumulative, norms, reduce_ops, searching, softmax, sorting, statistics  # noqa: F401
+from .reduction import (  # noqa: F401
+    aten_norms,
+    cumulative,
+    histograms,
+    integration,
+    norms,
+    quantiles,
+    reduce_ops,
+    searching,
+    softmax,
+    sorting,
+    statistics,
+)
 from .shape import (  # noqa: F401
     diagonal,
     grids,
@@ -53,11 +81,13 @@ from .shape import (  # noqa: F401
     inplace_views,
     joining,
     masked,
+    put,
     rearrange,
     reshaping,
     scatter,
     scatter_reduce,
     storage,
+    structure,
 )
 from .sparse import construction, kernels  # noqa: F401
 from .sparse import products as sparse_products  # noqa: F401

@@ -191,7 +191,7 @@ def xlogy(input, other):
     return apply(XLOGY, (input, other))
 
 
-@public(function=False)
+@public
 def xlogy_(self, other):
     return apply_inplace(XLOGY, (self, other), name="xlogy_")
 

@@ -1,0 +1,31 @@
+"""Multiplication and division by a Python number as PyTorch's C++ composites record them:
+mul(Tensor, Scalar) and div(Tensor, Scalar), nodes MulBackward1 and DivBackward1 (a
+Tensor-level `x * 2` is MulBackward0, the number wrapped as a tensor)."""
+
+from __future__ import annotations
+
+from ..table.record import apply
+from ..table.registry import defop
+
+MUL_SCALAR = defop(
+    "mul_scalar",
+    lambda xp, x, *, other: x * other,
+    {"x": lambda g, other: mul_scalar(g, other)},
+    node="MulBackward1",
+)
+DIV_SCALAR = defop(
+    "div_scalar",
+    lambda xp, x, *, other: x / other,
+    {"x": lambda g, other: div_scalar(g, other)},
+    node="DivBackward1",
+)
+
+
+def mul_scalar(input, other):
+    """ATen's mul(Tensor, Scalar): `input * other`, recorded as MulBackward1."""
+    return apply(MUL_SCALAR, (input,), {"other": other})
+
+
+def div_scalar(input, other):
+    """ATen's div(Tensor, Scalar): `input / other`, recorded as DivBackward1."""
+    return apply(DIV_SCALAR, (input,), {"other": other})
