@@ -414,7 +414,10 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         if self._base is not None and self._view_ver != self._version_counter.value:
-            above.refresh_view(self)  # an in-place op on the base may have given it history
+            try:  # an in-place op on the base may have given it history
+                above.refresh_view(self)
+            except RuntimeError:  # a view whose history can't be rebuilt: asked, not used
+                pass
         return self._requires_grad
 
     @requires_grad.setter
@@ -564,6 +567,10 @@ class Tensor:
     @property
     def _backward_hooks(self):
         return self._hooks  # the tensor's hooks by handle id, or None
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks) -> None:
+        self._hooks = hooks  # PyTorch lets code replace the dict (an OrderedDict of hooks)
 
     @_backward_hooks.deleter
     def _backward_hooks(self) -> None:

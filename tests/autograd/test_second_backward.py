@@ -54,3 +54,33 @@ def test_a_leaf_with_gaps_gets_a_row_major_grad(lib):
     c.grad = None
     (c * lib.rand((2, 2))).sum().backward()
     assert c.grad.stride() == (2, 1)
+
+
+def test_ops_without_a_derivative_refuse_at_backward(lib):
+    a = lib.rand(2, requires_grad=True)
+    b = lib.rand(2, requires_grad=True)
+    lib.nextafter(a, b).sum().backward()  # torch 2.13: d/dx = 1, d/dy = 0
+    assert a.grad.tolist() == [1.0, 1.0] and b.grad.tolist() == [0.0, 0.0]
+    z = lib.heaviside(a, a)
+    assert z.grad_fn.name() == "torch::autograd::NotImplemented"
+    with pytest.raises(RuntimeError, match="^derivative for aten::heaviside is not implemented"):
+        z.sum().backward()
+
+
+def test_backward_hooks_dict_can_be_replaced(lib):
+    from collections import OrderedDict
+
+    x = lib.ones(2, requires_grad=True)
+    x._backward_hooks = OrderedDict()
+    x._backward_hooks["triple"] = lambda g: g * 3
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+
+
+def test_an_inference_mode_view_reports_requires_grad_after_its_base_changed(lib):
+    a = lib.ones(1, 2, 3, requires_grad=True).clone()
+    with lib.inference_mode():
+        out = a.view(-1)
+        tmp = out.view(-1)
+        tmp.add_(2)
+        assert tmp.requires_grad and out.requires_grad

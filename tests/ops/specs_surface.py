@@ -7,6 +7,9 @@ from __future__ import annotations
 from .spec import OpSpec, T
 
 SPECS = [
+    OpSpec("nextafter", lambda t, x, y: t.nextafter(x, y), [(T((3, 4)), T((3, 4)))]),
+    # recorded with a node whose backward refuses, as PyTorch's (no gradient to check)
+    OpSpec("heaviside", lambda t, x, y: t.heaviside(x, y), [(T((3, 4)), T((3, 4)))], grad=False),
     OpSpec(
         "copysign",
         lambda t, x, y: t.copysign(x, y),

@@ -33,9 +33,21 @@ def _integers(kernel: str):
 
 GCD = defop("gcd", lambda xp, x, y: xp.gcd(x, y), promote=_integers("gcd_cpu"))
 LCM = defop("lcm", lambda xp, x, y: xp.lcm(x, y), promote=_integers("lcm_cpu"))
+
+
+def _no_derivative(error, text):
+    # PyTorch records these ops with a node whose backward refuses: the error comes at backward
+    def formula(g):
+        raise error(text)
+
+    return formula
+
+
+# torch 2.13's derivative: the result moves with x (one ulp off it), not with y
 NEXTAFTER = defop(
     "nextafter",
     lambda xp, x, y: xp.nextafter(x, y),
+    {"x": lambda g: g, "y": lambda g: g * 0},
     promote=promotion.floating_kernel("nextafter_cpu"),
 )
 
@@ -44,7 +56,13 @@ def _heaviside_fwd(xp, x, values):
     return xp.where(x == 0, values, (x > 0).astype(x.dtype)).astype(x.dtype)
 
 
-HEAVISIDE = defop("heaviside", _heaviside_fwd)
+_HEAVISIDE_GRAD = _no_derivative(RuntimeError, "derivative for aten::heaviside is not implemented")
+HEAVISIDE = defop(
+    "heaviside",
+    _heaviside_fwd,
+    {"x": _HEAVISIDE_GRAD, "values": _HEAVISIDE_GRAD},
+    node="torch::autograd::NotImplemented",
+)
 
 
 def _copysign_x_grad(g, x, out):
