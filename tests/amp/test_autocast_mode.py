@@ -207,3 +207,18 @@ def test_describe_marks_the_casts_autocast_made():
     text = describe(y, detail=True)
     assert "AddmmBackward0 -> (4, 2) bfloat16" in text
     assert text.count("[autocast: bfloat16]") == 2
+
+
+def test_describe_marks_the_nodes_an_autocast_region_recorded():
+    import dyngrad
+    from dyngrad.autograd.graph import describe
+
+    layer = dyngrad.nn.Linear(3, 2)
+    with dyngrad.autocast("cpu", dtype=dyngrad.bfloat16):
+        y = layer(dyngrad.randn(4, 3)).relu().sum()
+    z = y.float() * 2  # outside the region: not marked
+    lines = describe(z, detail=True).splitlines()
+    marked = {word for line in lines if "[under autocast]" in line for word in line.split()}
+    assert {"SumBackward0", "ReluBackward0", "AddmmBackward0", "TBackward0"} <= marked
+    assert not any("MulBackward0" in line and "autocast" in line for line in lines)
+    assert any("ToCopyBackward0" in line and "[autocast: bfloat16]" in line for line in lines)

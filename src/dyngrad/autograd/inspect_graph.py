@@ -276,6 +276,8 @@ def _node_text(node, meta: dict, names: dict, charged: dict, owners: dict) -> st
         text += f"  [{module}]"
     if "_metadata" in node.__dict__ and "autocast" in node.__dict__["_metadata"]:
         text += f"  [autocast: {node.__dict__['_metadata']['autocast']}]"  # amp's casts
+    elif node.__dict__.get("_under_autocast"):
+        text += "  [under autocast]"  # recorded inside an autocast region
     return text
 
 

@@ -147,6 +147,8 @@ def record(
     node._attrs = attrs
     if anomaly.state.enabled:
         anomaly.record(node)
+    if autocast is not None:  # describe() marks the nodes an autocast region recorded
+        node.__dict__["_under_autocast"] = True
     if plan is None:
         return node
     if not plan:
