@@ -5,53 +5,15 @@ from __future__ import annotations
 import functools
 import warnings
 
-from ..amp.autocast_mode import autocast as _autocast
 from ..amp.autocast_mode import custom_bwd as _custom_bwd
 from ..amp.autocast_mode import custom_fwd as _custom_fwd
-from ..amp.grad_scaler import GradScaler as _GradScaler
+from ..amp.deprecated import device_spellings
 from ..runtime.dtypes import float16
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
 
 
-class autocast(_autocast):
-    """Matches `torch.cuda.amp.autocast`: deprecated (FutureWarning), disabled without CUDA."""
-
-    def __init__(self, enabled: bool = True, dtype=float16, cache_enabled: bool = True):
-        warnings.warn(
-            "`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
-            "`torch.amp.autocast('cuda', args...)` instead.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        super().__init__("cuda", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
-
-
-class GradScaler(_GradScaler):
-    """Matches `torch.cuda.amp.GradScaler`: deprecated (FutureWarning)."""
-
-    def __init__(
-        self,
-        init_scale: float = 2.0**16,
-        growth_factor: float = 2.0,
-        backoff_factor: float = 0.5,
-        growth_interval: int = 2000,
-        enabled: bool = True,
-    ) -> None:
-        warnings.warn(
-            "`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
-            "`torch.amp.GradScaler('cuda', args...)` instead.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        super().__init__(
-            "cuda",
-            init_scale=init_scale,
-            growth_factor=growth_factor,
-            backoff_factor=backoff_factor,
-            growth_interval=growth_interval,
-            enabled=enabled,
-        )
+autocast, GradScaler = device_spellings("cuda", float16, __name__)
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):
