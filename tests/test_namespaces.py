@@ -4,14 +4,13 @@ distributed, onnx and backends, answered as PyTorch on a CPU machine answers the
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
 
 import dyngrad
+
+from .ecosystem.scripts import run as run_script
 
 PREDICATES = ["is_xpu", "is_mps", "is_meta", "is_sparse", "is_sparse_csr", "is_quantized"]
 PREDICATES += ["is_mkldnn", "is_nested", "is_ipu", "is_xla", "is_mtia", "is_maia", "is_vulkan"]
@@ -188,16 +187,7 @@ SCRIPT = """
 
 
 def test_a_script_using_these_namespaces_runs_under_the_torch_alias(tmp_path):
-    script = tmp_path / "script.py"
-    script.write_text(textwrap.dedent(SCRIPT))
-    done = subprocess.run(
-        [sys.executable, "-m", "dyngrad", "run", str(script)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
+    done = run_script(tmp_path, SCRIPT, under="dyngrad")
     assert done.stdout.splitlines() == [
         "accelerator False None",
         "mps False False",

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import pickle
-import subprocess
-import sys
-import textwrap
 import warnings
 from pathlib import Path
 
@@ -20,6 +17,8 @@ from dyngrad.serialization import (
     get_safe_globals,
     safe_globals,
 )
+
+from ..ecosystem.scripts import run as run_script
 
 REFUSED = "Weights only load failed. "
 
@@ -187,16 +186,7 @@ SCRIPT = """
 
 
 def test_whole_models_under_dyngrad_run(tmp_path):
-    script = tmp_path / "script.py"
-    script.write_text(textwrap.dedent(SCRIPT))
-    done = subprocess.run(
-        [sys.executable, "-m", "dyngrad", "run", str(script)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
+    done = run_script(tmp_path, SCRIPT, under="dyngrad")
     assert done.stdout.splitlines() == [
         "Weights only load failed. ",
         "True dyngrad.nn.modules.linear",

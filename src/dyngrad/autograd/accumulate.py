@@ -13,6 +13,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..graph.node import AccumulateGrad
 from ..ops.creation.factories import empty_like
+from ..ops.creation.write_order import dense_axes
 from ..runtime import dtypes
 from ..runtime.sparse_coo import SparseCOO, sum_gradients
 from .hook_results import check_post_accumulate, checked_value
@@ -87,31 +88,16 @@ _UNHELD = _references_to_an_unheld_gradient()
 
 
 def _in_layout_of(leaf: np.ndarray, g: np.ndarray, only_if_differs: bool = False) -> np.ndarray:
-    # PyTorch's layout contract for a leaf's .grad: the leaf's strides when it is
+    # PyTorch's layout contract for a leaf's .grad: the leaf's memory order when it is
     # non-overlapping and dense (channels_last stays channels_last), else row-major
-    dense = _dense(leaf)
-    if only_if_differs:
-        if dense and g.strides == leaf.strides or not dense and g.flags.c_contiguous:
-            return g
-    if dense and not leaf.flags.c_contiguous:
-        out = np.empty_like(leaf, dtype=g.dtype)  # order "K": the leaf's memory order
-        out[...] = g
-        return out
-    return np.array(g, order="C", copy=True)
-
-
-def _dense(a: np.ndarray) -> bool:
-    # non-overlapping and dense: the strides, sorted, are a permutation's contiguous strides
-    if a.flags.c_contiguous or a.flags.f_contiguous:
-        return True
-    expected = a.itemsize
-    for size, stride in sorted(zip(a.shape, a.strides), key=lambda p: p[1]):
-        if size == 1:
-            continue
-        if stride != expected:
-            return False
-        expected *= size
-    return True
+    axes = dense_axes(leaf)  # None: row-major (C order, or memory with gaps)
+    if only_if_differs and (g.flags.c_contiguous if axes is None else g.strides == leaf.strides):
+        return g
+    if axes is None:
+        return np.array(g, order="C", copy=True)
+    out = np.empty_like(leaf, dtype=g.dtype)  # order "K": the leaf's memory order
+    out[...] = g
+    return out
 
 
 def accumulate_into(var: Tensor, g: Tensor, create_graph: bool, shared: bool) -> None:

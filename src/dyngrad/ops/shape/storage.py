@@ -29,6 +29,7 @@ from ..table.record import apply, record
 from ..table.registry import defop
 from ..table.surface import public
 from ..table.views import check_inplace_allowed
+from .inplace_views import inplace_view
 from .joining import _piece_dim, _pieces_grad, _split_fwd, chunk, split, split_with_sizes
 
 # ---- reading memory with given strides ------------------------------------------------------
@@ -197,22 +198,7 @@ def as_strided_(self, size, stride, storage_offset=None):
     """Matches `torch.Tensor.as_strided_`: `self` itself takes the new geometry
     (AsStridedBackward1 when it has history)."""
     attrs = _strided_attrs(self, size, stride, storage_offset, "as_strided_")
-    base = self._base
-    if grad_state.enabled and (self._requires_grad or base is not None and base._requires_grad):
-        check_inplace_allowed(self)  # only when a gradient is involved, as apply_inplace
-    node = None
-    if grad_state.enabled and self._requires_grad:
-        node = object.__new__(AS_STRIDED_INPLACE.node_cls)
-        record(node, (self,), 1, attrs, AS_STRIDED_INPLACE.plans[1], None)
-    self._data = _strided(self._data, **{k: attrs[k] for k in ("size", "stride", "offset")})
-    if self._base is not None:  # still a view of its base, one step further
-        self._view_chain = (self._view_chain, AS_STRIDED, attrs)
-    self._version_counter.bump("as_strided_")
-    if self._base is not None:
-        self._view_ver = self._version_counter.value
-    if node is not None:
-        self._grad_fn, self._out_nr = node, 0
-    return self
+    return inplace_view(self, AS_STRIDED, AS_STRIDED_INPLACE, attrs, "as_strided_")
 
 
 # ---- set_ and resize_ -----------------------------------------------------------------------
