@@ -11,18 +11,23 @@ user's script pays it. `python bench/run.py --groups import` prints the same row
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import subprocess
 import sys
 import time
 
+# as on a user's machine, the warm-up import writes the bytecode cache of what is new or
+# changed (PYTHONDONTWRITEBYTECODE would make every import compile those modules again)
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
 
 def import_seconds(lib: str) -> tuple[float, float]:
     """(wall, CPU) seconds of a fresh interpreter that imports `lib`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", f"import {lib}"], check=True)
+    subprocess.run([sys.executable, "-c", f"import {lib}"], check=True, env=ENV)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -27,6 +27,17 @@ DEFERRED = [
     "subprocess",
     "tempfile",
     "shutil",
+    "traceback",
+    "random",
+    "queue",
+    "signal",
+    "select",
+    "dyngrad.doctor",
+    "dyngrad.distributions",
+    "dyngrad._dynamo",
+    "dyngrad.distributed",
+    "dyngrad.serialization",
+    "numpy.random",
     "torch",
 ]
 
@@ -115,3 +126,68 @@ assert torch.add(torch.ones(2), torch.ones(2)).tolist() == [2.0, 2.0]
 """
     )
     assert "dyngrad" in loaded
+
+
+def test_tools_load_on_first_use_and_work_as_if_imported():
+    # See Note [Parts loaded on first use]
+    _, loaded = _modules(
+        """
+import dyngrad as torch
+for name in ("dyngrad.doctor", "dyngrad.distributions", "dyngrad._dynamo",
+             "dyngrad.distributed", "dyngrad.serialization", "dyngrad.func"):
+    assert name not in sys.modules, name
+assert {"compile", "distributions", "doctor", "vmap", "save"} <= set(dir(torch))
+# Module.compile before torch.compile was ever reached
+m = torch.nn.Linear(2, 2)
+m.compile()
+assert "dyngrad._dynamo" in sys.modules and m(torch.ones(1, 2)).shape == (1, 2)
+assert callable(torch.compile) and torch.compile is torch._dynamo.eval_frame.compile
+normal = torch.distributions.Normal(torch.zeros(1), torch.ones(1))
+assert normal.log_prob(torch.zeros(1)).shape == (1,)
+from dyngrad.func import vmap as v
+assert v is torch.vmap
+import dyngrad.doctor
+assert callable(torch.doctor.watch)
+try:
+    torch.no_such_thing
+except AttributeError as exc:
+    assert str(exc) == "module 'dyngrad' has no attribute 'no_such_thing'", exc
+else:
+    raise AssertionError("no AttributeError")
+"""
+    )
+    assert "dyngrad.doctor" in loaded
+
+
+def test_distributed_helpers_reach_torch_distributed_when_first_needed():
+    _, loaded = _modules(
+        """
+import dyngrad as torch
+from dyngrad.utils.data import DistributedSampler
+assert "dyngrad.distributed" not in sys.modules
+# without num_replicas the sampler asks torch.distributed, which loads for it
+try:
+    DistributedSampler(list(range(8)))
+except ValueError as exc:
+    assert str(exc).startswith("Default process group has not been initialized"), exc
+else:
+    raise AssertionError("no ValueError")
+assert "dyngrad.distributed" in sys.modules
+assert list(DistributedSampler(list(range(8)), num_replicas=2, rank=1, shuffle=False)) == [1, 3, 5, 7]
+"""
+    )
+    assert "dyngrad.distributed" in loaded
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_cycle_collector_is_left_as_it_was(enabled):
+    # See Note [Import without collections]
+    _modules(
+        f"""
+import gc
+{"" if enabled else "gc.disable()"}
+import dyngrad
+assert gc.isenabled() is {enabled}
+assert gc.get_freeze_count() == 0
+"""
+    )

@@ -74,6 +74,11 @@ DEFERRED_STDLIB = {
     "shutil",
     "dis",
     "runpy",
+    "traceback",  # anomaly mode's stacks, a worker's error
+    "random",  # a worker's seeding
+    "queue",  # a worker's task queue
+    "signal",  # a worker's exit by signal
+    "select",  # a worker's result pipe
 }
 
 

@@ -6,115 +6,182 @@ names, warnings and errors.
 
 from __future__ import annotations
 
+import functools as _functools
+import gc as _gc
+import importlib as _importlib
 import sys as _sys
+from contextlib import contextmanager as _contextmanager
 
-from . import autograd
-from ._tensor import Tensor
-from ._tensor_str import set_printoptions
-from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
-from .graph.grad_mode import (
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
-)
-from .ops import FUNCTIONS as _FUNCTIONS
-from .ops import result_type
-from .runtime import device
-from .runtime.dtypes import (
-    bfloat16,
-    bool_,
-    can_cast,
-    cdouble,
-    cfloat,
-    complex64,
-    complex128,
-    double,
-    dtype,
-    float16,
-    float32,
-    float64,
-    get_default_dtype,
-    half,
-    int8,
-    int16,
-    int32,
-    int64,
-    long,
-    promote_types,
-    set_default_dtype,
-    short,
-    uint8,
-)
-from .runtime.dtypes import float_ as float  # noqa: A001
-from .runtime.dtypes import int_ as int  # noqa: A001
-from .runtime.layouts import layout, sparse_coo, strided
-from .runtime.random import Generator, default_generator, initial_seed, manual_seed, seed
-from .runtime.threads import get_num_threads, set_num_threads
-from .size import Size
 
-globals().update(_FUNCTIONS)
+@_contextmanager
+def _collections_paused():
+    enabled = _gc.isenabled()
+    _gc.disable()
+    try:
+        yield
+    finally:
+        # what was made counts as old (freeze, then unfreeze into the oldest generation, both
+        # without a pass over it): it would be, after the passes it no longer gets
+        _gc.freeze()
+        _gc.unfreeze()
+        if enabled:
+            _gc.enable()
 
-# Library layers (one line each; keep this block sorted)
-from . import (
-    amp,
-    backends,
-    cpu,
-    cuda,
-    distributions,
-    doctor,
-    func,
-    jit,
-    linalg,
-    nn,
-    optim,
-    random,
-    sparse,
-    special,
-    testing,
-    utils,
-    version,
-    viz,
-)
-from ._globals import *  # noqa: F403 - inf, nan, pi, e, newaxis, warn-always, matmul precision
-from .amp import autocast
-from .amp.autocast_mode import (
-    clear_autocast_cache,
-    get_autocast_dtype,
-    is_autocast_cache_enabled,
-    is_autocast_enabled,
-    set_autocast_cache_enabled,
-    set_autocast_dtype,
-    set_autocast_enabled,
-)
-from .func import vmap  # torch.vmap is torch.func.vmap
-from .random import get_rng_state, set_rng_state
-from .serialization import load, save
 
-# isort: split
-from ._functional_aliases import *  # noqa: F403 - torch.conv2d, torch.layer_norm, ...
-from ._settings import *  # noqa: F403 - default device, deterministic algorithms
+# Note [Import without collections]
+# Loading dyngrad makes ~100,000 objects (the op table, the nn classes), none of them garbage,
+# and Python's cycle collector ran over all of them (and NumPy's) every few thousand: a tenth
+# of `import dyngrad`. Collections wait until it is loaded (the collector's state is put back
+# even when the import fails), and what exists then joins the oldest generation, where each
+# object would have gone after its first two passes.
+with _collections_paused():
+    from . import autograd
+    from ._tensor import Tensor
+    from ._tensor_str import set_printoptions
+    from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
+    from .graph.grad_mode import (
+        enable_grad,
+        inference_mode,
+        is_grad_enabled,
+        is_inference_mode_enabled,
+        no_grad,
+        set_grad_enabled,
+    )
+    from .ops import FUNCTIONS as _FUNCTIONS
+    from .ops import result_type
+    from .runtime import device
+    from .runtime.dtypes import (
+        bfloat16,
+        bool_,
+        can_cast,
+        cdouble,
+        cfloat,
+        complex64,
+        complex128,
+        double,
+        dtype,
+        float16,
+        float32,
+        float64,
+        get_default_dtype,
+        half,
+        int8,
+        int16,
+        int32,
+        int64,
+        long,
+        promote_types,
+        set_default_dtype,
+        short,
+        uint8,
+    )
+    from .runtime.dtypes import float_ as float  # noqa: A001
+    from .runtime.dtypes import int_ as int  # noqa: A001
+    from .runtime.layouts import layout, sparse_coo, strided
+    from .runtime.random import Generator, default_generator, initial_seed, manual_seed, seed
+    from .runtime.threads import get_num_threads, set_num_threads
+    from .size import Size
 
-# isort: split
-# Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
-from . import (
-    _C,
-    _dynamo,
-    _functional_aliases,
-    _logging,
-    _settings,
-    _tensor_kinds,
-    _torch_alias,
-    accelerator,
-    compiler,
-    distributed,
-    onnx,
-)
-from ._dynamo.eval_frame import compile  # noqa: A004 - torch.compile
+    globals().update(_FUNCTIONS)
+
+    # Library layers (one line each; keep this block sorted)
+    from . import (
+        amp,
+        backends,
+        cpu,
+        cuda,
+        jit,
+        linalg,
+        nn,
+        optim,
+        random,
+        sparse,
+        special,
+        utils,
+        version,
+    )
+    from ._globals import *  # noqa: F403 - inf, nan, pi, e, newaxis, warn-always, matmul precision
+    from .amp import autocast
+    from .amp.autocast_mode import (
+        clear_autocast_cache,
+        get_autocast_dtype,
+        is_autocast_cache_enabled,
+        is_autocast_enabled,
+        set_autocast_cache_enabled,
+        set_autocast_dtype,
+        set_autocast_enabled,
+    )
+    from .random import get_rng_state, set_rng_state
+
+    # isort: split
+    from ._functional_aliases import *  # noqa: F403 - torch.conv2d, torch.layer_norm, ...
+    from ._settings import *  # noqa: F403 - default device, deterministic algorithms
+
+    # isort: split
+    # Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
+    from . import (
+        _C,
+        _functional_aliases,
+        _logging,
+        _settings,
+        _tensor_kinds,
+        _torch_alias,
+        accelerator,
+    )
 
 _tensor_kinds.install(Tensor)
+
+# Note [Parts loaded on first use]
+# The tools most scripts never touch (the doctor, torch.compile, distributions, func
+# transforms, graph pictures, testing, onnx) are a quarter of dyngrad's modules. They load
+# when first reached: `torch.distributions` (an attribute), `import torch.distributions` and
+# `from torch.func import vmap` all work as in PyTorch, through the module's __getattr__ (PEP
+# 562) or the import system itself. What such a part hands down to the layers below when it
+# loads (`Module.compile`) is handed down here as a function that loads it first.
+_ON_FIRST_USE = {  # name on dyngrad -> (module, attribute of it; None: the module itself)
+    "_dynamo": ("dyngrad._dynamo", None),
+    "compiler": ("dyngrad.compiler", None),
+    "distributed": ("dyngrad.distributed", None),
+    "distributions": ("dyngrad.distributions", None),
+    "doctor": ("dyngrad.doctor", None),
+    "func": ("dyngrad.func", None),
+    "onnx": ("dyngrad.onnx", None),
+    "serialization": ("dyngrad.serialization", None),
+    "testing": ("dyngrad.testing", None),
+    "viz": ("dyngrad.viz", None),
+    "compile": ("dyngrad._dynamo.eval_frame", "compile"),  # torch.compile
+    "load": ("dyngrad.serialization", "load"),
+    "save": ("dyngrad.serialization", "save"),
+    "vmap": ("dyngrad.func", "vmap"),  # torch.vmap is torch.func.vmap
+}
+
+
+def __getattr__(name: str):
+    place = _ON_FIRST_USE.get(name)
+    if place is None:
+        raise AttributeError(f"module 'dyngrad' has no attribute '{name}'")
+    module = _importlib.import_module(place[0])
+    value = module if place[1] is None else getattr(module, place[1])
+    globals()[name] = value  # from now on a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ON_FIRST_USE))
+
+
+def _module_compile(self, *args, **kwargs):
+    """Matches `Module.compile` (torch.compile loads with its first use, then replaces this)."""
+    return _importlib.import_module("dyngrad._dynamo.eval_frame")._module_compile(
+        self, *args, **kwargs
+    )
+
+
+nn.Module.compile = _module_compile
+# DistributedDataParallel and DistributedSampler reach torch.distributed through this
+nn.parallel.distributed.above.distributed = utils.data.distributed.above.distributed = (
+    _functools.partial(_importlib.import_module, "dyngrad.distributed")
+)
 
 # -- end of library layers
 bool = bool_  # noqa: A001 - torch.bool

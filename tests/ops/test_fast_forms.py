@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,9 +12,10 @@ import dyngrad as torch
 from dyngrad._tensor import InferenceCounter
 from dyngrad.graph.node import Node
 from dyngrad.graph.saved import SavedOutput
-from dyngrad.ops.table import fast, fast_codegen
+from dyngrad.ops.table import fast, fast_codegen, fast_compiled
 from dyngrad.ops.table.fast_codegen import FORMS
 from dyngrad.ops.table.record import apply
+from dyngrad.ops.table.registry import OPS
 
 NAMES = sorted(FORMS)
 # which inputs require grad: every mask a form specializes
@@ -176,3 +178,25 @@ def test_attribute_stores_on_tensors_and_nodes_stay_on_the_fast_path():
     classes = torch.Tensor.__mro__[:-1] + Node.__mro__[:-1] + (SavedOutput,)
     for cls in classes:
         assert "__setattr__" not in vars(cls) and "__delattr__" not in vars(cls), cls
+
+
+def test_written_out_fast_forms_are_up_to_date():
+    # every form's code comes from fast_compiled.py, which Python's bytecode cache keeps (a
+    # form written from the template that the file lacks is compiled as dyngrad loads)
+    stale = [s.splitlines()[0] for s, code in fast_codegen._CODES.values()
+             if fast_compiled.CODES.get(s) is not code]  # fmt: skip
+    assert not stale, (
+        "src/dyngrad/ops/table/fast_compiled.py is out of date: write it again with "
+        "`python -m dyngrad.ops.table.fast_codegen > src/dyngrad/ops/table/fast_compiled.py`"
+    )
+    assert fast_codegen.cached_module() == Path(fast_compiled.__file__).read_text()
+
+
+def test_a_form_missing_from_the_written_out_file_is_compiled(monkeypatch):
+    monkeypatch.setattr(fast_compiled, "CODES", {})
+    monkeypatch.setattr(fast_codegen, "_CODES", {})
+    function, source = fast_codegen._function(OPS["mul"], "binary")
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    out = function(a, a)
+    assert out.tolist() == [1.0, 4.0] and type(out.grad_fn).__name__ == "MulBackward0"
+    assert function.__code__.co_name == "mul" and source.startswith("def mul(x, y):")

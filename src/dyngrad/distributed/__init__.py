@@ -8,10 +8,6 @@ process group raise.
 
 from __future__ import annotations
 
-import sys
-
-from ..nn.parallel import distributed as _ddp
-from ..utils.data import distributed as _sampler
 from . import module_states, mpi, reducer  # noqa: F401 - DDP reaches them as attributes
 from .collectives import (
     all_gather,
@@ -147,8 +143,3 @@ is_ucc_available = is_xccl_available = is_nccl_available
 def is_backend_available(backend: str) -> bool:
     """Matches `torch.distributed.is_backend_available`."""
     return Backend(backend) in (Backend.GLOO, Backend.MPI) and mpi.available()
-
-
-# nn.parallel's DistributedDataParallel and utils.data's DistributedSampler reach this
-# package through the hook they give (See Note [Calls up the layers])
-_ddp.above.distributed = _sampler.above.distributed = sys.modules[__name__]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import threading
-import traceback
 
 from .._tensor import above
 
@@ -34,6 +33,8 @@ evaluating = threading.local()
 def record(node) -> None:
     """Keep the forward stack of a node (only in anomaly mode: capturing it is costly), and,
     for a node made by a backward, the chain of (name, stack) of the nodes that induced it."""
+    import traceback  # anomaly mode only: loading it at import would slow `import dyngrad`
+
     frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE_DIR)]
     node._trace = traceback.format_list(frames)
     parent = getattr(evaluating, "node", None)

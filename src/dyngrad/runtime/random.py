@@ -48,9 +48,6 @@ def _seed_value(seed) -> int:
     return seed & (2**64 - 1)  # negative seeds wrap, as PyTorch's uint64 does
 
 
-_BLANK = np.random.SeedSequence(0)  # a new engine's own seeding, replaced right away
-
-
 def _init_genrand(engine: np.random.MT19937, seed32: int) -> None:
     """Seed `engine` as std::mt19937(seed32) and PyTorch are seeded (NumPy's legacy seeding
     is exactly that, and is what RandomState(seed32) does)."""
@@ -84,15 +81,27 @@ class Generator:
 
     def __init__(self, device="cpu"):
         self.device = Device(device)
-        self._engine = np.random.MT19937(_BLANK)
+        self.manual_seed(DEFAULT_SEED)
+
+    def __getattr__(self, name: str):
+        # Note [The engine on first draw]: the mt19937 engine is made, and seeded, when first
+        # needed: NumPy's random module loads with it, a sixth of `import dyngrad`, and many
+        # generators (the default one among them) are seeded again before they draw.
+        if name not in ("_engine", "_words"):
+            raise AttributeError(f"'Generator' object has no attribute '{name}'")
+        self._engine = np.random.MT19937(np.random.SeedSequence(0))  # re-seeded right away
+        _init_genrand(self._engine, self._seed & 0xFFFFFFFF)
         # NumPy's full-range 64-bit integers are two raw words, high half first: PyTorch's
         # random64(); worth its call overhead for long runs only
         self._words = np.random.Generator(self._engine).integers
-        self.manual_seed(DEFAULT_SEED)
+        return getattr(self, name)
 
     def manual_seed(self, seed: int) -> Generator:
         self._seed = _seed_value(seed)
-        _init_genrand(self._engine, self._seed & 0xFFFFFFFF)
+        try:  # the engine is made again, seeded, at the next draw (Note [The engine on first draw])
+            del self._engine, self._words
+        except AttributeError:
+            pass
         self._fresh = True  # seeded and not drawn from: PyTorch's state says next=0
         self.next_double_normal = None  # the cached second value of a Box-Muller pair
         self.next_float_normal = None

@@ -16,8 +16,9 @@ _DEFAULT_BUCKET_CAP_MB = 25
 
 
 class above:
-    """dyngrad.distributed, handed in when it loads: nn sits below the distributed tools
-    (See Note [Calls up the layers])."""
+    """How to reach dyngrad.distributed (a function that returns the package, loading it on
+    first use), handed in by dyngrad: nn sits below the distributed tools (See Note [Calls up
+    the layers] and Note [Parts loaded on first use])."""
 
     distributed = None
 
@@ -57,7 +58,7 @@ class DistributedDataParallel(Module):
         forward_sync_buffers=None,
     ):
         super().__init__()
-        dist = above.distributed
+        dist = above.distributed()
         _check_options(delay_all_reduce_named_params, param_to_hook_all_reduce)
         _unsupported(mixed_precision, device_mesh, delay_all_reduce_named_params)
         self.process_group = process_group or dist.process_group.default_group()
@@ -102,12 +103,12 @@ class DistributedDataParallel(Module):
         self.bucket_bytes_cap = int(cap * _MB)
         self.broadcast_bucket_size = 250 * _MB
         if bucket_cap_mb is None and not bucket_cap_mb_list:
-            return above.distributed.reducer.FIRST_BUCKET_BYTES
+            return above.distributed().reducer.FIRST_BUCKET_BYTES
         return self.bucket_bytes_cap
 
     def _sync_module_states(self, params, with_buffers: bool) -> None:
         """Every rank's shapes must be rank 0's; then rank 0's values go to every rank."""
-        dist = above.distributed
+        dist = above.distributed()
         dist.module_states.verify_param_shapes(self.process_group, params)
         names = self.parameters_to_ignore
         states = [p for n, p in self.module.named_parameters() if n not in names]
@@ -207,7 +208,7 @@ class DistributedDataParallel(Module):
         """Rank 0's buffers (running statistics) to every rank, before each forward."""
         self._assign_modules_buffers()  # buffers may have been reassigned
         with no_grad():
-            above.distributed.module_states.broadcast_states(
+            above.distributed().module_states.broadcast_states(
                 self.process_group, self.modules_buffers
             )
 

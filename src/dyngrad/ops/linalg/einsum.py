@@ -7,11 +7,9 @@ product in MulBackward0, a single-operand reduction in SumBackward1.
 
 from __future__ import annotations
 
-import string
-
 from ..table.surface import public
 
-_LETTERS = set(string.ascii_letters)
+_LETTERS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # string.ascii_letters
 
 
 def _parse(equation: str, operands) -> tuple[list, list]:

@@ -46,7 +46,7 @@ def render() -> str:
 def _row(op) -> str:
     node = op.node_cls.__name__ if op.node_cls is not None else "—"
     full = (1 << len(op.inputs)) - 1
-    saved = [n for n, _ in op.plans.get(full, ())] if not op.variadic else []
+    saved = [n for n, _ in op.plans[full]] if not op.variadic else []
     formulas = []
     for inp, formula in zip(op.inputs, op.formulas):
         if formula is not None:

@@ -13,9 +13,14 @@
 #   - `record`'s steps specialized to the row's save plan for each mask of inputs that
 #     require grad (edges, shapes and dtypes, attributes, anomaly trace, saved values and
 #     their versions, the saved-tensor hooks), in the order `record` takes them.
-# Rows whose source differs only in name share one source (six in all): it is compiled once,
-# as dyngrad loads (~0.5 ms each; not at first call as Note [Generated functions] does, since
-# a Tensor method's copy of a first-call trampoline would stay one), and each row gets a copy
+# Rows whose source differs only in name share one source (seven in all). Compiling them took
+# a twentieth of `import dyngrad`, so `fast_compiled.py` holds them, written out by this module
+# (`python -m dyngrad.ops.table.fast_codegen > src/dyngrad/ops/table/fast_compiled.py`), and
+# Python caches its bytecode as for any module. A source is still written from the template
+# as dyngrad loads, and only a cached one equal to it, character for character, is used: an
+# out-of-date cache costs a compile, never a wrong form (tests/ops/test_fast_forms.py fails
+# until it is written again). Not compiled at first call as Note [Generated functions] does:
+# a Tensor method's copy of a first-call trampoline would stay one. Each row gets a copy
 # of its code named after it (`mul`, in a file `<fast form of torch.mul>` inside the package,
 # in linecache), so profilers, tracebacks and the anomaly trace's package filter see it as a
 # dyngrad frame named for its op.
@@ -31,6 +36,7 @@ import builtins
 import functools
 import linecache
 import os
+import sys
 import types
 
 import numpy as np
@@ -42,6 +48,7 @@ from ...graph.grad_mode import state as grad_state
 from ...graph.node import _sequence
 from ...graph.saved import SAVES_OUTPUT, SavedOutput
 from ...runtime.sparse_coo import SparseCOO
+from . import fast_compiled
 from . import record as recording
 from .errors import translate
 from .record import apply, gradient_edge, note_no_grad, pack_saved, save
@@ -179,7 +186,8 @@ def _function(op, kind: str) -> tuple:
     name = op.name
     source, code = _compiled(op, kind)
     filename = os.path.join(os.path.dirname(__file__), f"<fast form of torch.{name}>")
-    code = code.replace(co_name=name, co_qualname=name, co_filename=filename)
+    # line 1 is the `def` line in the source linecache holds, wherever the code was compiled
+    code = code.replace(co_name=name, co_qualname=name, co_filename=filename, co_firstlineno=1)
     namespace = dict(_NAMESPACE, op=op, fwd=op.fwd, node_cls=op.node_cls)
     namespace.update(_inlined()[1])
     source = source.replace("def fast_form(", f"def {name}(", 1)
@@ -195,10 +203,28 @@ def _compiled(op, kind: str) -> tuple:
     found = _CODES.get(key)
     if found is None:
         source = _source(op, kind, "fast_form")
-        namespace = {}
-        exec(compile(source, f"<fast form {len(_CODES)}>", "exec"), namespace)  # noqa: S102
-        found = _CODES[key] = (source, namespace["fast_form"].__code__)
+        code = fast_compiled.CODES.get(source)
+        if code is None:  # not written out yet (Note [Generated fast forms])
+            namespace = {}
+            exec(compile(source, f"<fast form {len(_CODES)}>", "exec"), namespace)  # noqa: S102
+            code = namespace["fast_form"].__code__
+        found = _CODES[key] = (source, code)
     return found
+
+
+def cached_module() -> str:
+    """The text of `fast_compiled.py`: every fast form's source, as a string and as code."""
+    lines = [
+        '"""The fast forms, compiled by Python\'s own bytecode cache (Note [Generated fast forms]',
+        "in fast_codegen.py). Written by `python -m dyngrad.ops.table.fast_codegen`: do not edit.",
+        '"""',
+        "",
+        "CODES = {}  # a fast form's source -> its code",
+    ]
+    for source, _ in _CODES.values():
+        lines += ["", "", f"SOURCE = {source!r}", "", "", source.rstrip("\n"), "", ""]
+        lines += ["CODES[SOURCE] = fast_form.__code__"]
+    return "\n".join(lines) + "\n"
 
 
 def source_of(name: str) -> str:
@@ -379,3 +405,7 @@ def _inlined() -> tuple:
     if reads - found.keys() - set(dir(builtins)):
         return None, {}
     return text, found
+
+
+if __name__ == "__main__":  # the package loaded the forms under the module's own name
+    print(sys.modules["dyngrad.ops.table.fast_codegen"].cached_module(), end="")

@@ -50,7 +50,23 @@ class OpDef:
         "array_backward",
         "stash",
         "sparse",
+        "node_name",
     )
+
+    def __getattr__(self, name: str):
+        # Note [Node classes on first use]: a row's node class (`MulBackward0`) is made when
+        # the op first records a node, not when the table loads: making ~230 classes was a
+        # tenth of `import dyngrad`, and most scripts record a few dozen ops. From then on
+        # `node_cls` is a plain slot.
+        if name != "node_cls":
+            raise AttributeError(f"'OpDef' object has no attribute '{name}'")
+        stash, outputs = self.stash, self.n_outputs
+        body = {"__slots__": (), "_op": self}
+        if outputs is not None:
+            body["_n_outputs"] = outputs
+        base = StashOpNode if stash else OpNode if outputs is not None else VariadicOpNode
+        self.node_cls = type(self.node_name, (base,), body)
+        return self.node_cls
 
     def __repr__(self) -> str:
         return f"OpDef({self.name})"
@@ -130,13 +146,10 @@ def defop(
     op.formulas = tuple(op.formulas)
     op.readers = tuple(_reader(f) for f in op.formulas)
     op.reads_shapes = any(p in op.shape_names for f in op.formulas if f for p in f[1])
-    op.plans = _save_plans(op) if not op.variadic else defaultdict(tuple)  # saves nothing
-    cls_name = node or _node_name(name)
-    body = {"__slots__": (), "_op": op}
-    if outputs is not None:
-        body["_n_outputs"] = outputs
-    base = StashOpNode if stash else OpNode if outputs is not None else VariadicOpNode
-    op.node_cls = type(cls_name, (base,), body) if grads else None
+    op.plans = _SavePlans(op) if not op.variadic else defaultdict(tuple)  # saves nothing
+    op.node_name = node or _node_name(name)
+    if not grads:
+        op.node_cls = None  # with formulas, made on first use (Note [Node classes on first use])
     op.array_backward = array_backward.bind(op) if array_backward is not None else None
     op.sparse = None
     OPS[name] = op
@@ -162,16 +175,23 @@ def _reader(formula):
     return fn, (itemgetter(*params) if params else lambda env: ()), True
 
 
-def _save_plans(op: OpDef) -> dict:
-    # For every mask of inputs that require grad, the (name, input index) pairs to save;
-    # index -1 stands for the output.
-    plans = {}
-    for mask in range(1 << len(op.inputs)):
+class _SavePlans(dict):
+    """For each mask of inputs that require grad, the (name, input index) pairs to save; index
+    -1 stands for the output. A plan is worked out when a call first needs it (most of the
+    2**inputs masks never occur) and is a dict lookup from then on."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, op: OpDef) -> None:
+        self.op = op
+
+    def __missing__(self, mask: int) -> tuple:
+        op = self.op
         names: list[str] = []
         for i, formula in enumerate(op.formulas):
             if mask >> i & 1 and formula is not None:
                 names += [p for p in formula[1] if p in op.inputs or p == "out"]
         ordered = dict.fromkeys(names)
         plan = tuple((n, -1 if n == "out" else op.inputs.index(n)) for n in ordered)
-        plans[mask] = SAVES_OUTPUT if plan == SAVES_OUTPUT else plan
-    return plans
+        plan = self[mask] = SAVES_OUTPUT if plan == SAVES_OUTPUT else plan
+        return plan

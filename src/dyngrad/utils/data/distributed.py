@@ -12,7 +12,9 @@ __all__ = ["DistributedSampler"]
 
 
 class above:
-    """dyngrad.distributed, handed in when it loads (See Note [Calls up the layers])."""
+    """How to reach dyngrad.distributed (a function that returns the package, loading it on
+    first use), handed in by dyngrad (See Note [Calls up the layers] and Note [Parts loaded
+    on first use])."""
 
     distributed = None
 
@@ -35,7 +37,7 @@ class DistributedSampler(Sampler):
         seed: int = 0,
         drop_last: bool = False,
     ) -> None:
-        dist = above.distributed
+        dist = above.distributed()
         if num_replicas is None:
             if dist is None or not dist.is_available():
                 raise RuntimeError("Requires distributed package to be available")

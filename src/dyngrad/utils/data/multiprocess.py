@@ -6,7 +6,6 @@ import collections
 import itertools
 import os
 import pickle
-import signal
 import time
 
 from .iterators import BaseDataLoaderIter
@@ -208,6 +207,8 @@ def _describe_exit(code: int | None) -> str:
         return "still running"
     if code < 0:
         try:
+            import signal  # an error path only
+
             return f"killed by signal {signal.Signals(-code).name}"
         except ValueError:
             return f"killed by signal {-code}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import select
 import struct
 from collections.abc import Callable
 
@@ -85,6 +84,8 @@ class ResultWriter:
         self._fd = conn.fileno()
         os.set_blocking(self._fd, False)
         self._keep_waiting = keep_waiting
+        import select  # in a worker process only
+
         self._poller = select.poll()
         self._poller.register(self._fd, select.POLLOUT)
 

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import pickle
-import queue
-import random
 import sys
-import traceback
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +16,7 @@ from .result_pipe import STATUS_CHECK_INTERVAL, ResultWriter
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "worker_loop", "make_fetcher"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WorkerInfo:
     """Matches `torch.utils.data.get_worker_info()`'s result: who this worker is."""
 
@@ -27,6 +24,8 @@ class WorkerInfo:
     num_workers: int
     seed: int
     dataset: object
+    rng: object = None  # PyTorch's thread workers' RNG states; process workers have none
+    worker_method: str | None = "multiprocessing"
 
 
 _worker_info: WorkerInfo | None = None
@@ -50,6 +49,8 @@ class ExceptionWrapper:
     def __init__(self, exc_info=None, where: str = "in background") -> None:
         exc_info = exc_info or sys.exc_info()
         self.exc_type = exc_info[0]
+        import traceback  # an error path (the stdlib modules a worker needs load in it)
+
         self.exc_msg = "".join(traceback.format_exception(*exc_info))
         self.where = where
         try:
@@ -123,6 +124,8 @@ def make_fetcher(iterable: bool, dataset, auto_collation, collate_fn, drop_last)
 
 def seed_worker(base_seed: int, worker_id: int) -> int:
     """Seed dyngrad, `random` and NumPy's global generator from `base_seed + worker_id`."""
+    import random  # in the worker process
+
     seed = base_seed + worker_id
     random.seed(seed)
     manual_seed(seed)
@@ -203,6 +206,8 @@ def _fetcher(spec: dict):
 def _serve(spec, fetcher, init_error, index_queue, results, done_event, watchdog):
     # Returns when told to stop, when the main process dies (checked here and, while the
     # pipe is full, by `results`: see Note [Worker result pipes]), or when nobody reads.
+    import queue  # in the worker process
+
     worker_id = _worker_info.id
     iteration_end = False
     while watchdog.is_alive():
