@@ -6,6 +6,7 @@ Tests taking `lib` run on dyngrad and on the real torch (skipped without it).
 from __future__ import annotations
 
 import re
+import warnings
 
 import pytest
 
@@ -408,6 +409,78 @@ def test_once_differentiable_refuses_a_second_differentiation(lib):
     assert str(info.value) == (
         "trying to differentiate twice a function that was marked with @once_differentiable"
     )
+
+
+def _graph_desc(fn) -> str:
+    if fn is None:
+        return "None"
+    return f"{type(fn).__name__}({', '.join(_graph_desc(n) for n, _ in fn.next_functions)})"
+
+
+def test_once_differentiable_error_node_edges_go_to_fresh_leaves(lib):
+    # As PyTorch's DelayedError: one Error node for all results, an edge per result to a new
+    # leaf on it (None for a None result), nothing back into the graph that made them, so the
+    # grad_output's own history (ExpandBackward0 from sum, here) is not reached from it.
+    from importlib import import_module
+
+    once_differentiable = import_module(lib.__name__ + ".autograd.function").once_differentiable
+
+    class Affine(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, k, b):
+            ctx.k = k
+            ctx.save_for_backward(a, b)
+            return a + k * b + a * b
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            return g + g * b, None, g * ctx.k + g * a
+
+    a = lib.tensor([[1.0, 2.0]], requires_grad=True)
+    b = lib.tensor([[3.0, 4.0]], requires_grad=True)
+    go = lib.ones((), requires_grad=True)
+    ga, gb = lib.autograd.grad(Affine.apply(a, 2, b).sum(), (a, b), go, create_graph=True)
+    assert (ga.tolist(), gb.tolist()) == ([[4.0, 5.0]], [[3.0, 4.0]])
+    assert ga.grad_fn is gb.grad_fn and (ga.output_nr, gb.output_nr) == (0, 2)
+    assert _graph_desc(ga.grad_fn) == "Error(AccumulateGrad(), None, AccumulateGrad())"
+    (leaf_a, nr_a), none_edge, (leaf_b, nr_b) = ga.grad_fn.next_functions
+    assert none_edge == (None, 0) and (nr_a, nr_b) == (0, 0)
+    assert leaf_a.variable.is_leaf and leaf_a.variable.requires_grad
+    assert (leaf_a.variable.tolist(), leaf_b.variable.tolist()) == (ga.tolist(), gb.tolist())
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        lib.autograd.grad(ga.sum(), go)  # the Error node reaches nothing of go
+    assert lib.autograd.grad(ga.sum(), go, allow_unused=True) == (None,)
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        lib.autograd.grad(ga.sum(), a)  # nor anything of a
+    with pytest.raises(RuntimeError, match="differentiate twice a function that was marked"):
+        (ga.sum() + gb.sum()).backward()  # a backward that runs the Error node raises
+
+
+def test_once_differentiable_accumulated_grad_graph(lib):
+    # .grad under create_graph copies the result (CopyBackwards) onto the Error node
+    from importlib import import_module
+
+    once_differentiable = import_module(lib.__name__ + ".autograd.function").once_differentiable
+
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, g):
+            return g * 2
+
+    a = lib.ones(2, 2, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # backward(create_graph=True) warns of a ref cycle
+        Double.apply(a).sum().backward(lib.ones((), requires_grad=True), create_graph=True)
+    assert a.grad.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    assert _graph_desc(a.grad.grad_fn) == "CopyBackwards(None, Error(AccumulateGrad()))"
+    a.grad = None
 
 
 def test_setup_context_style(lib):

@@ -257,3 +257,21 @@ def test_hand_built_nodes_of_c_functions(lib):
     z = lib._C._functions.DelayedError("Boom!", 1)(x * 2)
     with pytest.raises(RuntimeError, match="Boom!"):
         z.sum().backward()
+
+
+def test_delayed_error_of_several_tensors(lib):
+    # one Error node for all: output_nr is the position, an edge only to inputs that require
+    # grad, None passes through; every output of an executable node carries it
+    x = lib.ones(2, requires_grad=True)
+    a, b, c = lib._C._functions.DelayedError(b"Boom!", 3)(x * 2, lib.ones(2), None)
+    assert c is None and a.grad_fn is b.grad_fn and (a.output_nr, b.output_nr) == (0, 1)
+    assert b.requires_grad and a.tolist() == [2.0, 2.0]
+    assert [type(n).__name__ if n else None for n, _ in a.grad_fn.next_functions] == [
+        "MulBackward0",
+        None,
+        None,
+    ]
+    with pytest.raises(RuntimeError, match="Boom!"):
+        (a.sum() + b.sum()).backward()
+    plain = lib._C._functions.DelayedError(b"Boom!", 1)(lib.ones(2))
+    assert (plain.requires_grad, plain.grad_fn) == (False, None)

@@ -89,6 +89,65 @@ def test_backward_hook_on_sequential_sees_module_boundary():
     assert seen == [([(5, 3)], [(5, 1)])]
 
 
+def test_full_backward_hook_fires_once_under_double_backward(lib):
+    # The second differentiation reaches the input identity through what MSELoss saved,
+    # never through the output: PyTorch's hook skips it, so the count stays 1.
+    seen = []
+    loss = lib.nn.MSELoss()
+    loss.register_full_backward_hook(
+        lambda m, gi, go: seen.append(([g.tolist() for g in gi], [g.tolist() for g in go]))
+    )
+    x = lib.tensor([1.0, 4.0], requires_grad=True)
+    y = lib.tensor([0.0, 2.0])
+    (gx,) = lib.autograd.grad(loss(x, y), x, create_graph=True)
+    assert gx.tolist() == [1.0, 2.0]  # 2 (x - y) / 2
+    assert seen == [([[1.0, 2.0], [0.0, 0.0]], [1.0])]
+    (ggx,) = lib.autograd.grad(gx.sum(), x)
+    assert ggx.tolist() == [1.0, 1.0] and len(seen) == 1
+    (gx,) = lib.autograd.grad(loss(x, y), x)  # a fresh pass fires again
+    assert len(seen) == 2
+
+
+def test_full_backward_hook_sees_zeros_for_inputs_that_need_no_grad(lib):
+    # Each tensor input gets its identity's gradient, zeros of its dtype where it needs none
+    # (PyTorch passes the materialized gradient, not None); only non-tensors get None.
+    seen = []
+
+    def record(module, grad_input, grad_output):
+        seen.append([None if g is None else (g.dtype, g.tolist()) for g in grad_input])
+
+    loss = lib.nn.CrossEntropyLoss()
+    loss.register_full_backward_hook(record)
+    logits = lib.zeros(1, 2, requires_grad=True)
+    loss(logits, lib.tensor([1])).backward()
+    assert seen[-1] == [(lib.float32, [[0.5, -0.5]]), (lib.int64, [0])]
+
+    class Scale(lib.nn.Module):
+        def forward(self, a, k):
+            return a * k
+
+    scale = Scale()
+    scale.register_full_backward_hook(record)
+    scale(lib.ones(2, requires_grad=True), 3.0).sum().backward()
+    assert seen[-1] == [(lib.float32, [3.0, 3.0]), None]
+
+
+def test_backward_pre_hook_replacement_flows_when_no_input_needs_grad(lib):
+    # With no input needing grad the full hooks fire at the output; what the pre-hook
+    # returned still flows on into the module's parameters.
+    layer = lib.nn.Linear(2, 1)
+    with lib.no_grad():
+        layer.weight.copy_(lib.tensor([[1.0, 2.0]]))
+    layer.register_full_backward_pre_hook(lambda m, go: (go[0] * 10,))
+    seen = []
+    layer.register_full_backward_hook(lambda m, gi, go: seen.append((gi, go[0].tolist())))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the hook fires at the output: PyTorch warns so
+        layer(lib.ones(1, 2)).sum().backward()
+    assert layer.weight.grad.tolist() == [[10.0, 10.0]] and layer.bias.grad.tolist() == [10.0]
+    assert seen == [((None,), [[10.0]])]
+
+
 def test_forward_hooks_order_and_results():
     layer = nn.Linear(2, 2)
     calls = []

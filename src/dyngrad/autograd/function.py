@@ -21,8 +21,9 @@ from ..graph.node import SECOND_BACKWARD, AccumulateGrad, Node, move_retains_gra
 from ..graph.saved import SavedOutput
 from ..graph.saved_hooks import Packed
 from ..ops.creation.factories import zeros
-from ..ops.table.record import gradient_edge, record
+from ..ops.table.record import record
 from ..ops.table.views import check_inplace_allowed, rebase_history
+from .special_nodes import Error, outputs_through
 
 __all__ = [
     "Function",
@@ -434,17 +435,6 @@ ONCE_DIFFERENTIABLE = (
 )
 
 
-class Error(Node):
-    """PyTorch's `Error` node: differentiating through it raises its message."""
-
-    def __init__(self, next_functions, message: str):
-        super().__init__(next_functions)
-        self._message = message
-
-    def apply(self, grads):
-        raise RuntimeError(self._message)
-
-
 def once_differentiable(fn):
     """Matches `torch.autograd.function.once_differentiable`: backward runs without grad.
 
@@ -456,19 +446,25 @@ def once_differentiable(fn):
     def wrapper(ctx, *args):
         with no_grad():
             outputs = fn(ctx, *args)
-        needing = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
-        if not (grad_state.enabled and needing):
+        if not grad_state.enabled:
             return outputs
-
-        edges = tuple(gradient_edge(a) for a in needing)
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+            return outputs
         if isinstance(outputs, tuple):
-            return tuple(_delay_error(o, edges) for o in outputs)
-        return _delay_error(outputs, edges)
+            return _delay_error(outputs)
+        return _delay_error((outputs,))[0]
 
     return wrapper
 
 
-def _delay_error(out, edges):
-    if not isinstance(out, Tensor):
-        return out
-    return Tensor._wrap(out._data, True, Error(edges, ONCE_DIFFERENTIABLE))
+# Note [Delayed error]
+# As PyTorch's, once_differentiable marks a backward's results with `DelayedError`: one `Error`
+# node for all results, with an edge to a fresh leaf on each result (None where the result is
+# None), never to the backward's own inputs: the results were computed without grad, so
+# nothing of the graph that made them is reachable from the node
+# (`Error(AccumulateGrad(), None, AccumulateGrad())`). Only the node's presence matters:
+# reaching it raises its message. Its results are new tensors on the same arrays.
+def _delay_error(outputs: tuple) -> tuple:
+    leaves = tuple(Tensor._wrap(o._data, True) if isinstance(o, Tensor) else None for o in outputs)
+    marked = outputs_through(Error(ONCE_DIFFERENTIABLE, leaves), leaves)
+    return tuple(m if isinstance(o, Tensor) else o for o, m in zip(outputs, marked))

@@ -7,6 +7,10 @@
 # them). It reaches the input identity last: its gradients are the grad_input the full hooks
 # see and may replace. No input needing grad means the hooks fire at the output, with
 # grad_input all None, as PyTorch does.
+# The output identity hands the input identity its grad_output, which the input identity
+# consumes: a gradient reaching the inputs without passing through the outputs in the same
+# pass (a double backward through what the module saved, e.g. `autograd.grad(gx, x)` after
+# `gx = autograd.grad(loss(x), x, create_graph=True)`) fires no hook, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -222,7 +226,7 @@ class BackwardHook:
             return args, None
         wrapped = BackwardHookFunction.apply(*tensors)
         node = next(t.grad_fn for t in wrapped if t.grad_fn is not None)
-        register(node, [t.requires_grad for t in tensors])
+        register(node)
         new_args = list(args)
         for i, t in zip(index, wrapped):
             new_args[i] = t
@@ -233,10 +237,13 @@ class BackwardHook:
         new_args, self.input_tensors_index = self._wrap(args, self._register_input)
         return new_args
 
-    def _register_input(self, node, needs_grad: list) -> None:
+    def _register_input(self, node) -> None:
         def hook(grad_inputs, _):
-            grads = [g if need else None for g, need in zip(grad_inputs, needs_grad)]
-            res = _pack(self.input_tensors_index, grads, self.n_inputs)
+            if self.grad_outputs is None:
+                return None  # See Note [Full backward hooks]: not through the output
+            # a tensor input that needs no grad gets the zeros its identity's backward gave
+            # it (a non-differentiable output's gradient, materialized), as in PyTorch
+            res = _pack(self.input_tensors_index, grad_inputs, self.n_inputs)
             for user_hook in self.user_hooks:
                 out = user_hook(self.module, res, self.grad_outputs)
                 if out is None:
@@ -261,14 +268,14 @@ class BackwardHook:
         new, self.output_tensors_index = self._wrap(outputs, self._register_output)
         return new[0] if single else new
 
-    def _register_output(self, node, needs_grad: list) -> None:
+    def _register_output(self, node) -> None:
         def hook(grad_inputs, grad_outputs):
             self.grad_outputs = _pack(self.output_tensors_index, list(grad_outputs), self.n_outputs)
             self._run_pre_hooks()
+            grad_outputs = self.grad_outputs  # what flows on, whatever the hooks below clear
             if self.input_tensors_index is None:
                 self._fire_without_input_grads()
-                return None
-            return tuple(self.grad_outputs[i] for i in self.output_tensors_index)
+            return tuple(grad_outputs[i] for i in self.output_tensors_index)
 
         node.register_hook(hook)
 
