@@ -19,7 +19,7 @@ from .gradcheck_checks import (
     check_undefined_grad,
     jacobians_equal,
 )
-from .gradcheck_fast import fast_mismatch
+from .gradcheck_fast import check_constant_outputs_fast, fast_mismatch
 
 __all__ = [
     "gradcheck",
@@ -177,13 +177,19 @@ def _gradcheck(func, inputs, options: _Options) -> bool:
     picks = [k for k, o in enumerate(everything) if o._requires_grad]
     outputs = [everything[k] for k in picks]
     _check_outputs(outputs)
-    if options.fast_mode and picks:
+
+    def call():
+        return _tensors(func(*inputs))
+
+    if not picks and options.fast_mode:
+        check_constant_outputs_fast(call, targets, options.eps, options.nondet_tol)
+        return True
+    if not picks:
+        return _check_constant_outputs(everything, _numerical_jacobians(call, targets, options.eps))
+    if options.fast_mode:
         _fast_check(func, inputs, targets, everything, picks, options)
-    elif picks:
-        _compare_jacobians(func, inputs, targets, everything, picks, options)
     else:
-        numerical = _numerical_jacobians(lambda: _tensors(func(*inputs)), targets, options.eps)
-        return _check_constant_outputs(everything, numerical)
+        _compare_jacobians(func, inputs, targets, everything, picks, options)
     check_backward_multiplies_by_grad_output(outputs, targets)
     if options.check_undefined_grad:
         check_undefined_grad(func, inputs, targets, _differentiable_outputs)

@@ -9,9 +9,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from .gradcheck_analytical import checked_vjp_columns
-from .gradcheck_checks import check_same_dtype_and_shape
+from .gradcheck_checks import GradcheckError, check_same_dtype_and_shape
 
-__all__ = ["fast_mismatch"]
+__all__ = ["fast_mismatch", "check_constant_outputs_fast"]
 
 
 def _unit(rng, shape, dtype) -> np.ndarray:
@@ -21,19 +21,26 @@ def _unit(rng, shape, dtype) -> np.ndarray:
     return v / norm if norm else v
 
 
+def _around(call, t: Tensor, step: np.ndarray, eps: float) -> tuple[list, list]:
+    """call()'s tensor outputs with `t` moved by -step and by +step, checked to keep their
+    shapes and dtypes; `t` is restored."""
+    data = t._data
+    original = data.copy()
+    data -= step
+    lo = [Tensor._wrap(o._data.copy()) for o in call()]
+    data[...] = original + step
+    hi = [Tensor._wrap(o._data.copy()) for o in call()]
+    data[...] = original
+    for a, b in zip(lo, hi):
+        check_same_dtype_and_shape(a, b, eps)
+    return lo, hi
+
+
 def _numerical(call, targets, us, picks, vs, eps) -> np.ndarray:
     # n[i, j] = v_j . (f_j(x + eps u_i) - f_j(x - eps u_i)) / (2 eps), one input moved at a time
     n = np.zeros((len(targets), len(picks)))
     for i, (t, u) in enumerate(zip(targets, us)):
-        data = t._data
-        original = data.copy()
-        data -= eps * u
-        lo = [Tensor._wrap(o._data.copy()) for o in call()]
-        data[...] = original + eps * u
-        hi = [Tensor._wrap(o._data.copy()) for o in call()]
-        data[...] = original
-        for a, b in zip(lo, hi):
-            check_same_dtype_and_shape(a, b, eps)
+        lo, hi = _around(call, t, eps * u, eps)
         for j, (k, v) in enumerate(zip(picks, vs)):
             n[i, j] = np.sum(v * (hi[k]._data - lo[k]._data)) / (2 * eps)
     return n
@@ -68,3 +75,17 @@ def fast_mismatch(
             if not np.isclose(a, n, rtol=rtol, atol=tol, equal_nan=True):
                 return i, j, n, a
     return None
+
+
+def check_constant_outputs_fast(call, targets, eps, nondet_tol) -> None:
+    """Fast mode when no output requires grad: every output's derivative along a random u must
+    be zero, within `nondet_tol`, as PyTorch (which here looks at integer outputs too)."""
+    rng = np.random.default_rng(0)
+    for t in targets:
+        u = _unit(rng, t._data.shape, t._data.dtype)
+        lo, hi = _around(call, t, eps * u, eps)
+        for a, b in zip(lo, hi):
+            wide = np.result_type(a._data.dtype, np.float64)  # booleans do not subtract
+            d = (b._data.astype(wide) - a._data.astype(wide)) / (2 * eps)
+            if d.size and np.max(np.abs(d)) > nondet_tol:
+                raise GradcheckError("Numerical gradient for function expected to be zero")
