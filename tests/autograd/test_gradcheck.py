@@ -132,13 +132,29 @@ def test_gradcheck_needs_an_input_that_requires_grad(lib):
     )
 
 
-def test_output_without_grad_must_not_depend_on_the_input(lib):
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_output_without_grad_must_not_depend_on_the_input(lib, fast_mode):
     x = doubles(lib, 1.0, 2.0)
+
+    def check(fn, **kwargs):
+        return lib.autograd.gradcheck(fn, (x,), fast_mode=fast_mode, **kwargs)
+
     with pytest.raises(RuntimeError, match="^Numerical gradient for function expected to be zero$"):
-        lib.autograd.gradcheck(lambda t: t.detach() * 3, (x,))
-    assert lib.autograd.gradcheck(lambda t: t.detach() * 3, (x,), raise_exception=False) is False
-    assert lib.autograd.gradcheck(lambda t: t.detach() * 0, (x,))
-    assert lib.autograd.gradcheck(lambda t: (t * 2, t.detach() * 3), (x,))
+        check(lambda t: t.detach() * 3)
+    assert check(lambda t: t.detach() * 3, raise_exception=False) is False
+    assert check(lambda t: t.detach() * 0)
+    assert check(lambda t: (t.detach() * 0, t.argmax()))
+    assert check(lambda t: (t * 2, t.detach() * 3))
+
+
+def test_fast_mode_allows_constant_outputs_to_move_within_nondet_tol(lib):
+    # PyTorch's fast mode bounds the directional derivative by nondet_tol; slow mode wants zeros
+    x = doubles(lib, 1.0, 2.0)
+    assert lib.autograd.gradcheck(
+        lambda t: t.detach() * 1e-9, (x,), fast_mode=True, nondet_tol=1e-6
+    )
+    with pytest.raises(RuntimeError, match="^Numerical gradient for function expected to be zero$"):
+        lib.autograd.gradcheck(lambda t: t.detach() * 1e-9, (x,), nondet_tol=1e-6)
 
 
 def test_single_precision_inputs_warn(lib):
@@ -192,31 +208,155 @@ def _non_deterministic(lib):
     return NonDet
 
 
-def test_gradcheck_detects_a_non_deterministic_backward(lib):
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_detects_a_non_deterministic_backward(lib, fast_mode):
     nondet = _non_deterministic(lib)
     x = lib.randn(3, 3, dtype=lib.float64, requires_grad=True)
-    assert lib.autograd.gradcheck(lambda t: nondet.apply(t, 0.0), x)
+
+    def check(fn, **kwargs):
+        return lib.autograd.gradcheck(fn, x, fast_mode=fast_mode, **kwargs)
+
+    def check_twice(fn, **kwargs):
+        return lib.autograd.gradgradcheck(fn, x, fast_mode=fast_mode, **kwargs)
+
+    assert check(lambda t: nondet.apply(t, 0.0))
     with pytest.raises(RuntimeError, match="Backward is not reentrant, i.e., running backward"):
-        lib.autograd.gradcheck(lambda t: nondet.apply(t, 1e-6), x)
+        check(lambda t: nondet.apply(t, 1e-6))
+    assert check(lambda t: nondet.apply(t, 1e-6), raise_exception=False) is False
     with pytest.raises(RuntimeError, match="The tolerance for nondeterminism was 0.0"):
-        lib.autograd.gradgradcheck(lambda t: nondet.apply(t, 1e-12), x)
-    assert lib.autograd.gradcheck(lambda t: nondet.apply(t, 1e-6), x, nondet_tol=1e-5)
-    assert lib.autograd.gradgradcheck(lambda t: nondet.apply(t, 1e-12), x, nondet_tol=1e-5)
+        check_twice(lambda t: nondet.apply(t, 1e-12))
+    assert check(lambda t: nondet.apply(t, 1e-6), nondet_tol=1e-5)
+    assert check_twice(lambda t: nondet.apply(t, 1e-12), nondet_tol=1e-5)
+
+
+def test_non_reentrant_message_names_the_tolerance(lib):
+    nondet = _non_deterministic(lib)
+    x = lib.randn(2, dtype=lib.float64, requires_grad=True)
+    with pytest.raises(RuntimeError) as info:
+        lib.autograd.gradcheck(lambda t: nondet.apply(t, 1e-3), x, nondet_tol=1e-9)
+    assert type(info.value).__name__ == "GradcheckError"
+    assert "The tolerance for nondeterminism was 1e-09." in str(info.value)
+    assert "with `nondet_tol=<tol>` as a keyword argument" in str(info.value)
 
 
 @pytest.mark.parametrize(
-    ("make", "message"),
+    ("make", "what", "slow_detail", "fast_detail"),
     [
-        (lambda lib, x: lib.cat([x, x]), "same shape when inputs are perturbed on index (0,)"),
-        (lambda lib, x: x.to(lib.float32), "same dtype when inputs are perturbed on index (0,)"),
+        (
+            lambda lib, x: lib.cat([x, x]),
+            "shape",
+            "on index (0,) by 1e-06, but got: shapes torch.Size([1]) and torch.Size([2]).",
+            "by 1e-06, but got: shapes torch.Size([1]) and torch.Size([2]).",
+        ),
+        (
+            lambda lib, x: x.to(lib.float32),
+            "dtype",
+            "on index (0,) by 1e-06, but got: dtypes torch.float64 and torch.float32.",
+            "by 1e-06, but got: dtypes torch.float64 and torch.float32.",
+        ),
     ],
 )
-def test_gradcheck_refuses_outputs_whose_shape_depends_on_values(lib, make, message):
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_refuses_outputs_whose_shape_depends_on_values(
+    lib, make, what, slow_detail, fast_detail, fast_mode
+):
     def fn(x):
         return make(lib, x) if bool((x >= 1).all()) else x
 
+    detail = fast_detail if fast_mode else slow_detail
+    message = f"Expected `func` to return outputs with the same {what} when inputs are perturbed "
+    with pytest.raises(AssertionError, match=re.escape(message + detail)):
+        lib.autograd.gradcheck(fn, (doubles(lib, 1.0),), fast_mode=fast_mode)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            {"check_backward_ad": False},
+            "Expected at least one of check_forward_ad or check_backward_ad to be True",
+        ),
+        (
+            {"check_backward_ad": False, "check_forward_ad": True, "check_batched_grad": True},
+            "Setting check_batched_grad=True requires check_backward_ad to be True",
+        ),
+        (
+            {"check_batched_forward_grad": True},
+            "Setting check_batched_forward_grad=True requires check_forward_ad to be True",
+        ),
+    ],
+)
+def test_gradcheck_refuses_contradictory_modes(lib, flags, message):
+    x = doubles(lib, 1.0, 2.0)
     with pytest.raises(AssertionError, match=re.escape(message)):
-        lib.autograd.gradcheck(fn, (doubles(lib, 1.0),))
+        lib.autograd.gradcheck(lambda t: t * 2, (x,), raise_exception=False, **flags)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            {"check_rev_over_rev": False},
+            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True",
+        ),
+        (
+            {"check_rev_over_rev": False, "check_fwd_over_rev": True},
+            "Setting check_undefined_grad=True requires check_rev_over_rev to be True",
+        ),
+        (
+            {
+                "check_rev_over_rev": False,
+                "check_fwd_over_rev": True,
+                "check_undefined_grad": False,
+                "check_batched_grad": True,
+            },
+            "Setting check_batched_grad=True requires check_rev_over_rev to be True",
+        ),
+    ],
+)
+def test_gradgradcheck_refuses_contradictory_modes(lib, flags, message):
+    x = doubles(lib, 1.0, 2.0)
+    with pytest.raises(AssertionError, match=re.escape(message)):
+        lib.autograd.gradgradcheck(lambda t: t * t, (x,), **flags)
+
+
+def test_forward_ad_checks_are_refused_not_skipped():
+    # dyngrad has no forward-mode AD: asking for its check must not pass silently
+    x = doubles(dyngrad, 1.0, 2.0)
+    with pytest.raises(NotImplementedError, match="dyngrad has no forward-mode AD"):
+        dyngrad.autograd.gradcheck(lambda t: t * 2, (x,), check_forward_ad=True)
+    with pytest.raises(NotImplementedError, match="dyngrad has no forward-mode AD"):
+        dyngrad.autograd.gradgradcheck(lambda t: t * t, (x,), check_fwd_over_rev=True)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_refuses_inputs_with_overlapping_memory(lib, fast_mode):
+    x = doubles(lib, 1.0, 2.0, 3.0)
+    message = "The 0th input has a dimension with stride 0. gradcheck only supports inputs"
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        lib.autograd.gradcheck(
+            lambda t: t * 2, (x.expand(2, 3),), fast_mode=fast_mode, raise_exception=False
+        )
+    assert lib.autograd.gradcheck(lambda t: t * 2, (x.expand(2, 3).contiguous(),))
+
+
+def test_gradcheck_refuses_sparse_outputs(lib):
+    x = doubles(lib, 1.0, 0.0, 3.0)
+    with pytest.raises(ValueError, match="Sparse output is not supported at gradcheck yet."):
+        lib.autograd.gradcheck(lambda t: t.to_sparse(), (x,))
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradgradcheck_with_non_contiguous_output_gradients(lib, fast_mode):
+    x = lib.randn(2, 3, dtype=lib.float64, requires_grad=True)
+    assert lib.autograd.gradgradcheck(
+        lambda t: t.tanh() * t, (x,), gen_non_contig_grad_outputs=True, fast_mode=fast_mode
+    )
+    _, _, wrong_second = functions(lib)
+    with pytest.raises(RuntimeError, match="Jacobian mismatch for output 0 with respect to"):
+        lib.autograd.gradgradcheck(
+            wrong_second.apply, (x,), gen_non_contig_grad_outputs=True, fast_mode=fast_mode
+        )
 
 
 def test_gradcheck_checks_undefined_output_gradients(lib):

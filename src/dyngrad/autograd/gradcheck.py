@@ -3,6 +3,7 @@ PyTorch's deprecated `get_numerical_jacobian` / `get_analytical_jacobian`."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import warnings
 
@@ -10,15 +11,15 @@ import numpy as np
 
 from .._tensor import Tensor
 from .engine import grad as autograd_grad
+from .gradcheck_analytical import checked_vjp_columns, unit_seeds, vjp_columns
 from .gradcheck_checks import (
     GradcheckError,
     check_backward_multiplies_by_grad_output,
-    check_reentrant,
     check_same_dtype_and_shape,
     check_undefined_grad,
     jacobians_equal,
 )
-from .gradcheck_fast import fast_mismatch
+from .gradcheck_fast import check_constant_outputs_fast, fast_mismatch
 
 __all__ = [
     "gradcheck",
@@ -77,25 +78,16 @@ def _snapshots(outputs) -> list:
     return [Tensor._wrap(o._data.copy()) for o in outputs]
 
 
-def _analytical_jacobian(output: Tensor, targets) -> list:
+def _analytical_jacobian(output: Tensor, targets, nondet_tol, check_grad_dtypes) -> list:
     """J[i]: d(output)/d(target i) by one backward per output element, (numel_in, numel_out)."""
-    jac = [np.zeros((t._data.size, output._data.size)) for t in targets]
-    for k in range(output._data.size):
-        seed = np.zeros(output._data.size, dtype=output._data.dtype)
-        seed[k] = 1
-        grads = autograd_grad(
-            output,
-            targets,
-            Tensor._wrap(seed.reshape(output._data.shape)),
-            retain_graph=True,
-            allow_unused=True,
-        )
-        for i, g in enumerate(grads):
-            if g is not None:
-                if g._data.shape != targets[i]._data.shape:
-                    raise GradcheckError("Analytical gradient has incorrect size")
-                jac[i][:, k] = g._data.reshape(-1)
-    return jac
+    return checked_vjp_columns(
+        output,
+        targets,
+        lambda: unit_seeds(output),
+        output._data.size,
+        nondet_tol,
+        check_grad_dtypes,
+    )
 
 
 def gradcheck(
@@ -119,68 +111,125 @@ def gradcheck(
     """Matches `torch.autograd.gradcheck`: compare every Jacobian entry in float64.
 
     Also checks, as PyTorch, that outputs keep their shape and dtype under perturbation, that
-    backward is deterministic within `nondet_tol`, multiplies by the output gradient and
+    backward is reentrant (the same twice, within `nondet_tol`), gives gradients of the inputs'
+    sizes (and dtypes, with `check_grad_dtypes`), multiplies by the output gradient and
     (`check_undefined_grad`) copes with undefined output gradients. `fast_mode` compares
     v^T J u for random u and v (gradcheck_fast.py), and on a mismatch shows the full Jacobians
     as PyTorch does; `check_batched_grad` adds nothing, as dyngrad's vmap is a loop
     (Note [vmap as a loop]) and batched gradients are per-sample gradients by construction.
+    dyngrad has no forward-mode AD: `check_forward_ad=True` raises NotImplementedError.
     """
+    _check_modes(
+        check_forward_ad, check_backward_ad, check_batched_grad, check_batched_forward_grad
+    )
+    options = _Options(
+        eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes, fast_mode
+    )
     try:
-        return _gradcheck(
-            func, _as_tuple(inputs), eps, atol, rtol, nondet_tol, check_undefined_grad, fast_mode
-        )
+        return _gradcheck(func, _as_tuple(inputs), options)
     except GradcheckError:
         if raise_exception:
             raise
         return False
 
 
-def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, undefined_grad, fast=False) -> bool:
+@dataclasses.dataclass(frozen=True)
+class _Options:
+    eps: float
+    atol: float
+    rtol: float
+    nondet_tol: float
+    check_undefined_grad: bool
+    check_grad_dtypes: bool
+    fast_mode: bool
+
+
+def _check_modes(forward_ad, backward_ad, batched_grad, batched_forward_grad) -> None:
+    # PyTorch asserts these before anything runs, whatever raise_exception says
+    if not (forward_ad or backward_ad):
+        raise AssertionError(
+            "Expected at least one of check_forward_ad or check_backward_ad to be True"
+        )
+    if batched_grad and not backward_ad:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_backward_ad to be True"
+        )
+    if batched_forward_grad and not forward_ad:
+        raise AssertionError(
+            "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
+        )
+    if forward_ad:
+        raise NotImplementedError(
+            "dyngrad has no forward-mode AD: gradcheck(check_forward_ad=True) is not supported; "
+            "check the backward pass with check_forward_ad=False (the default)."
+        )
+
+
+def _gradcheck(func, inputs, options: _Options) -> bool:
     targets = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
     if not targets:
         raise ValueError(
             "gradcheck expects at least one input tensor to require gradient, "
             "but none of them have requires_grad=True."
         )
-    _warn_single_precision(inputs)
+    _check_inputs(inputs)
     everything = _tensors(func(*inputs))
     picks = [k for k, o in enumerate(everything) if o._requires_grad]
-    if fast and picks:
-        _fast_check(func, inputs, targets, everything, picks, eps, atol, rtol)
-        outputs = [everything[k] for k in picks]
-        check_backward_multiplies_by_grad_output(outputs, targets)
-        if undefined_grad:
-            check_undefined_grad(func, inputs, targets, _differentiable_outputs)
-        return True
-    numerical = _numerical_jacobians(lambda: _tensors(func(*inputs)), targets, eps)
-    if not picks:
-        return _check_constant_outputs(everything, numerical)
     outputs = [everything[k] for k in picks]
-    for j, (k, out) in enumerate(zip(picks, outputs)):
-        analytical = _analytical_jacobian(out, targets)
-        check_reentrant(analytical, _analytical_jacobian(out, targets), nondet_tol)
-        for i, t in enumerate(targets):
-            a, n = analytical[i], numerical[i][k]
-            if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
-                raise GradcheckError(_mismatch(i, j, n, a.astype(t._data.dtype)))
+    _check_outputs(outputs)
+
+    def call():
+        return _tensors(func(*inputs))
+
+    if not picks and options.fast_mode:
+        check_constant_outputs_fast(call, targets, options.eps, options.nondet_tol)
+        return True
+    if not picks:
+        return _check_constant_outputs(everything, _numerical_jacobians(call, targets, options.eps))
+    if options.fast_mode:
+        _fast_check(func, inputs, targets, everything, picks, options)
+    else:
+        _compare_jacobians(func, inputs, targets, everything, picks, options)
     check_backward_multiplies_by_grad_output(outputs, targets)
-    if undefined_grad:
+    if options.check_undefined_grad:
         check_undefined_grad(func, inputs, targets, _differentiable_outputs)
     return True
 
 
-def _fast_check(func, inputs, targets, everything, picks, eps, atol, rtol) -> None:
+def _compare_jacobians(func, inputs, targets, everything, picks, options: _Options) -> None:
+    """Slow mode: every entry of every Jacobian, numerical against analytical."""
+    numerical = _numerical_jacobians(lambda: _tensors(func(*inputs)), targets, options.eps)
+    for j, k in enumerate(picks):
+        analytical = _analytical_jacobian(
+            everything[k], targets, options.nondet_tol, options.check_grad_dtypes
+        )
+        for i, t in enumerate(targets):
+            a, n = analytical[i], numerical[i][k]
+            if not np.allclose(a, n, rtol=options.rtol, atol=options.atol, equal_nan=True):
+                raise GradcheckError(_mismatch(i, j, n, a.astype(t._data.dtype)))
+
+
+def _fast_check(func, inputs, targets, everything, picks, options: _Options) -> None:
     found = fast_mismatch(
-        lambda: _tensors(func(*inputs)), targets, everything, picks, eps, atol, rtol
+        lambda: _tensors(func(*inputs)),
+        targets,
+        everything,
+        picks,
+        options.eps,
+        options.atol,
+        options.rtol,
+        options.nondet_tol,
+        options.check_grad_dtypes,
     )
     if found is None:
         return
     i, j, n, a = found
+    slow_options = dataclasses.replace(options, nondet_tol=float("inf"), check_grad_dtypes=False)
     try:  # the full Jacobians, for the message
-        _gradcheck(func, inputs, eps, atol, rtol, float("inf"), False)
+        _compare_jacobians(func, inputs, targets, everything, picks, slow_options)
         slow = "Slow mode (every Jacobian entry) passes: the fast check may be too strict here."
     except GradcheckError as exc:
-        slow = str(exc).split("\n", 1)[1]
+        slow = str(exc).partition("\n")[2] or str(exc)
     raise GradcheckError(
         f"Jacobian mismatch for output {j} with respect to input {i},\nnumerical:{n}\n"
         f"analytical:{a}\n\n[dyngrad] fast mode compares v^T J u for random unit vectors u "
@@ -188,13 +237,11 @@ def _fast_check(func, inputs, targets, everything, picks, eps, atol, rtol) -> No
     )
 
 
-def _warn_single_precision(inputs) -> None:
+def _check_inputs(inputs) -> None:
     for i, t in enumerate(inputs):
-        if (
-            isinstance(t, Tensor)
-            and t._requires_grad
-            and t._data.dtype not in (np.float64, np.complex128)
-        ):
+        if not (isinstance(t, Tensor) and t._requires_grad):
+            continue
+        if t._data.dtype not in (np.float64, np.complex128):
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "
@@ -202,6 +249,27 @@ def _warn_single_precision(inputs) -> None:
                 UserWarning,
                 stacklevel=4,
             )
+        # perturbing one element would move every element sharing its memory; NumPy may
+        # give an empty array zero strides, and an empty input has nothing to perturb
+        if (
+            not t.is_sparse
+            and t._data.size
+            and any(st == 0 and n > 1 for st, n in zip(t._data.strides, t._data.shape))
+        ):
+            raise RuntimeError(
+                f"The {i}th input has a dimension with stride 0. gradcheck only supports inputs "
+                "that are non-overlapping to be able to compute the numerical gradients "
+                "correctly. You should call .contiguous on the input before passing it to "
+                "gradcheck."
+            )
+
+
+def _check_outputs(outputs) -> None:
+    if any(o.is_sparse for o in outputs):
+        raise ValueError(
+            "Sparse output is not supported at gradcheck yet. Please call "
+            "to_dense(masked_grad=...) on the output of fn for gradcheck."
+        )
 
 
 def _mismatch(i: int, j: int, numerical: np.ndarray, analytical: np.ndarray) -> str:
@@ -244,16 +312,26 @@ def gradgradcheck(
     fast_mode: bool = False,
     masked: bool = False,
 ) -> bool:
-    """Matches `torch.autograd.gradgradcheck`: gradcheck of the backward pass itself."""
+    """Matches `torch.autograd.gradgradcheck`: gradcheck of the backward pass itself, with
+    random output gradients in [-1, 1) unless `grad_outputs` are given."""
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError(
+            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"
+        )
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_undefined_grad=True requires check_rev_over_rev to be True"
+        )
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_rev_over_rev to be True"
+        )
     inputs = _as_tuple(inputs)
     targets_mask = [isinstance(t, Tensor) and t._requires_grad for t in inputs]
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         outs = _differentiable_outputs(func(*inputs))
-        grad_outputs = tuple(
-            Tensor._wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype), True)
-            for o in outs
-        )
+        grad_outputs = tuple(_random_grad(rng, o, gen_non_contig_grad_outputs) for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n = len(inputs)
 
@@ -273,8 +351,24 @@ def gradgradcheck(
         raise_exception=raise_exception,
         nondet_tol=nondet_tol,
         check_undefined_grad=check_undefined_grad,
+        check_grad_dtypes=check_grad_dtypes,
+        check_batched_grad=check_batched_grad,
+        check_forward_ad=check_fwd_over_rev,
+        check_backward_ad=check_rev_over_rev,
         fast_mode=fast_mode,
     )
+
+
+def _random_grad(rng, output: Tensor, non_contiguous: bool) -> Tensor:
+    dtype = output._data.dtype if output.is_floating_point() or output.is_complex() else np.float64
+    values = rng.uniform(-1, 1, output._data.shape).astype(dtype)
+    if non_contiguous and values.size > 1:
+        # every other element of a buffer twice as wide: same values, no unit stride
+        shape = values.shape[:-1] + (2 * values.shape[-1],)
+        spread = np.empty(shape, dtype)[..., ::2]
+        spread[...] = values
+        values = spread
+    return Tensor._wrap(values, True)
 
 
 # ---- PyTorch's deprecated Jacobian helpers ---------------------------------------------------
@@ -329,10 +423,12 @@ def get_analytical_jacobian(inputs, output, nondet_tol: float = 0.0, grad_out: f
             "functions that return complex outputs."
         )
     targets = [t for t in _as_tuple(inputs) if _needs_grad(t)]
-    first = _analytical_jacobian(output, targets)
-    reentrant = jacobians_equal(first, _analytical_jacobian(output, targets), nondet_tol)
+    size = output._data.size
+    first, sizes_ok, types_ok = vjp_columns(output, targets, unit_seeds(output), size)
+    second, _, _ = vjp_columns(output, targets, unit_seeds(output), size)
+    reentrant = jacobians_equal(first, second, nondet_tol)
     jacobians = tuple(Tensor._wrap(j.astype(t._data.dtype)) for j, t in zip(first, targets))
-    return jacobians, reentrant, True, True
+    return jacobians, reentrant, sizes_ok, types_ok
 
 
 def _needs_grad(t) -> bool:

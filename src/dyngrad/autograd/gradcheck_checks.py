@@ -26,13 +26,15 @@ class GradcheckError(RuntimeError):
     """Matches `torch.autograd.gradcheck.GradcheckError`."""
 
 
-def check_same_dtype_and_shape(lo: Tensor, hi: Tensor, eps: float, idx) -> None:
-    """A function whose output shape or dtype depends on the input values has no Jacobian."""
+def check_same_dtype_and_shape(lo: Tensor, hi: Tensor, eps: float, idx=None) -> None:
+    """A function whose output shape or dtype depends on the input values has no Jacobian.
+    `idx` is the perturbed element (slow mode); fast mode moves a whole input, and passes None."""
+    where = "" if idx is None else f"on index {idx} "
     for what, a, b in (("shape", lo.shape, hi.shape), ("dtype", lo.dtype, hi.dtype)):
         if a != b:
             raise AssertionError(
                 f"Expected `func` to return outputs with the same {what} when inputs are "
-                f"perturbed on index {idx} by {eps}, but got: {what}s {a} and {b}."
+                f"perturbed {where}by {eps}, but got: {what}s {a} and {b}."
             )
 
 
