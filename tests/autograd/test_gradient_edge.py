@@ -275,3 +275,47 @@ def test_delayed_error_of_several_tensors(lib):
         (a.sum() + b.sum()).backward()
     plain = lib._C._functions.DelayedError(b"Boom!", 1)(lib.ones(2))
     assert (plain.requires_grad, plain.grad_fn) == (False, None)
+
+
+def test_grad_does_not_run_a_root_that_reaches_no_input(lib):
+    calls = []
+
+    class Spy(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            calls.append("ran")
+            return g
+
+    y = lib.randn(1, requires_grad=True)
+    z = lib.randn(1, requires_grad=True)
+    x = Spy.apply(lib.randn(1, requires_grad=True) * 2)
+    assert lib.autograd.grad(x, (y,), allow_unused=True) == (None,)
+    x = Spy.apply(lib.randn(1, requires_grad=True) * 2)
+    gy, gz = lib.autograd.grad(x + z, (y, z), allow_unused=True)
+    assert gy is None and gz.tolist() == [1.0]
+    x = Spy.apply(lib.randn(1, requires_grad=True) * 2)
+    lib.autograd.backward(x, inputs=(y,))  # allow_unused is implied
+    assert y.grad is None and calls == []
+    b = y * 2  # a root that is itself the input
+    assert lib.autograd.grad(b, b, lib.ones(1))[0].tolist() == [1.0]
+
+
+def test_set_gives_a_leaf_a_new_accumulator(lib):
+    x = lib.rand(2, requires_grad=True)
+    before = lib.autograd.graph.get_gradient_edge(x)
+    out = x.clone()
+    with lib.no_grad():
+        x.set_(lib.rand_like(x))
+    assert lib.autograd.graph.get_gradient_edge(x).node is not before.node
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        lib.autograd.grad(out.sum(), x)
+    (g,) = lib.autograd.grad(out.sum(), before)
+    assert g.tolist() == [1.0, 1.0] and x.grad is None
+    y = lib.rand(2, requires_grad=True)
+    out = y * 1
+    y.data = lib.rand(2)  # `.data =` keeps the accumulator
+    assert out.grad_fn.next_functions[0][0] is lib.autograd.graph.get_gradient_edge(y).node

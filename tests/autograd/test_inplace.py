@@ -465,3 +465,24 @@ def test_setitem_of_a_python_scalar_into_one_element(lib, shape, key, value):
     x = lib.zeros(shape)
     x[key] = value
     assert x.flatten().tolist().count(float(value)) == 1 and x.sum().item() == value
+
+
+def test_double_backward_through_an_in_place_op_on_a_view(lib):
+    # the output saved by relu_ on a view unpacks with the view's history (through the
+    # base's CopySlices), so a second backward runs the relu node once, inside CopySlices
+    x = lib.tensor([[1.0, -2.0], [3.0, 0.5]], requires_grad=True)
+    y = (x * 2).view(4)
+    out = lib.relu_(y[1:])
+    (g,) = lib.autograd.grad(out.pow(2).sum(), x, create_graph=True)
+    assert g.tolist() == [[0.0, 0.0], [24.0, 4.0]]
+    (gg,) = lib.autograd.grad(g.sum(), x)
+    assert gg.tolist() == [[0.0, 0.0], [8.0, 8.0]]
+    z = lib.tensor([[[[1.0, 1.0]]]], requires_grad=True)
+    norm = lib.nn.functional.instance_norm(z)
+    (g,) = lib.autograd.grad(
+        lib.nn.functional.relu(norm, inplace=True).pow(2),
+        z,
+        lib.ones(1, 1, 1, 2),
+        create_graph=True,
+    )
+    assert lib.autograd.grad(g.sum(), z)[0].tolist() == [[[[0.0, 0.0]]]]

@@ -334,10 +334,11 @@ def _run(task: GraphTask) -> None:
     while ready:
         node = pop(ready)[2]
         grads = task.take(node)
-        if needed is not None and node in task.captures:
-            if node not in needed:  # reached only to be captured (grad() of a target)
+        if needed is not None and node not in needed:
+            if node in task.captures:  # reached only to be captured (grad() of a target)
                 task_capture(task, node, accumulate.tensor_pre_hooks(node, grads, task))
-                continue
+            continue  # else a root that reaches no target: PyTorch does not run it
+        if needed is not None and node in task.captures:
             task_capture(task, node, grads)  # before the hooks, as PyTorch
         if node._plain and not node_observers:  # no hooks, nobody watching: run it here
             if grads[0] is None and node._needs_grads and all(g is None for g in grads):

@@ -206,5 +206,6 @@ def _needed(root, targets: set, accumulate: bool) -> set:
         if runs:
             needed.add(node)
         reaches[node] = runs or node in targets
-    needed.add(root)
+    if type(root) is GraphRoot:  # it only hands the root gradients on
+        needed.add(root)
     return needed

@@ -240,6 +240,10 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     self._version_counter.bump("set_")
     if node is not None:
         self._grad_fn, self._out_nr, self._requires_grad = node, 0, True
+    elif self._grad_fn is None:
+        # a leaf that took other memory gets a new AccumulateGrad, as in PyTorch: graphs built
+        # before reach it only through the old one (`get_gradient_edge` taken before)
+        self._accum = None
     return self
 
 

@@ -7,6 +7,8 @@ history (`CopySlices` for a view, see Note [In-place through a view] in record.p
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..._tensor import Tensor
@@ -92,6 +94,12 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
         rebase_history(self, node)
         if hooked:
             save(node, plan, inputs, self)
+        elif self._base is not None and any(type(v) is SavedOutput for v in node._saved.values()):
+            # Note [Saved output of an in-place op on a view]: under create_graph the output
+            # unpacks with the view's history as it is now (through the base's CopySlices,
+            # which runs `node`), not with `node` alone; weakly, as PyTorch's SavedVariable
+            # (the view's node owns, through the CopySlices, this very node)
+            node._view_grad_fn = weakref.ref(self._grad_fn)
     if recording.observer is not None:  # See Note [Op observer]
         recording.observer(op, args, attrs, self)
     return self

@@ -241,8 +241,14 @@ def unpack_one(node: OpNode, name: str, value):
 
 def _rebuilt_output(node: OpNode, value: SavedOutput) -> Tensor:
     if grad_state.enabled and node._op.is_differentiable(value.output_nr):
-        # create_graph: the output's history is this very node
-        rebuilt = Tensor._wrap(value.data, True, node, value.output_nr)
+        # create_graph: the output's history is this very node, or the view's it wrote into
+        # while that lives (See Note [Saved output of an in-place op on a view] in inplace.py)
+        view_fn = node.__dict__.get("_view_grad_fn")
+        fn = view_fn() if view_fn is not None else None
+        if fn is not None:
+            rebuilt = Tensor._wrap(value.data, True, fn, 0)
+        else:
+            rebuilt = Tensor._wrap(value.data, True, node, value.output_nr)
         rebuilt._version_counter = value.version_counter
         return rebuilt
     return value.tensor
