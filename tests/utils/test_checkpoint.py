@@ -432,3 +432,66 @@ def test_the_doctor_watches_a_checkpointed_training_loop(use_reentrant):
         watched = train()
     assert report.kinds() == []
     assert all(dyngrad.equal(a, b) for a, b in zip(plain, watched))
+
+
+@VARIANTS
+@pytest.mark.parametrize("enabled", [True, False])
+def test_recomputation_runs_under_the_forwards_autocast_state(lib, use_reentrant, enabled):
+    seen = []
+
+    def fn(x, y):
+        z = lib.mm(lib.mm(x, y), y)  # mm runs in bfloat16 under autocast
+        seen.append(z.dtype)
+        return z
+
+    rng = np.random.default_rng(1)
+    x, y = (lib.tensor(rng.standard_normal((3, 3)), requires_grad=True) for _ in range(2))
+    x, y = x.float().detach().requires_grad_(), y.float().detach().requires_grad_()
+    with lib.autocast(device_type="cpu", dtype=lib.bfloat16, enabled=enabled):
+        out = lib.utils.checkpoint.checkpoint(fn, x, y, use_reentrant=use_reentrant)
+        loss = out.float().sum()
+    loss.backward()  # outside the region: recomputation must enter it again
+    expected = lib.bfloat16 if enabled else lib.float32
+    assert seen[0] == expected and all(d == expected for d in seen)
+    assert x.grad.dtype == lib.float32 and y.grad.dtype == lib.float32
+    if use_reentrant:
+        assert len(seen) == 2  # the reentrant backward runs fn to its end
+
+
+def test_early_stop_leaves_nothing_a_custom_function_saved_alive():
+    # the recomputation stops inside the Function's save: what it was saving is not left on
+    # its node in a cycle that only the cycle collector could free (dyngrad only: torch 2.13
+    # keeps the forward's output alive here, which PyTorch's own test says it should not)
+    import gc
+    import weakref
+
+    made = []
+
+    class Keep(dyngrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.clone()
+            ctx.save_for_backward(y)
+            made.append(weakref.ref(y))
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            ctx.saved_tensors
+            return None
+
+    def fn(x):
+        return Keep.apply(x)
+
+    def run(x):
+        out = dyngrad.utils.checkpoint.checkpoint(fn, x, use_reentrant=False)
+        out.sum().backward()
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        run(dyngrad.randn(3, 3, requires_grad=True))
+        assert len(made) == 2 and [r() for r in made] == [None, None]
+    finally:
+        if enabled:
+            gc.enable()

@@ -29,6 +29,7 @@ from ..runtime.device import device as Device
 from ..runtime.dtypes import bfloat16, float16, float32
 from ..runtime.sparse_coo import SparseCOO
 from ..runtime.transfer import cuda_available
+from ..utils import checkpoint_recompute
 from .policy import FP32, LOWER_PRECISION_FP, POLICY
 
 __all__ = [
@@ -308,3 +309,18 @@ def custom_bwd(bwd=None, *, device_type: str):
             return bwd(*args, **kwargs)
 
     return decorated
+
+
+def _autocast_as_now():
+    # checkpoint's recomputation runs under the autocast state of its forward (PyTorch keeps
+    # the forward's autocast arguments): a factory of a region that enters it again
+    kwargs = {
+        "device_type": "cpu",
+        "enabled": is_autocast_enabled("cpu"),
+        "dtype": get_autocast_dtype("cpu"),
+        "cache_enabled": is_autocast_cache_enabled(),
+    }
+    return lambda: autocast(**kwargs)
+
+
+checkpoint_recompute.above.autocast_as_now = _autocast_as_now  # See Note [Calls up the layers]

@@ -386,17 +386,18 @@ def _dirty_not_input(out) -> None:
 
 def _save_tensors(ctx, results, produced: dict, tracking: bool) -> None:
     hooks = saved_hooks.current() if tracking and saved_hooks.active else None
-    if hooks is not None:  # See Note [Saved tensor hooks]
+    to_save, ctx._to_save = ctx._to_save, ()  # never an output held by its own node (a cycle)
+    if hooks is not None:  # See Note [Saved tensor hooks]; a pack hook may raise (checkpoint's
+        # early stop), so what is being saved is no longer on the node
         ctx._saved = tuple(
             (None if t is None else _pack(ctx, t, hooks, produced.get(id(t))), None)
-            for t in ctx._to_save
+            for t in to_save
         )
     else:
         ctx._saved = tuple(
             (_saved_output(t, produced[id(t)]) if id(t) in produced else t, _version_of(t))
-            for t in ctx._to_save
+            for t in to_save
         )
-    ctx._to_save = ()
 
 
 def _pack(ctx, t, hooks, output_nr):

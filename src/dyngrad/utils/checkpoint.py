@@ -19,7 +19,8 @@ recomputed by running it again when backward first needs it.
 #   first when they are needed). The shapes, dtypes and devices of what was saved and of
 #   what is recomputed are compared (`determinism_check`).
 # Both restore the forward's RNG state while recomputing (`preserve_rng_state`), so dropout
-# draws the same mask. dyngrad has no autocast state to carry on the CPU, and no device RNG.
+# draws the same mask, and its autocast state, so recomputed ops cast as the forward's did
+# (dyngrad has no device RNG).
 # The non-reentrant machinery (frames, holders, the recomputation) is checkpoint_recompute.py.
 """
 
@@ -38,6 +39,7 @@ from ..runtime.random import default_generator
 from .checkpoint_recompute import (
     CheckpointError,
     GraphExecGroup,
+    autocast_as_now,
     noop_context_fn,
     rng_state_of,
     run_without_reentrant,
@@ -98,6 +100,7 @@ class CheckpointFunction(Function):
         check_backward_validity(args)
         ctx.run_function = run_function
         ctx.rng_state = default_generator.get_state() if preserve_rng_state else None
+        ctx.autocast_again = autocast_as_now()
         # non-tensor arguments are kept as they are; tensors are saved for backward
         ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
         ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
@@ -117,7 +120,7 @@ class CheckpointFunction(Function):
         inputs = list(ctx.inputs)
         for index, tensor in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[index] = tensor
-        with rng_state_of(ctx.rng_state):
+        with rng_state_of(ctx.rng_state), ctx.autocast_again():
             detached = detach_variable(tuple(inputs))
             with enable_grad():
                 outputs = ctx.run_function(*detached)

@@ -19,12 +19,28 @@ __all__ = [
     "noop_context_fn",
     "run_without_reentrant",
     "rng_state_of",
+    "autocast_as_now",
     "set_checkpoint_debug_enabled",
     "set_checkpoint_early_stop",
 ]
 
 _debug_enabled: bool | None = None
 _early_stop_enabled: bool | None = None
+
+
+class above:
+    """What autocast (a tool above this layer) hands in when it loads (See Note [Calls up the
+    layers]): `autocast_as_now()`, a factory of a context manager that enters again the
+    autocast state open now. Recomputation runs under the forward's, as PyTorch's."""
+
+    autocast_as_now = None
+
+
+def autocast_as_now():
+    """A factory of a context manager that re-enters the autocast state of this moment."""
+    if above.autocast_as_now is None:
+        return contextlib.nullcontext
+    return above.autocast_as_now()
 
 
 class CheckpointError(RuntimeError):
@@ -326,9 +342,10 @@ def run_without_reentrant(
     if not grad_state.enabled:  # nothing is saved: no recomputation to prepare
         return function(*args, **kwargs)
     rng_state = default_generator.get_state() if preserve else None
+    autocast_again = autocast_as_now()
 
     def recompute(*inputs):
-        with rng_state_of(rng_state), recompute_context:
+        with rng_state_of(rng_state), autocast_again(), recompute_context:
             function(*inputs, **kwargs)
 
     stop = _early_stop_enabled if _early_stop_enabled is not None else early_stop
