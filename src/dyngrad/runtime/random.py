@@ -83,25 +83,21 @@ class Generator:
         self.device = Device(device)
         self.manual_seed(DEFAULT_SEED)
 
-    def __getattr__(self, name: str):
+    def _made_engine(self):
         # Note [The engine on first draw]: the mt19937 engine is made, and seeded, when first
-        # needed: NumPy's random module loads with it, a sixth of `import dyngrad`, and many
-        # generators (the default one among them) are seeded again before they draw.
-        if name not in ("_engine", "_words"):
-            raise AttributeError(f"'Generator' object has no attribute '{name}'")
+        # needed (`self._engine or self._made_engine()`): NumPy's random module loads with it,
+        # a sixth of `import dyngrad`, and many generators (the default one among them) are
+        # seeded again before they draw.
         self._engine = np.random.MT19937(np.random.SeedSequence(0))  # re-seeded right away
         _init_genrand(self._engine, self._seed & 0xFFFFFFFF)
         # NumPy's full-range 64-bit integers are two raw words, high half first: PyTorch's
         # random64(); worth its call overhead for long runs only
         self._words = np.random.Generator(self._engine).integers
-        return getattr(self, name)
+        return self._engine
 
     def manual_seed(self, seed: int) -> Generator:
         self._seed = _seed_value(seed)
-        try:  # the engine is made again, seeded, at the next draw (Note [The engine on first draw])
-            del self._engine, self._words
-        except AttributeError:
-            pass
+        self._engine = self._words = None  # made, seeded, at the next draw (Note above)
         self._fresh = True  # seeded and not drawn from: PyTorch's state says next=0
         self.next_double_normal = None  # the cached second value of a Box-Muller pair
         self.next_float_normal = None
@@ -119,14 +115,16 @@ class Generator:
     def random(self, n: int) -> np.ndarray:
         """PyTorch's `random()`, n times: 32-bit words (in a uint64 array)."""
         self._fresh = False
-        return self._engine.random_raw(n)
+        return (self._engine or self._made_engine()).random_raw(n)
 
     def random64(self, n: int) -> np.ndarray:
         """PyTorch's `random64()`, n times: two words each, the first the high half."""
         self._fresh = False
         if n >= 2048:
+            if self._engine is None:
+                self._made_engine()
             return self._words(0, 0xFFFFFFFFFFFFFFFF, n, dtype=np.uint64, endpoint=True)
-        words = self._engine.random_raw(2 * n)
+        words = (self._engine or self._made_engine()).random_raw(2 * n)
         high = words[0::2]
         high <<= _32
         high |= words[1::2]
@@ -169,7 +167,7 @@ class Generator:
         self._load_state_bytes(raw)
 
     def _state_bytes(self) -> bytes:
-        state = self._engine.state["state"]
+        state = (self._engine or self._made_engine()).state["state"]
         pos = int(state["pos"])
         # PyTorch counts `left` down to the next regeneration and `next` up from the last one
         nxt = (0 if self._fresh else WORDS) if pos >= WORDS else pos
@@ -189,7 +187,7 @@ class Generator:
             raise RuntimeError("Invalid mt19937 state")
         key = np.frombuffer(raw, "<u8", WORDS, _WORDS_AT).astype(np.uint32)
         self._seed = seed
-        _set_key(self._engine, key, WORDS if left == 1 else nxt)
+        _set_key(self._engine or self._made_engine(), key, WORDS if left == 1 else nxt)
         self._fresh = left == 1 and nxt == 0
         _, y, _, valid = _DOUBLE_CACHE.unpack_from(raw, _DOUBLE_AT)
         self.next_double_normal = y if valid else None

@@ -67,7 +67,7 @@ ADDMM = defop(
     },
     array_backward=ArrayBackward(_addmm_kernel),
 )
-ADDMM.node_cls._layouts = ("mat1", "mat2")  # PyTorch's `_saved_mat1_sym_sizes`, ... (nodes.py)
+ADDMM.node_class()._layouts = ("mat1", "mat2")  # PyTorch's `_saved_mat1_sym_sizes`, ... (nodes.py)
 ADDMV = defop(
     "addmv",
     gemm.rounds_once(

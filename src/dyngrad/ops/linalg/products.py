@@ -32,7 +32,7 @@ MM = defop(
         )
     ),
 )
-MM.node_cls._layouts = ("x", "mat2")  # PyTorch's `_saved_self_sym_sizes`, ... (nodes.py)
+MM.node_class()._layouts = ("x", "mat2")  # PyTorch's `_saved_self_sym_sizes`, ... (nodes.py)
 BMM = defop(
     "bmm",
     gemm.rounds_once(lambda xp, x, y: x @ y),

@@ -19,7 +19,7 @@ _new = object.__new__
 _ndarray = np.ndarray
 _EMPTY: dict = {}
 _ADDMM_ATTRS = {"beta": 1, "alpha": 1}  # shared by every linear's node, never written
-_ADDMM_NODE = ADDMM.node_cls
+_ADDMM_NODE = ADDMM.node_class()
 _ADDMM_PLANS = ADDMM.plans
 
 
@@ -98,7 +98,7 @@ def _transposed(weight: Tensor) -> Tensor:
     return wt
 
 
-class TBackward0(T.node_cls):
+class TBackward0(T.node_class()):
     """The node of a linear's `weight.t()`: T's own (same name, formula and kernel), except
     that it hands the weight the array addmm's kernel made in its shape, so that
     AccumulateGrad adopts it without a copy. See Note [Linear's weight gradient] in

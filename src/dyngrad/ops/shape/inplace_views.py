@@ -57,7 +57,7 @@ def inplace_view(self: Tensor, view_op, inplace_op, attrs: dict, name: str) -> T
         check_inplace_allowed(self)  # only when a gradient is involved, as apply_inplace
     node = None
     if grad_state.enabled and self._requires_grad:
-        node = object.__new__(inplace_op.node_cls)
+        node = object.__new__(inplace_op.node_class())
         record(node, (self,), 1, attrs, inplace_op.plans[1], None)
     self._data = view_op.fwd(np, self._data, **attrs)
     if self._base is not None:  # still a view of its base, one step further

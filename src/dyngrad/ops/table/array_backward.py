@@ -124,7 +124,7 @@ def _resolve(op, name: str) -> str:
 def _generated(op, grads: str, mixed_dtypes: bool, names: dict):
     # named after the node (`MulBackward0`), with its source in linecache under a name of its
     # own, so profilers and tracebacks show which backward ran and its generated line
-    name = op.node_cls.__name__ if op.node_cls is not None else op.name
+    name = op.node_name if op.records else op.name
     source = _RUN.format(grads=grads).replace("def run(", f"def {name}(", 1)
     filename = os.path.join(os.path.dirname(__file__), f"<array backward of {name}>")
     namespace = {

@@ -44,7 +44,7 @@ def render() -> str:
 
 
 def _row(op) -> str:
-    node = op.node_cls.__name__ if op.node_cls is not None else "—"
+    node = op.node_name if op.records else "—"
     full = (1 << len(op.inputs)) - 1
     saved = [n for n, _ in op.plans[full]] if not op.variadic else []
     formulas = []

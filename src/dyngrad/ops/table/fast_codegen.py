@@ -188,7 +188,7 @@ def _function(op, kind: str) -> tuple:
     filename = os.path.join(os.path.dirname(__file__), f"<fast form of torch.{name}>")
     # line 1 is the `def` line in the source linecache holds, wherever the code was compiled
     code = code.replace(co_name=name, co_qualname=name, co_filename=filename, co_firstlineno=1)
-    namespace = dict(_NAMESPACE, op=op, fwd=op.fwd, node_cls=op.node_cls)
+    namespace = dict(_NAMESPACE, op=op, fwd=op.fwd, node_cls=op.node_class())
     namespace.update(_inlined()[1])
     source = source.replace("def fast_form(", f"def {name}(", 1)
     return types.FunctionType(code, namespace, name), source
@@ -199,7 +199,7 @@ def _compiled(op, kind: str) -> tuple:
     rows alike: of one kind, differentiable or not, with the same save plans."""
     masks = (1,) if kind == "unary" else (3, 1, 2)
     plans = tuple(op.plans[mask] for mask in masks)
-    key = (kind, op.node_cls is None, op.n_outputs, plans, plans[0] is SAVES_OUTPUT)
+    key = (kind, not op.records, op.n_outputs, plans, plans[0] is SAVES_OUTPUT)
     found = _CODES.get(key)
     if found is None:
         source = _source(op, kind, "fast_form")
@@ -238,7 +238,7 @@ def _source(op, kind: str, name: str) -> str:
     masks = (1,) if kind == "unary" else (3, 1, 2)
     template = UNARY if kind == "unary" else BINARY
     mask = "x._requires_grad" if kind == "unary" else "mask"  # whether any input requires grad
-    if op.node_cls is None:  # nothing to record: only the no-grad note
+    if not op.records:  # nothing to record: only the no-grad note
         record = _indent(_new_tensor("False", "None"), 4) + f"\n    if {mask}:  # grad mode is off"
         record += f"\n        note_no_grad(t, {_tuple(inputs)})"
         return template.format(name=name, record=record)

@@ -62,8 +62,8 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
     out = out if type(out) is np.ndarray else np.asarray(out)
     _check_inplace_result(self, out)
     node = None
-    if grad_on and mask and op.node_cls is not None:
-        node = _new(op.node_cls)
+    if grad_on and mask and op.records:
+        node = _new(op.node_cls or op.node_class())
         if op.stash:
             node._stash = stash
         plan = op.plans[mask]

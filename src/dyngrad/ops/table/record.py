@@ -271,16 +271,16 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
     if op.stash:  # See Note [Stashed intermediates]
         out, stash = out
     mask = 0
-    if grad_state.enabled and op.node_cls is not None:
+    if grad_state.enabled and op.records:
         for i, a in enumerate(args):
             if isinstance(a, Tensor) and a._requires_grad:
                 mask |= 1 << i
     if not mask:
         result = _outputs(op, args, attrs, out, None)
-        if not grad_state.enabled and op.node_cls is not None:
+        if not grad_state.enabled and op.records:
             note_no_grad(result, args)
     else:
-        node = _new(op.node_cls)
+        node = _new(op.node_cls or op.node_class())
         if op.n_outputs is None:
             node._n_outputs = len(out)
         if op.stash:

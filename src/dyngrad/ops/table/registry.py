@@ -38,6 +38,7 @@ class OpDef:
         "attrs",
         "formulas",
         "node_cls",
+        "records",
         "plans",
         "promote",
         "view",
@@ -53,19 +54,24 @@ class OpDef:
         "node_name",
     )
 
-    def __getattr__(self, name: str):
-        # Note [Node classes on first use]: a row's node class (`MulBackward0`) is made when
-        # the op first records a node, not when the table loads: making ~230 classes was a
-        # tenth of `import dyngrad`, and most scripts record a few dozen ops. From then on
-        # `node_cls` is a plain slot.
-        if name != "node_cls":
-            raise AttributeError(f"'OpDef' object has no attribute '{name}'")
-        stash, outputs = self.stash, self.n_outputs
-        body = {"__slots__": (), "_op": self}
-        if outputs is not None:
-            body["_n_outputs"] = outputs
-        base = StashOpNode if stash else OpNode if outputs is not None else VariadicOpNode
-        self.node_cls = type(self.node_name, (base,), body)
+    def node_class(self):
+        """The row's node class (`MulBackward0`; None for a row without formulas).
+
+        Note [Node classes on first use]: a node class is made when the op first records a
+        node, not when the table loads: making ~230 classes was a tenth of `import dyngrad`,
+        and most scripts record a few dozen ops. `records` says whether the row has one; the
+        hot paths read `op.node_cls or op.node_class()`. (Not a `__getattr__` on OpDef: that
+        would slow every attribute read of every row.)
+        """
+        if self.node_cls is None and self.records:
+            body = {"__slots__": (), "_op": self}
+            if self.n_outputs is not None:
+                body["_n_outputs"] = self.n_outputs
+            if self.stash:
+                base = StashOpNode
+            else:
+                base = OpNode if self.n_outputs is not None else VariadicOpNode
+            self.node_cls = type(self.node_name, (base,), body)
         return self.node_cls
 
     def __repr__(self) -> str:
@@ -148,8 +154,8 @@ def defop(
     op.reads_shapes = any(p in op.shape_names for f in op.formulas if f for p in f[1])
     op.plans = _SavePlans(op) if not op.variadic else defaultdict(tuple)  # saves nothing
     op.node_name = node or _node_name(name)
-    if not grads:
-        op.node_cls = None  # with formulas, made on first use (Note [Node classes on first use])
+    op.records = bool(grads)
+    op.node_cls = None  # made on first use: See Note [Node classes on first use]
     op.array_backward = array_backward.bind(op) if array_backward is not None else None
     op.sparse = None
     OPS[name] = op
