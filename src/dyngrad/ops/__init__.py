@@ -44,6 +44,8 @@ from .linalg import (  # noqa: F401
     products,
     qr,
 )
+from .foreach import functions as foreach_functions  # noqa: F401
+from .foreach import overloads as foreach_overloads  # noqa: F401
 from .nn import (  # noqa: F401
     channel_shuffle,
     conv,

@@ -1,0 +1,113 @@
+"""The one node of an out-of-place foreach call (`ForeachExpBackward0`): it runs the
+per-element nodes the call recorded, as PyTorch's multi-output foreach node runs its
+per-element formulas.
+
+# Note [Foreach nodes]
+# `_foreach_exp(xs)` computes each element with the per-element op (`x.exp()`), which records
+# its own node (ExpBackward0) with its saved tensors, their version checks and its formulas.
+# The call then records ONE node over all its inputs, in PyTorch's order (every tensor of the
+# first list, then of the next; a single Tensor argument is one input), and hands each output
+# to it as output i. That node keeps the per-element nodes (none is reachable otherwise) and,
+# for each, which of its own inputs each per-element input is; backward runs the element's
+# node on output i's gradient and sums what it gives into those inputs (a single Tensor
+# argument gets every element's share). So the formulas are the per-element ops' own, once;
+# under create_graph they record as they always do (a saved output is rebuilt with its
+# per-element node as history, whose edges are this node's: double backward is exact).
+"""
+
+from __future__ import annotations
+
+from ...graph.node import Node
+from ..table.record import record
+
+__all__ = ["ForeachNode", "node_class", "record_foreach"]
+
+_CLASSES: dict = {}
+
+
+class ForeachNode(Node):
+    """The backward node of one out-of-place foreach call; one subclass per PyTorch name."""
+
+    __slots__ = ("_parts", "_attrs", "_meta", "_n_outputs")
+
+    def apply(self, grads):
+        results = [None] * len(self.next_functions)
+        for part, g in zip(self._parts, grads):
+            if g is None or part is None:
+                continue
+            node, slots = part
+            element = node.apply((g,))
+            for j, k in slots:
+                grad = element[j]
+                if grad is not None:
+                    results[k] = grad if results[k] is None else results[k] + grad
+        return tuple(results)
+
+    def release(self) -> None:
+        for part in self._parts:
+            if part is not None:
+                part[0].release()
+
+
+class NotImplementedForeach(ForeachNode):
+    """A foreach overload PyTorch records without a derivative: backward raises its error."""
+
+    __slots__ = ()
+    _what: str
+
+    def apply(self, grads):
+        raise RuntimeError(f"derivative for {self._what} is not implemented")
+
+
+def node_class(name: str, refused: str | None = None) -> type:
+    """The node class called `name` (made once); `refused` names the op of a node whose
+    backward raises PyTorch's "derivative ... is not implemented"."""
+    key = (name, refused)
+    cls = _CLASSES.get(key)
+    if cls is None:
+        if refused is None:
+            cls = type(name, (ForeachNode,), {"__slots__": ()})
+        else:
+            cls = type(name, (NotImplementedForeach,), {"__slots__": (), "_what": refused})
+        _CLASSES[key] = cls
+    return cls
+
+
+def record_foreach(cls: type, inputs: tuple, outputs: list, owners: list) -> None:
+    """Record one `cls` node over `inputs` (the call's tensors, PyTorch's order) and make it
+    the history of every output; `owners[i]` lists the positions in `inputs` of element i's
+    tensors. Each output's current node is the per-element node its op recorded (None where
+    none of its inputs required grad); See Note [Foreach nodes]."""
+    mask = 0
+    for i, a in enumerate(inputs):
+        if a._requires_grad:
+            mask |= 1 << i
+    node = object.__new__(cls)
+    record(node, inputs, mask, plan=None)
+    node._n_outputs = len(outputs)
+    parts = []
+    for i, out in enumerate(outputs):
+        parts.append(_part(node, out._grad_fn, owners[i]) if out._requires_grad else None)
+        out._requires_grad = True
+        out._grad_fn = node
+        out._out_nr = i
+    node._parts = parts
+
+
+def _part(node, element, owned):
+    # which of the foreach node's inputs each input of the element's node is, matched by edge
+    # among the element's own tensors (`x * x` takes two inputs; their gradients sum alike)
+    edges = node.next_functions
+    slots = []
+    taken: set = set()
+    for j, (fn, nr) in enumerate(element.next_functions):
+        if fn is None:
+            continue
+        matches = [k for k in owned if edges[k][0] is fn and edges[k][1] == nr]
+        if not matches:  # a composite per-element op: a bug in the foreach table
+            raise AssertionError(f"{element.name()} is not one node over its inputs")
+        free = [k for k in matches if k not in taken]
+        k = free[0] if free else matches[0]
+        taken.add(k)
+        slots.append((j, k))
+    return element, tuple(slots)
