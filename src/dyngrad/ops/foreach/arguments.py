@@ -51,7 +51,7 @@ def tensor_list(name: str, value, position: int = 1, argument: str = "self") -> 
             )
     if position == 1 and not value:
         raise RuntimeError(EMPTY + f"\n[dyngrad] {name} was given an empty list.")
-    return list(value)
+    return value  # in-place ops hand back the very list they were given, as PyTorch's
 
 
 def same_length(name: str, first: list, other: list, argument: str) -> None:

@@ -50,6 +50,12 @@ def _column(fname: str, self: Column, other, kind: str) -> Column:
     return Column(other, False, False)
 
 
+def _as_scalar(other, tensor_first: bool) -> bool:
+    # PyTorch's argument parser binds a 0-dim tensor that doesn't require grad to a Scalar
+    # parameter; mul and div try their Tensor overload first, add its Scalar one
+    return other.dim() == 0 and not other.requires_grad and not tensor_first
+
+
 # ---- add, sub, mul, div, clamp_min, clamp_max, maximum, minimum ------------------------------
 
 
@@ -82,6 +88,8 @@ def _binary(name: str, overloads: dict) -> None:
     def columns(f, self, other, alpha):
         self = _self(f, self)
         kind = kind_of(other)
+        if kind == "Tensor" and _as_scalar(other, name in ("mul", "div")):
+            kind, other = "Scalar", other.item()
         if kind not in overloads or alpha != 1 and kind not in ("List", "Tensor"):
             raise _invalid(f, (self.values, other), overloads)
         return kind, (self, _column(f, self, other, kind))
@@ -116,6 +124,8 @@ def _foreach_pow(self, exponent):
         )
     self = _self("_foreach_pow", self)
     kind = kind_of(exponent)
+    if kind == "Tensor" and _as_scalar(exponent, False):
+        kind, exponent = "Scalar", exponent.item()
     if kind not in BINARY["pow"]:
         raise _invalid("_foreach_pow", (self.values, exponent), BINARY["pow"])
     column = _column("_foreach_pow", self, exponent, kind)
@@ -125,6 +135,8 @@ def _foreach_pow(self, exponent):
 def _foreach_pow_(self, exponent):
     self = _self("_foreach_pow_", self)
     kind = kind_of(exponent)
+    if kind == "Tensor" and _as_scalar(exponent, False):
+        kind, exponent = "Scalar", exponent.item()
     if kind not in BINARY["pow"]:
         raise _invalid("_foreach_pow_", (self.values, exponent), BINARY["pow"])
     return run_inplace(method("pow_"), (self, _column("_foreach_pow_", self, exponent, kind)))
