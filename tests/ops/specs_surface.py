@@ -6,6 +6,14 @@ from __future__ import annotations
 
 from .spec import OpSpec, T
 
+
+def _foreach_inplace(t, x, name):
+    # the foreach in-place ops with a Scalar record ATen's (Tensor, Scalar) nodes
+    y = x * 1
+    getattr(t, name)([y], 0.5)
+    return y
+
+
 SPECS = [
     OpSpec("nextafter", lambda t, x, y: t.nextafter(x, y), [(T((3, 4)), T((3, 4)))]),
     # recorded with a node whose backward refuses, as PyTorch's (no gradient to check)
@@ -144,6 +152,8 @@ SPECS = [
         lambda t, y, x: t.trapezoid(y, x),
         [(T((3, 4)), T((4,)))],
     ),
+    OpSpec("add_scalar", lambda t, x: _foreach_inplace(t, x, "_foreach_add_"), [(T((3, 4)),)]),
+    OpSpec("sub_scalar", lambda t, x: _foreach_inplace(t, x, "_foreach_sub_"), [(T((3, 4)),)]),
     OpSpec(
         "linalg_qr",
         lambda t, a: t.linalg.qr(a),

@@ -33,6 +33,8 @@ from .elementwise import (  # noqa: F401
     special_bessel,
     unary,
 )
+from .foreach import functions as foreach_functions  # noqa: F401
+from .foreach import overloads as foreach_overloads  # noqa: F401
 from .linalg import (  # noqa: F401
     cholesky,
     decomposition,
@@ -44,8 +46,6 @@ from .linalg import (  # noqa: F401
     products,
     qr,
 )
-from .foreach import functions as foreach_functions  # noqa: F401
-from .foreach import overloads as foreach_overloads  # noqa: F401
 from .nn import (  # noqa: F401
     channel_shuffle,
     conv,
