@@ -388,3 +388,77 @@ def test_errors_match_torch(call, torch):
             call(lib, a, b)
         messages.append((exc.type, _first_line(exc)))
     assert messages[0] == messages[1]
+
+
+# ---- overloads PyTorch records without a derivative, in place ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, what, edges",
+    [
+        (lambda lib, c, b: lib._foreach_maximum_(c, 0.5), "_foreach_maximum_", 1),
+        (lambda lib, c, b: lib._foreach_minimum_(c, [0.5, 0.2]), "_foreach_minimum_", 1),
+        (lambda lib, c, b: lib._foreach_copy_(c, b), "_foreach_copy_", 3),
+        (
+            lambda lib, c, b: lib._foreach_addcmul_(c, b, b, lib.tensor([1.0, 2.0])),
+            "_foreach_addcmul_",
+            6,
+        ),
+        (
+            lambda lib, c, b: lib._foreach_addcdiv_(c, b, b, scalars=lib.tensor([1.0, 2.0])),
+            "_foreach_addcdiv_",
+            6,
+        ),
+    ],
+)
+def test_inplace_without_derivative_raises_at_backward(lib, call, what, edges):
+    a = [lib.tensor([0.1, 0.7, 0.4], requires_grad=True) for _ in "ab"]
+    b = [lib.tensor([0.3, 0.2, 0.9], requires_grad=True) for _ in "ab"]
+    c = [x * 1 for x in a]
+    call(lib, c, b)
+    node = c[1].grad_fn
+    assert node is not c[0].grad_fn and node.name() == "torch::autograd::NotImplemented"
+    assert len(node.next_functions) == edges
+    assert [x._version for x in c] == [1, 1]
+    with pytest.raises(RuntimeError, match=f"derivative for {what} is not implemented"):
+        c[1].sum().backward()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, c, b: lib._foreach_maximum_(c, 0.5),
+        lambda lib, c, b: lib._foreach_minimum_(c, [0.5, 0.2]),
+        lambda lib, c, b: lib._foreach_copy_(c, [b[0], b[1][:1]]),
+        lambda lib, c, b: lib._foreach_addcmul_(c, b, b, lib.tensor([1.0, 2.0])),
+        lambda lib, c, b: lib._foreach_addcdiv_(c, b, c, lib.tensor([1.0, 2.0])),
+        lambda lib, c, b: lib._foreach_addcdiv_(c, b, c, [1.0, 2.0]),
+    ],
+)
+def test_inplace_values_match_torch(call, torch):
+    seen = []
+    for lib in (dyngrad, torch):
+        c = [lib.tensor([0.1, 0.7, 0.4]), lib.tensor([0.5, 0.6, 0.2])]
+        b = [lib.tensor([0.3, 0.2, 0.9]), lib.tensor([0.8, 0.1, 0.35])]
+        call(lib, c, b)
+        seen.append([x.numpy() for x in c])
+    for d, t in zip(*seen):
+        np.testing.assert_allclose(d, t, rtol=1e-6)
+
+
+def test_saved_output_error_names_the_foreach_output(torch):
+    messages = []
+    for lib in (dyngrad, torch):
+        a = [lib.tensor([0.1, 0.2], requires_grad=True), lib.tensor([0.3], requires_grad=True)]
+        b = lib._foreach_exp(a)
+        b[1].add_(1)
+        with pytest.raises(RuntimeError) as exc:
+            b[1].sum().backward()
+        messages.append(_first_line(exc).split(" Hint")[0])
+    assert messages[0] == messages[1]
+    assert "output 1 of ForeachExp" in messages[0]
+
+
+def test_scalar_extremum_promotes_as_torch(lib):
+    out = lib._foreach_maximum([lib.ones(2, dtype=lib.int64)], 1.5)
+    assert out[0].dtype == lib.float32 and out[0].tolist() == [1.5, 1.5]

@@ -8,6 +8,7 @@ from ..elementwise.compare import MAXIMUM, MINIMUM
 from ..elementwise.scalar_ops import ADD_SCALAR, DIV_SCALAR, MUL_SCALAR, SUB_SCALAR
 from ..reduction.norms import vector_norm
 from ..table.surface import public
+from . import refused
 from .arguments import (
     Column,
     same_length,
@@ -132,7 +133,9 @@ def _foreach_copy_(self, src, non_blocking=False):
     self = _self("_foreach_copy_", self)
     src = tensor_list("_foreach_copy_", src, 2, "src")
     same_length("_foreach_copy_", self.values, src, "src")
-    return run_inplace(method("copy_"), (self, Column(src, True, True)))
+    # PyTorch records it with no derivative
+    indices = Column(range(len(src)), True, False)
+    return run_inplace(refused.copy_(src), (self, indices))
 
 
 def _foreach_mm(self, mat2):

@@ -12,10 +12,14 @@ per-element formulas.
 # node on output i's gradient and sums what it gives into those inputs (a single Tensor
 # argument gets every element's share). So the formulas are the per-element ops' own, once;
 # under create_graph they record as they always do (a saved output is rebuilt with its
-# per-element node as history, whose edges are this node's: double backward is exact).
+# per-element node as history, whose edges are this node's: double backward is exact). A
+# per-element node knows, weakly, whose output i its output became (`_output_of`), so the
+# error for a saved output changed in place names `ForeachExpBackward0`'s output i as PyTorch.
 """
 
 from __future__ import annotations
+
+import weakref
 
 from ...graph.node import Node
 from ..table.record import record
@@ -87,7 +91,12 @@ def record_foreach(cls: type, inputs: tuple, outputs: list, owners: list) -> Non
     node._n_outputs = len(outputs)
     parts = []
     for i, out in enumerate(outputs):
-        parts.append(_part(node, out._grad_fn, owners[i]) if out._requires_grad else None)
+        if out._requires_grad:
+            element = out._grad_fn
+            element.__dict__["_output_of"] = (weakref.ref(node), i)  # for its saved output
+            parts.append(_part(node, element, owners[i]))
+        else:
+            parts.append(None)
         out._requires_grad = True
         out._grad_fn = node
         out._out_nr = i

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from ..elementwise.arithmetic import RPOW
 from ..table.inplace import apply_inplace
+from ..table.promotion import result_type
 from ..table.record import apply
+from . import refused
 from .arguments import (
     Column,
     kind_of,
@@ -71,10 +73,10 @@ def _binary(name: str, overloads: dict) -> None:
                 row = SCALAR_ROWS[name]
                 return lambda x, s: apply_inplace(row, (x,), {"other": s}, name=name + "_")
             if name in PAIR_ROWS:
+                if inplace:  # PyTorch records it with no derivative
+                    return refused.extremum_(name)
                 row = PAIR_ROWS[name]
-                if inplace:
-                    return lambda x, s: apply_inplace(row, (x, x.new_tensor(s)), name=name + "_")
-                return lambda x, s: apply(row, (x, x.new_tensor(s)))
+                return lambda x, s: apply(row, (x, x.new_tensor(s, dtype=result_type(x, s))))
         elif name in PAIR_ROWS:
             row = PAIR_ROWS[name]
             if inplace:
@@ -178,7 +180,13 @@ def _pointwise(name: str) -> None:
         return run(_node(name, "0" + kind), element, cols)
 
     def fn_(self, tensor1, tensor2, value=1, scalars=None):
-        _, cols = columns(fname + "_", self, tensor1, tensor2, value, scalars)
+        kind, cols = columns(fname + "_", self, tensor1, tensor2, value, scalars)
+        if kind == "Tensor":  # PyTorch records it with no derivative
+            self, a, b, values = cols
+            packed = value if scalars is None else scalars
+            element = refused.pointwise_(name, a.values, b.values, packed)
+            indices = Column(range(len(self.values)), True, False)
+            return run_inplace(element, (self, indices, values))
         return run_inplace(lambda x, a, b, v: op_(x, a, b, value=v), cols)
 
     _publish(fn, fname, f"`{name}` of each tensor of the lists.")

@@ -258,7 +258,10 @@ def check_unmodified(node: OpNode, name: str, value, version: int) -> None:
     """PyTorch's error if a saved tensor (or saved output) changed in place since it was saved."""
     if type(value) is SavedOutput:
         if value.version_counter.value != version:
-            _raise_modified(node, name, value.tensor, version, node, value.output_nr)
+            # an output handed on to a foreach node is that node's (Note [Foreach nodes])
+            owner = node.__dict__.get("_output_of")
+            fn, nr = (node, value.output_nr) if owner is None else (owner[0]() or node, owner[1])
+            _raise_modified(fn, name, value.tensor, version, fn, nr)
     elif value._version_counter.value != version:
         # PyTorch names the tensor's history as it is now (after the in-place write): a view
         # of a base written in place is AsStridedBackward0 by then (Note [In-place through a
