@@ -462,3 +462,38 @@ def test_saved_output_error_names_the_foreach_output(torch):
 def test_scalar_extremum_promotes_as_torch(lib):
     out = lib._foreach_maximum([lib.ones(2, dtype=lib.int64)], 1.5)
     assert out[0].dtype == lib.float32 and out[0].tolist() == [1.5, 1.5]
+
+
+KEYWORD_CALLS = [
+    lambda t, a: t._foreach_add(a, scalar=1.0),
+    lambda t, a: t._foreach_add(a, scalars=[1.0]),
+    lambda t, a: t._foreach_add(self=a, other=a, alpha=2),
+    lambda t, a: t._foreach_pow(self=2, exponent=a),
+    lambda t, a: t._foreach_lerp(a, tensors1=a, weight=[0.5]),
+    lambda t, a: t._foreach_lerp(a, a, weights=a),
+    lambda t, a: t._foreach_addcmul(a, tensor1=a, tensor2=a, scalars=t.tensor([2.0])),
+    lambda t, a: t._foreach_addcdiv(a, a, a, value=2),
+    lambda t, a: t._foreach_clamp_min(a, scalar=0.5),
+    lambda t, a: t._foreach_norm(a, dtype=t.float64),
+    lambda t, a: t._foreach_mul(a, scalar=t.tensor(2.0)),
+    lambda t, a: t._foreach_div(a, other=t.tensor(2.0)),
+    lambda t, a: t._foreach_mm([t.ones(2, 2)], mat2=[t.ones(2, 2)]),
+    lambda t, a: t._foreach_add(a),
+    lambda t, a: t._foreach_add(a, 1, scalar=2),
+    lambda t, a: t._foreach_mul(a, 2, alpha=2),
+    lambda t, a: t._foreach_add(a, [1.0], alpha=2),
+    lambda t, a: t._foreach_sub(a, scalar=t.tensor([1.0, 2.0])),
+    lambda t, a: t._foreach_pow(a, "x"),
+    lambda t, a: t._foreach_addcmul(a, a, a, "x"),
+]
+
+
+@pytest.mark.parametrize("call", KEYWORD_CALLS)
+def test_keywords_and_bad_arguments_match_torch(call, torch):
+    seen = []
+    for lib in (dyngrad, torch):
+        try:
+            seen.append([x.tolist() for x in call(lib, [lib.ones(3) * 0.5])])
+        except (TypeError, RuntimeError) as exc:
+            seen.append((type(exc), str(exc).split("\n")[0]))
+    assert seen[0] == seen[1]

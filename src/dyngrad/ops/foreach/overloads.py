@@ -30,8 +30,10 @@ _SIGNATURES = {
 }
 
 
-def _invalid(fname: str, args: tuple, kinds) -> TypeError:
-    got = ", ".join(type(a).__name__ for a in args)
+def _invalid(fname: str, args: tuple, kinds, keywords: dict | None = None) -> TypeError:
+    got = [type(a).__name__ for a in args]
+    got += [f"{k}={type(v).__name__}" for k, v in (keywords or {}).items()]
+    got = ", ".join(got)
     expected = "".join(f"\n * {_SIGNATURES.get(k, k)}" for k in kinds)
     return TypeError(
         f"{fname}() received an invalid combination of arguments - got ({got}), but expected "
@@ -50,6 +52,9 @@ def _column(fname: str, self: Column, other, kind: str) -> Column:
     if kind == "Tensor":
         return Column(scalar_tensor(fname, other), False, True)
     return Column(other, False, False)
+
+
+_MISSING = object()
 
 
 def _as_scalar(other, tensor_first: bool) -> bool:
@@ -87,21 +92,33 @@ def _binary(name: str, overloads: dict) -> None:
             return lambda x, y: call(x, y, alpha=alpha)
         return op_ if inplace else op
 
-    def columns(f, self, other, alpha):
+    def columns(f, self, other, alpha, scalar, scalars):
         self = _self(f, self)
+        named = {"scalar": scalar, "scalars": scalars, "alpha": alpha}
+        named = {k: v for k, v in named.items() if v is not _MISSING and (k != "alpha" or v != 1)}
+        given = [a for a in (other, scalar, scalars) if a is not _MISSING]
+        positional = (self.values,) if other is _MISSING else (self.values, other)
+        if len(given) != 1:
+            raise _invalid(f, positional, overloads, named)
+        other = given[0]
         kind = kind_of(other)
-        if kind == "Tensor" and _as_scalar(other, name in ("mul", "div")):
+        # PyTorch's argument parser binds a 0-dim tensor that doesn't require grad to a
+        # Scalar parameter; mul and div try their Tensor overload first
+        tensor_first = name in ("mul", "div") and scalar is _MISSING
+        if kind == "Tensor" and _as_scalar(other, tensor_first):
             kind, other = "Scalar", other.item()
+        if kind == "ScalarList" and other and alpha != 1:  # only a TensorList takes alpha
+            tensor_list(f, other, 2, "other")
         if kind not in overloads or alpha != 1 and kind not in ("List", "Tensor"):
-            raise _invalid(f, (self.values, other), overloads)
+            raise _invalid(f, positional, overloads, named)
         return kind, (self, _column(f, self, other, kind))
 
-    def fn(self, other, *, alpha=1):
-        kind, cols = columns(fname, self, other, alpha)
+    def fn(self, other=_MISSING, *, alpha=1, scalar=_MISSING, scalars=_MISSING):
+        kind, cols = columns(fname, self, other, alpha, scalar, scalars)
         return run(_node(name, overloads[kind]), element(kind, alpha, False), cols)
 
-    def fn_(self, other, *, alpha=1):
-        kind, cols = columns(fname + "_", self, other, alpha)
+    def fn_(self, other=_MISSING, *, alpha=1, scalar=_MISSING, scalars=_MISSING):
+        kind, cols = columns(fname + "_", self, other, alpha, scalar, scalars)
         return run_inplace(element(kind, alpha, True), cols)
 
     _publish(fn, fname, f"`{name}` of each tensor of the list and its other operand.")
