@@ -497,3 +497,50 @@ def test_keywords_and_bad_arguments_match_torch(call, torch):
         except (TypeError, RuntimeError) as exc:
             seen.append((type(exc), str(exc).split("\n")[0]))
     assert seen[0] == seen[1]
+
+
+# ---- shared, broadcast, viewed and partly differentiable inputs; double backward ------------
+
+MIXED = {
+    "same tensor twice": lambda t, x, y, z: ([x], t._foreach_mul([x, x], [x, x])),
+    "broadcast other": lambda t, x, y, z: (
+        [x, y, z],
+        t._foreach_add([x, y], [z[:1], z[:1]], alpha=0.5),
+    ),
+    "views": lambda t, x, y, z: ([y], t._foreach_exp([y[0], y.t(), y[:, 1]])),
+    "one input without grad": lambda t, x, y, z: ([x], t._foreach_sin([x, y.detach()])),
+    "an output unused": lambda t, x, y, z: ([x, z], t._foreach_exp([x, z])[:1]),
+    "max ties": lambda t, x, y, z: ([z], t._foreach_maximum([z, z], [z.detach(), z])),
+    "pow lists": lambda t, x, y, z: ([y, x], t._foreach_pow([y.t(), x], [y, x])),
+    "mm": lambda t, x, y, z: ([y], t._foreach_mm([y, y.t()], [y, y])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MIXED))
+def test_mixed_inputs_and_double_backward_match_torch(case, torch):
+    seen = []
+    for lib in (dyngrad, torch):
+        x = lib.tensor([0.4, 0.9, 1.1], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([[0.5, 0.8], [1.2, 0.6]], dtype=lib.float64, requires_grad=True)
+        z = lib.tensor([0.7, 0.3, 0.95], dtype=lib.float64, requires_grad=True)
+        leaves, out = MIXED[case](lib, x, y, z)
+        total = sum((o * (i + 1.5)).sum() for i, o in enumerate(out))
+        grads = lib.autograd.grad(total, leaves, create_graph=True, allow_unused=True)
+        grads = [g if g is not None else lib.zeros(()) for g in grads]
+        again = sum(g.pow(2).sum() for g in grads if g.requires_grad)
+        second = lib.autograd.grad(again, leaves, allow_unused=True) if again else ()
+        seen.append(
+            (
+                out[0].grad_fn.name(),
+                _edges(out[0].grad_fn),
+                [g.detach().numpy() for g in grads],
+                [None if g is None else g.numpy() for g in second],
+            )
+        )
+    (dn, de, dg, dgg), (tn, te, tg, tgg) = seen
+    assert (dn, de) == (tn, te)
+    for d, t in zip(dg + dgg, tg + tgg):
+        if t is None:
+            assert d is None or not d.any()
+        else:
+            np.testing.assert_allclose(d, t, rtol=1e-10, atol=1e-12)

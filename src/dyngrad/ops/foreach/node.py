@@ -27,6 +27,7 @@ from ..table.record import record
 __all__ = ["ForeachNode", "node_class", "record_foreach"]
 
 _CLASSES: dict = {}
+_TORCH_NAMES = {"x": "self", "y": "other", "out": "result"}
 
 
 class ForeachNode(Node):
@@ -51,6 +52,21 @@ class ForeachNode(Node):
         for part in self._parts:
             if part is not None:
                 part[0].release()
+
+    @property
+    def _saved(self):
+        # what the per-element nodes saved, as `result[1]`, `self[0]`... (for `saved_values`,
+        # `saved_bytes` and describe()); None once backward freed them
+        merged = {}
+        for i, part in enumerate(self._parts):
+            if part is None:
+                continue
+            saved = getattr(part[0], "_saved", None)
+            if saved is None:
+                return None
+            for name, value in saved.items():
+                merged[f"{_TORCH_NAMES.get(name, name)}[{i}]"] = value
+        return merged
 
 
 class NotImplementedForeach(ForeachNode):
