@@ -378,6 +378,15 @@ def _first_line(exc) -> str:
         lambda lib, a, b: lib._foreach_sub(a, lib.tensor(1.0, requires_grad=True)),
         lambda lib, a, b: lib._foreach_pow(a, lib.tensor(1.0, requires_grad=True)),
         lambda lib, a, b: lib._foreach_sub(a, lib.tensor([1.0, 2.0])),
+        lambda lib, a, b: lib._foreach_add(a, [lib.ones(4), lib.ones(4)]),
+        lambda lib, a, b: lib._foreach_sub([lib.ones(2, dtype=lib.bool)], True),
+        lambda lib, a, b: lib._foreach_add_([lib.ones(2, dtype=lib.int64)], 1.5),
+        lambda lib, a, b: lib._foreach_div_([lib.ones(2, dtype=lib.int64)], 2),
+        lambda lib, a, b: lib._foreach_sub_([lib.ones(2, dtype=lib.int64)], [1.5]),
+        lambda lib, a, b: lib._foreach_exp_([lib.ones(2, dtype=lib.int64)]),
+        lambda lib, a, b: lib._foreach_mm([lib.ones(2, 3)], [lib.ones(2, 3)]),
+        lambda lib, a, b: lib._foreach_norm([lib.ones(0)], float("inf")),
+        lambda lib, a, b: lib._foreach_norm([lib.ones(0)], -1),
     ],
 )
 def test_errors_match_torch(call, torch):

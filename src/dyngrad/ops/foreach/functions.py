@@ -4,6 +4,9 @@ node names (`ForeachAddBackward0List`). See Note [Foreach nodes]."""
 
 from __future__ import annotations
 
+import math
+
+from ..._tensor import Tensor
 from ..elementwise.compare import MAXIMUM, MINIMUM
 from ..elementwise.scalar_ops import ADD_SCALAR, DIV_SCALAR, MUL_SCALAR, SUB_SCALAR
 from ..reduction.norms import vector_norm
@@ -101,6 +104,11 @@ def _foreach_max(self):
 
 
 def _foreach_norm(self, ord=2, dtype=None):
+    if ord == math.inf and any(isinstance(t, Tensor) and t.numel() == 0 for t in self):
+        raise RuntimeError(
+            "_foreach_norm cannot compute the infinity norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
     return run(
         "ForeachNormBackward0",
         lambda x: vector_norm(x, ord, dtype=dtype),

@@ -3,6 +3,7 @@ clamp_min/max, maximum/minimum, pow, addcmul/addcdiv, lerp. See Note [Foreach no
 
 from __future__ import annotations
 
+from ...runtime import dtypes
 from ..elementwise.arithmetic import RPOW
 from ..table.inplace import apply_inplace
 from ..table.promotion import result_type
@@ -57,6 +58,20 @@ def _column(fname: str, self: Column, other, kind: str) -> Column:
 _MISSING = object()
 
 
+def _castable(x, scalar, true_division: bool = False):
+    """`x`, once PyTorch's check passed that `x op scalar` can be written back into it (a
+    number promotes as PyTorch's wrapped numbers do: an int tensor and 1.5 give Float)."""
+    result = result_type(x, scalar)
+    if true_division and not (result.is_floating_point or result.is_complex):
+        result = dtypes.get_default_dtype()
+    if not dtypes.can_cast(result, x.dtype):
+        raise RuntimeError(
+            f"result type {result._legacy} can't be cast to the desired output type "
+            f"{x.dtype._legacy}"
+        )
+    return x
+
+
 def _as_scalar(other, tensor_first: bool) -> bool:
     # PyTorch's argument parser binds a 0-dim tensor that doesn't require grad to a Scalar
     # parameter; mul and div try their Tensor overload first, add its Scalar one
@@ -76,10 +91,13 @@ def _binary(name: str, overloads: dict) -> None:
         if kind in ("Scalar", "ScalarList"):
             if inplace and name in SCALAR_ROWS:
                 row = SCALAR_ROWS[name]
-                return lambda x, s: apply_inplace(row, (x,), {"other": s}, name=name + "_")
+                return lambda x, s: apply_inplace(
+                    row, (_castable(x, s, name == "div"),), {"other": s}, name=name + "_"
+                )
             if name in PAIR_ROWS:
                 if inplace:  # PyTorch records it with no derivative
-                    return refused.extremum_(name)
+                    extremum = refused.extremum_(name)
+                    return lambda x, s: extremum(_castable(x, s), s)
                 row = PAIR_ROWS[name]
                 return lambda x, s: apply(row, (x, x.new_tensor(s, dtype=result_type(x, s))))
         elif name in PAIR_ROWS:
