@@ -19,15 +19,15 @@ from .arguments import (
 )
 from .run import method, run, run_inplace
 
-__all__: list = []
+__all__ = ["BINARY", "PAIR_ROWS", "SCALAR_ROWS", "camel", "node_name", "publish", "self_column"]
 
 UNARY = (
     "abs acos asin atan ceil cos cosh erf erfc exp expm1 floor frac lgamma log log10 log1p log2 "
     "neg reciprocal round rsqrt sigmoid sign sin sinh sqrt tan tanh trunc"
 ).split()
 
-# the node suffix of each overload PyTorch has: Scalar, ScalarList, List (a TensorList),
-# Tensor (one 0-dim tensor for every element); "" where the name is the bare one
+# each overload PyTorch has (Scalar, ScalarList, List: a TensorList, Tensor: one 0-dim tensor
+# for every element) and the end of its node's name: `ForeachAddBackward` + "0List"
 BINARY = {
     "add": {"Scalar": "1Scalar", "ScalarList": "1ScalarList", "List": "0List", "Tensor": "0Tensor"},
     "sub": {"Scalar": "1Scalar", "ScalarList": "1ScalarList", "List": "0List"},
@@ -56,15 +56,18 @@ def camel(name: str) -> str:
     return "".join(out)
 
 
-def _node(name: str, suffix: str) -> str:
+def node_name(name: str, suffix: str) -> str:
+    """The node of a foreach overload: `ForeachAddBackward0List`."""
     return f"Foreach{camel(name)}Backward{suffix}"
 
 
-def _self(fname: str, self) -> Column:
+def self_column(fname: str, self) -> Column:
+    """The list `self` of a foreach call, checked."""
     return Column(tensor_list(fname, self), True, True)
 
 
-def _publish(fn, fname: str, doc: str):
+def publish(fn, fname: str, doc: str):
+    """Publish `fn` as `dyngrad.<fname>` (a function only, as PyTorch's)."""
     fn.__name__ = fname
     fn.__doc__ = f"Matches `torch.{fname}`: {doc}"
     public(fn, name=fname, method=False)
@@ -76,16 +79,16 @@ def _publish(fn, fname: str, doc: str):
 
 def _unary(name: str) -> None:
     fname, op, op_ = "_foreach_" + name, method(name), method(name + "_")
-    node = _node(name, "0")
+    node = node_name(name, "0")
 
     def fn(self):
-        return run(node, op, (_self(fname, self),))
+        return run(node, op, (self_column(fname, self),))
 
     def fn_(self):
-        return run_inplace(op_, (_self(fname + "_", self),))
+        return run_inplace(op_, (self_column(fname + "_", self),))
 
-    _publish(fn, fname, f"`{name}` of each tensor of the list.")
-    _publish(fn_, fname + "_", f"`{name}_` on each tensor of the list.")
+    publish(fn, fname, f"`{name}` of each tensor of the list.")
+    publish(fn_, fname + "_", f"`{name}_` on each tensor of the list.")
 
 
 for _name in UNARY:
@@ -93,7 +96,7 @@ for _name in UNARY:
 
 
 def _foreach_max(self):
-    self = _self("_foreach_max", self)
+    self = self_column("_foreach_max", self)
     for t in self.values:
         if t.numel() == 0:
             raise RuntimeError(
@@ -112,7 +115,7 @@ def _foreach_norm(self, ord=2, dtype=None):
     return run(
         "ForeachNormBackward0",
         lambda x: vector_norm(x, ord, dtype=dtype),
-        (_self("_foreach_norm", self),),
+        (self_column("_foreach_norm", self),),
     )
 
 
@@ -121,7 +124,7 @@ def _foreach_powsum(self, ord=2, dtype=None):
     return run(
         "torch::autograd::NotImplemented",
         lambda x: (x.abs() ** ord).sum(dtype=dtype),
-        (_self("_foreach_powsum", self),),
+        (self_column("_foreach_powsum", self),),
         refused="aten::_foreach_powsum",
     )
 
@@ -130,15 +133,15 @@ def _foreach_clone(self, *, memory_format=None):
     def clone(x):
         return x.clone() if memory_format is None else x.clone(memory_format=memory_format)
 
-    return run("ForeachCloneBackward0", clone, (_self("_foreach_clone", self),))
+    return run("ForeachCloneBackward0", clone, (self_column("_foreach_clone", self),))
 
 
 def _foreach_zero_(self):
-    return run_inplace(method("zero_"), (_self("_foreach_zero_", self),))
+    return run_inplace(method("zero_"), (self_column("_foreach_zero_", self),))
 
 
 def _foreach_copy_(self, src, non_blocking=False):
-    self = _self("_foreach_copy_", self)
+    self = self_column("_foreach_copy_", self)
     src = tensor_list("_foreach_copy_", src, 2, "src")
     same_length("_foreach_copy_", self.values, src, "src")
     # PyTorch records it with no derivative
@@ -147,17 +150,17 @@ def _foreach_copy_(self, src, non_blocking=False):
 
 
 def _foreach_mm(self, mat2):
-    self = _self("_foreach_mm", self)
+    self = self_column("_foreach_mm", self)
     mat2 = tensor_list("_foreach_mm", mat2, 2, "mat2")
     if len(mat2) != len(self.values):
         raise RuntimeError("_foreach_mm: self and mat2 must have the same number of tensors")
     return run("ForeachMmBackward0", method("mm"), (self, Column(mat2, True, True)))
 
 
-_publish(_foreach_max, "_foreach_max", "the largest element of each tensor.")
-_publish(_foreach_norm, "_foreach_norm", "`linalg.vector_norm(x, ord, dtype=dtype)` of each.")
-_publish(_foreach_powsum, "_foreach_powsum", "`sum(|x|**ord)` of each tensor.")
-_publish(_foreach_clone, "_foreach_clone", "a copy of each tensor.")
-_publish(_foreach_zero_, "_foreach_zero_", "fills each tensor with zeros.")
-_publish(_foreach_copy_, "_foreach_copy_", "copies each of `src` into each of `self`.")
-_publish(_foreach_mm, "_foreach_mm", "`mm` of each pair of matrices.")
+publish(_foreach_max, "_foreach_max", "the largest element of each tensor.")
+publish(_foreach_norm, "_foreach_norm", "`linalg.vector_norm(x, ord, dtype=dtype)` of each.")
+publish(_foreach_powsum, "_foreach_powsum", "`sum(|x|**ord)` of each tensor.")
+publish(_foreach_clone, "_foreach_clone", "a copy of each tensor.")
+publish(_foreach_zero_, "_foreach_zero_", "fills each tensor with zeros.")
+publish(_foreach_copy_, "_foreach_copy_", "copies each of `src` into each of `self`.")
+publish(_foreach_mm, "_foreach_mm", "`mm` of each pair of matrices.")

@@ -18,7 +18,7 @@ from .arguments import (
     scalar_tensor,
     tensor_list,
 )
-from .functions import BINARY, PAIR_ROWS, SCALAR_ROWS, _node, _publish, _self
+from .functions import BINARY, PAIR_ROWS, SCALAR_ROWS, node_name, publish, self_column
 from .run import method, run, run_inplace
 
 __all__: list = []
@@ -111,7 +111,7 @@ def _binary(name: str, overloads: dict) -> None:
         return op_ if inplace else op
 
     def columns(f, self, other, alpha, scalar, scalars):
-        self = _self(f, self)
+        self = self_column(f, self)
         named = {"scalar": scalar, "scalars": scalars, "alpha": alpha}
         named = {k: v for k, v in named.items() if v is not _MISSING and (k != "alpha" or v != 1)}
         given = [a for a in (other, scalar, scalars) if a is not _MISSING]
@@ -133,14 +133,14 @@ def _binary(name: str, overloads: dict) -> None:
 
     def fn(self, other=_MISSING, *, alpha=1, scalar=_MISSING, scalars=_MISSING):
         kind, cols = columns(fname, self, other, alpha, scalar, scalars)
-        return run(_node(name, overloads[kind]), element(kind, alpha, False), cols)
+        return run(node_name(name, overloads[kind]), element(kind, alpha, False), cols)
 
     def fn_(self, other=_MISSING, *, alpha=1, scalar=_MISSING, scalars=_MISSING):
         kind, cols = columns(fname + "_", self, other, alpha, scalar, scalars)
         return run_inplace(element(kind, alpha, True), cols)
 
-    _publish(fn, fname, f"`{name}` of each tensor of the list and its other operand.")
-    _publish(fn_, fname + "_", f"`{name}` in place on each tensor of the list.")
+    publish(fn, fname, f"`{name}` of each tensor of the list and its other operand.")
+    publish(fn_, fname + "_", f"`{name}` in place on each tensor of the list.")
 
 
 for _name, _overloads in BINARY.items():
@@ -153,24 +153,24 @@ for _name, _overloads in BINARY.items():
 
 def _foreach_pow(self, exponent):
     if kind_of(self) == "Scalar":  # ForeachPowBackward2: d(s^x)/dx = s^x ln s
-        exponent = _self("_foreach_pow", exponent)
+        exponent = self_column("_foreach_pow", exponent)
         return run(
             "ForeachPowBackward2",
             lambda x, s: apply(RPOW, (x, s)),
             (exponent, Column(self, False, False)),
         )
-    self = _self("_foreach_pow", self)
+    self = self_column("_foreach_pow", self)
     kind = kind_of(exponent)
     if kind == "Tensor" and _as_scalar(exponent, False):
         kind, exponent = "Scalar", exponent.item()
     if kind not in BINARY["pow"]:
         raise _invalid("_foreach_pow", (self.values, exponent), BINARY["pow"])
     column = _column("_foreach_pow", self, exponent, kind)
-    return run(_node("pow", BINARY["pow"][kind]), method("pow"), (self, column))
+    return run(node_name("pow", BINARY["pow"][kind]), method("pow"), (self, column))
 
 
 def _foreach_pow_(self, exponent):
-    self = _self("_foreach_pow_", self)
+    self = self_column("_foreach_pow_", self)
     kind = kind_of(exponent)
     if kind == "Tensor" and _as_scalar(exponent, False):
         kind, exponent = "Scalar", exponent.item()
@@ -179,8 +179,8 @@ def _foreach_pow_(self, exponent):
     return run_inplace(method("pow_"), (self, _column("_foreach_pow_", self, exponent, kind)))
 
 
-_publish(_foreach_pow, "_foreach_pow", "each tensor to a power, or a number to each tensor.")
-_publish(_foreach_pow_, "_foreach_pow_", "each tensor raised to a power in place.")
+publish(_foreach_pow, "_foreach_pow", "each tensor to a power, or a number to each tensor.")
+publish(_foreach_pow_, "_foreach_pow_", "each tensor raised to a power in place.")
 
 
 # ---- addcmul, addcdiv: self + value * t1 (*|/) t2 ---------------------------------------------
@@ -191,7 +191,7 @@ def _pointwise(name: str) -> None:
     op, op_ = method(name), method(name + "_")
 
     def columns(f, self, tensor1, tensor2, value, scalars):
-        self = _self(f, self)
+        self = self_column(f, self)
         tensor1 = tensor_list(f, tensor1, 2, "tensor1")
         tensor2 = tensor_list(f, tensor2, 3, "tensor2")
         same_length(f, self.values, tensor1, "tensor1")
@@ -212,7 +212,7 @@ def _pointwise(name: str) -> None:
         element = lambda x, a, b, v: op(x, a, b, value=v)  # noqa: E731
         if kind == "Tensor":  # PyTorch records it with no derivative
             return run("torch::autograd::NotImplemented", element, cols, "aten::" + fname)
-        return run(_node(name, "0" + kind), element, cols)
+        return run(node_name(name, "0" + kind), element, cols)
 
     def fn_(self, tensor1, tensor2, value=1, scalars=None):
         kind, cols = columns(fname + "_", self, tensor1, tensor2, value, scalars)
@@ -224,8 +224,8 @@ def _pointwise(name: str) -> None:
             return run_inplace(element, (self, indices, values))
         return run_inplace(lambda x, a, b, v: op_(x, a, b, value=v), cols)
 
-    _publish(fn, fname, f"`{name}` of each tensor of the lists.")
-    _publish(fn_, fname + "_", f"`{name}_` on each tensor of the list.")
+    publish(fn, fname, f"`{name}` of each tensor of the lists.")
+    publish(fn_, fname + "_", f"`{name}_` on each tensor of the list.")
 
 
 _pointwise("addcmul")
@@ -238,7 +238,7 @@ _LERP = {"Scalar": "0Scalar", "ScalarList": "0ScalarList", "List": "1List"}
 
 
 def _lerp_columns(fname, self, tensors1, weight):
-    self = _self(fname, self)
+    self = self_column(fname, self)
     tensors1 = tensor_list(fname, tensors1, 2, "tensors1")
     same_length(fname, self.values, tensors1, "tensors1")
     kind = kind_of(weight)
@@ -260,7 +260,7 @@ def _foreach_lerp(self, tensors1, weight=None, *, weights=None):
     kind, cols = _lerp_columns(
         "_foreach_lerp", self, tensors1, weight if weights is None else weights
     )
-    return run(_node("lerp", _LERP[kind]), method("lerp"), cols)
+    return run(node_name("lerp", _LERP[kind]), method("lerp"), cols)
 
 
 def _foreach_lerp_(self, tensors1, weight=None, *, weights=None):
@@ -270,5 +270,5 @@ def _foreach_lerp_(self, tensors1, weight=None, *, weights=None):
     return run_inplace(method("lerp_"), cols)
 
 
-_publish(_foreach_lerp, "_foreach_lerp", "`lerp` of each pair of tensors.")
-_publish(_foreach_lerp_, "_foreach_lerp_", "`lerp_` on each tensor of the list.")
+publish(_foreach_lerp, "_foreach_lerp", "`lerp` of each pair of tensors.")
+publish(_foreach_lerp_, "_foreach_lerp_", "`lerp_` on each tensor of the list.")
