@@ -553,3 +553,18 @@ def test_mixed_inputs_and_double_backward_match_torch(case, torch):
             assert d is None or not d.any()
         else:
             np.testing.assert_allclose(d, t, rtol=1e-10, atol=1e-12)
+
+
+def test_a_leaf_is_refused_before_any_tensor_is_written(lib):
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        lib._foreach_add_([b, a], 1)
+    assert b._version == 0 and b.tolist() == [1.0, 2.0]
+
+
+def test_pow_of_a_zero_dim_tensor_is_a_number(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    out = lib._foreach_pow(lib.tensor(2.0), [x])
+    assert out[0].grad_fn.name() == "ForeachPowBackward2"
+    assert out[0].tolist() == [2.0, 4.0]

@@ -152,6 +152,8 @@ for _name, _overloads in BINARY.items():
 
 
 def _foreach_pow(self, exponent):
+    if kind_of(self) == "Tensor" and _as_scalar(self, False):  # a 0-dim tensor is a Number
+        self = self.item()
     if kind_of(self) == "Scalar":  # ForeachPowBackward2: d(s^x)/dx = s^x ln s
         exponent = self_column("_foreach_pow", exponent)
         return run(

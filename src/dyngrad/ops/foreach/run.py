@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...graph.grad_mode import no_grad
 from ...graph.grad_mode import state as grad_state
+from ..table.views import check_inplace_allowed
 from .node import node_class, record_foreach
 
 __all__ = ["run", "run_inplace", "method"]
@@ -31,6 +32,10 @@ def run_inplace(fn, columns: tuple) -> list:
     """`fn(*element_args)` (an in-place op on element i of `self`) for every element; returns
     `self`, the list itself, as PyTorch does."""
     self = columns[0].values
+    if grad_state.enabled:  # a leaf among them is refused before any tensor is written
+        for t in self:
+            if t._requires_grad or t._base is not None and t._base._requires_grad:
+                check_inplace_allowed(t)
     for i in range(len(self)):
         fn(*[c.at(i) for c in columns])
     return self
