@@ -340,8 +340,21 @@ def test_second_backward_is_refused(lib):
     out = lib._foreach_exp(a)
     total = out[0].sum() + out[1].sum()
     total.backward()
-    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+    with pytest.raises(
+        RuntimeError, match="Trying to backward through the graph a second time"
+    ) as e:
         total.backward()
+    if lib is dyngrad:
+        assert "ForeachExpBackward0 released its saved tensors in backward pass" in str(e.value)
+
+
+def test_nothing_saved_allows_a_second_backward(lib):
+    a = _leaves(lib)
+    out = lib._foreach_add(a, a)
+    total = out[0].sum() + out[1].sum()
+    total.backward()
+    total.backward()
+    assert a[0].grad.tolist() == [4.0, 4.0, 4.0]
 
 
 # ---- errors ---------------------------------------------------------------------------------

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import weakref
 
-from ...graph.node import Node
+from ...graph import passes
+from ...graph.node import SECOND_BACKWARD, Node
+from ..table.nodes import freed_detail
 from ..table.record import record
 
 __all__ = ["ForeachNode", "node_class", "record_foreach"]
@@ -33,9 +35,11 @@ _TORCH_NAMES = {"x": "self", "y": "other", "out": "result"}
 class ForeachNode(Node):
     """The backward node of one out-of-place foreach call; one subclass per PyTorch name."""
 
-    __slots__ = ("_parts", "_attrs", "_meta", "_n_outputs")
+    __slots__ = ("_parts", "_attrs", "_meta", "_n_outputs", "_freed_in")
 
     def apply(self, grads):
+        if self._freed_in is not None:  # told as this node's, not an element's
+            raise RuntimeError(SECOND_BACKWARD + freed_detail(self))
         results = [None] * len(self.next_functions)
         for part, g in zip(self._parts, grads):
             if g is None or part is None:
@@ -52,6 +56,8 @@ class ForeachNode(Node):
         for part in self._parts:
             if part is not None:
                 part[0].release()
+                if getattr(part[0], "_saved", None) is None:  # it held buffers: now freed
+                    self._freed_in = passes.current
 
     @property
     def _saved(self):
@@ -105,6 +111,7 @@ def record_foreach(cls: type, inputs: tuple, outputs: list, owners: list) -> Non
     node = object.__new__(cls)
     record(node, inputs, mask, plan=None)
     node._n_outputs = len(outputs)
+    node._freed_in = None
     parts = []
     for i, out in enumerate(outputs):
         if out._requires_grad:

@@ -24,6 +24,7 @@ __all__ = [
     "unpack_one",
     "check_unmodified",
     "sum_to_input",
+    "freed_detail",
 ]
 
 _EMPTY: dict = {}
@@ -39,7 +40,7 @@ class OpNode(Node):
         op = self._op
         saved = self._saved
         if saved is None:
-            raise RuntimeError(SECOND_BACKWARD + _freed_detail(self))
+            raise RuntimeError(SECOND_BACKWARD + freed_detail(self))
         # See Note [Array backwards]; while the doctor observes backward ops (Note [Op
         # observer]), formulas run as Tensor ops
         if (
@@ -315,7 +316,8 @@ def _holds_arrays(attrs: dict) -> bool:
     return False
 
 
-def _freed_detail(node) -> str:
+def freed_detail(node) -> str:
+    """dyngrad's account of a second backward through `node`: when its buffers went."""
     # See Note [Backward passes] in graph/passes.py
     freed = getattr(node, "_freed_in", None)
     if freed is None:
