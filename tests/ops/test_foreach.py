@@ -348,13 +348,26 @@ def test_second_backward_is_refused(lib):
         assert "ForeachExpBackward0 released its saved tensors in backward pass" in str(e.value)
 
 
-def test_nothing_saved_allows_a_second_backward(lib):
+@pytest.mark.parametrize(
+    "call, again",
+    [
+        (lambda lib, a: lib._foreach_neg(a), True),
+        (lambda lib, a: lib._foreach_lerp(a, a, 0.5), True),
+        (lambda lib, a: lib._foreach_add(a, a), False),  # PyTorch keeps the inputs
+        (lambda lib, a: lib._foreach_sub(a, 1.0), False),
+        (lambda lib, a: lib._foreach_mul(a, 2.0), False),
+    ],
+)
+def test_second_backward_as_torch(lib, call, again):
     a = _leaves(lib)
-    out = lib._foreach_add(a, a)
+    out = call(lib, a)
     total = out[0].sum() + out[1].sum()
     total.backward()
-    total.backward()
-    assert a[0].grad.tolist() == [4.0, 4.0, 4.0]
+    if again:
+        total.backward()
+    else:
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
+            total.backward()
 
 
 # ---- errors ---------------------------------------------------------------------------------

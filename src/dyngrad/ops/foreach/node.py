@@ -29,6 +29,9 @@ from ..table.record import record
 __all__ = ["ForeachNode", "node_class", "record_foreach"]
 
 _CLASSES: dict = {}
+# PyTorch's foreach add and sub save their input lists (their formulas read the inputs'
+# dtypes), so a second backward through them is refused though their gradients read nothing
+_KEEPING = ("ForeachAddBackward", "ForeachSubBackward")
 _TORCH_NAMES = {"x": "self", "y": "other", "out": "result"}
 
 
@@ -52,7 +55,11 @@ class ForeachNode(Node):
                     results[k] = grad if results[k] is None else results[k] + grad
         return tuple(results)
 
+    _keeps_inputs = False
+
     def release(self) -> None:
+        if self._keeps_inputs:
+            self._freed_in = passes.current
         for part in self._parts:
             if part is not None:
                 part[0].release()
@@ -92,7 +99,8 @@ def node_class(name: str, refused: str | None = None) -> type:
     cls = _CLASSES.get(key)
     if cls is None:
         if refused is None:
-            cls = type(name, (ForeachNode,), {"__slots__": ()})
+            body = {"__slots__": (), "_keeps_inputs": name.startswith(_KEEPING)}
+            cls = type(name, (ForeachNode,), body)
         else:
             cls = type(name, (NotImplementedForeach,), {"__slots__": (), "_what": refused})
         _CLASSES[key] = cls
