@@ -594,3 +594,27 @@ def test_pow_of_a_zero_dim_tensor_is_a_number(lib):
     out = lib._foreach_pow(lib.tensor(2.0), [x])
     assert out[0].grad_fn.name() == "ForeachPowBackward2"
     assert out[0].tolist() == [2.0, 4.0]
+
+
+def test_norm_with_a_dtype_is_one_node_over_the_inputs(torch):
+    # the per-element op records a cast and a norm; the foreach node runs both
+    seen = []
+    for lib in (dyngrad, torch):
+        a = [lib.tensor([0.5, 2.0], requires_grad=True), lib.tensor([1.5], requires_grad=True)]
+        out = lib._foreach_norm(a, 2, dtype=lib.float64)
+        grads = lib.autograd.grad(out[0] + 2 * out[1], a)
+        seen.append((out[0].grad_fn.name(), _edges(out[0].grad_fn), out[0].dtype, grads))
+    (dn, de, dd, dg), (tn, te, td, tg) = seen
+    assert (dn, de, str(dd)) == (tn, te, str(td))
+    for d, t in zip(dg, tg):
+        assert str(d.dtype) == str(t.dtype)
+        np.testing.assert_allclose(d.numpy(), t.numpy(), rtol=1e-6)
+
+
+def test_norm_of_a_cast_gradgradcheck():
+    def fn(x):
+        return dyngrad._foreach_norm([x.double()], 3, dtype=dyngrad.float64)[0]
+
+    x = dyngrad.tensor([0.5, 2.0, -1.25], dtype=dyngrad.float64, requires_grad=True)
+    assert dyngrad.autograd.gradcheck(fn, (x,))
+    assert dyngrad.autograd.gradgradcheck(fn, (x,))

@@ -10,7 +10,9 @@ per-element formulas.
 # to it as output i. That node keeps the per-element nodes (none is reachable otherwise) and,
 # for each, which of its own inputs each per-element input is; backward runs the element's
 # node on output i's gradient and sums what it gives into those inputs (a single Tensor
-# argument gets every element's share). So the formulas are the per-element ops' own, once;
+# argument gets every element's share). A per-element op that records a few nodes (norm with
+# a dtype: the cast, then the norm) has them all kept and run newest first, each handing its
+# gradients to the next or into the inputs. So the formulas are the per-element ops' own;
 # under create_graph they record as they always do (a saved output is rebuilt with its
 # per-element node as history, whose edges are this node's: double backward is exact). A
 # per-element node knows, weakly, whose output i its output became (`_output_of`), so the
@@ -22,7 +24,7 @@ from __future__ import annotations
 import weakref
 
 from ...graph import passes
-from ...graph.node import SECOND_BACKWARD, Node
+from ...graph.node import SECOND_BACKWARD, AccumulateGrad, Node
 from ..table.nodes import freed_detail
 from ..table.record import record
 
@@ -45,14 +47,8 @@ class ForeachNode(Node):
             raise RuntimeError(SECOND_BACKWARD + freed_detail(self))
         results = [None] * len(self.next_functions)
         for part, g in zip(self._parts, grads):
-            if g is None or part is None:
-                continue
-            node, slots = part
-            element = node.apply((g,))
-            for j, k in slots:
-                grad = element[j]
-                if grad is not None:
-                    results[k] = grad if results[k] is None else results[k] + grad
+            if g is not None and part is not None:
+                _run_part(part, g, results)
         return tuple(results)
 
     _keeps_inputs = False
@@ -61,9 +57,9 @@ class ForeachNode(Node):
         if self._keeps_inputs:
             self._freed_in = passes.current
         for part in self._parts:
-            if part is not None:
-                part[0].release()
-                if getattr(part[0], "_saved", None) is None:  # it held buffers: now freed
+            for element in part[0] if part is not None else ():
+                element.release()
+                if getattr(element, "_saved", None) is None:  # it held buffers: now freed
                     self._freed_in = passes.current
 
     @property
@@ -72,14 +68,37 @@ class ForeachNode(Node):
         # `saved_bytes` and describe()); None once backward freed them
         merged = {}
         for i, part in enumerate(self._parts):
-            if part is None:
-                continue
-            saved = getattr(part[0], "_saved", None)
-            if saved is None:
-                return None
-            for name, value in saved.items():
-                merged[f"{_TORCH_NAMES.get(name, name)}[{i}]"] = value
+            for element in part[0] if part is not None else ():
+                saved = getattr(element, "_saved", None)
+                if saved is None:
+                    return None
+                for name, value in saved.items():
+                    merged.setdefault(f"{_TORCH_NAMES.get(name, name)}[{i}]", value)
         return merged
+
+
+def _run_part(part, g, results: list) -> None:
+    # element i's nodes, newest first (an order in which each runs after all that feed it),
+    # each handing its gradients on to another of them or into the foreach node's inputs
+    elements, routes, root_nr = part
+    buffers: list = [None] * len(elements)
+    buffers[0] = {root_nr: g}
+    for pos, element in enumerate(elements):
+        got = buffers[pos]
+        if not got:
+            continue
+        grads = element.apply(tuple(got.get(nr) for nr in range(element._n_outputs)))
+        for route, grad in zip(routes[pos], grads):
+            if route is None or grad is None:
+                continue
+            target, nr = route
+            if target < 0:  # one of the foreach node's inputs
+                results[nr] = grad if results[nr] is None else results[nr] + grad
+                continue
+            into = buffers[target]
+            if into is None:
+                into = buffers[target] = {}
+            into[nr] = grad if nr not in into else into[nr] + grad
 
 
 class NotImplementedForeach(ForeachNode):
@@ -107,11 +126,12 @@ def node_class(name: str, refused: str | None = None) -> type:
     return cls
 
 
-def record_foreach(cls: type, inputs: tuple, outputs: list, owners: list) -> None:
+def record_foreach(cls: type, inputs: tuple, outputs: list, owners: list, start: int) -> None:
     """Record one `cls` node over `inputs` (the call's tensors, PyTorch's order) and make it
     the history of every output; `owners[i]` lists the positions in `inputs` of element i's
-    tensors. Each output's current node is the per-element node its op recorded (None where
-    none of its inputs required grad); See Note [Foreach nodes]."""
+    tensors. Each output's current history is what its per-element op recorded (nodes
+    numbered from `start` on; none where none of its inputs required grad); See Note
+    [Foreach nodes]."""
     mask = 0
     for i, a in enumerate(inputs):
         if a._requires_grad:
@@ -125,7 +145,7 @@ def record_foreach(cls: type, inputs: tuple, outputs: list, owners: list) -> Non
         if out._requires_grad:
             element = out._grad_fn
             element.__dict__["_output_of"] = (weakref.ref(node), i)  # for its saved output
-            parts.append(_part(node, element, owners[i]))
+            parts.append(_part(node, element, out._out_nr, owners[i], start))
         else:
             parts.append(None)
         out._requires_grad = True
@@ -134,20 +154,40 @@ def record_foreach(cls: type, inputs: tuple, outputs: list, owners: list) -> Non
     node._parts = parts
 
 
-def _part(node, element, owned):
-    # which of the foreach node's inputs each input of the element's node is, matched by edge
-    # among the element's own tensors (`x * x` takes two inputs; their gradients sum alike)
+def _part(node, root, root_nr: int, owned: list, start: int) -> tuple:
+    # element i's nodes (one, or a few for a composite such as norm with a dtype) and where
+    # each of their gradients goes: to another of them, or to the foreach node's input k,
+    # matched by edge among the element's own tensors (`x * x` takes two inputs)
     edges = node.next_functions
-    slots = []
+
+    def outside(fn, nr):
+        return [k for k in owned if edges[k][0] is fn and edges[k][1] == nr]
+
+    elements, pending = {root: None}, [root]
+    while pending:
+        for fn, nr in pending.pop().next_functions:
+            if fn is None or fn in elements or outside(fn, nr):
+                continue
+            if fn._seq < start or type(fn) is AccumulateGrad:  # a bug in the foreach table
+                raise AssertionError(f"{root.name()} reaches past the foreach call's inputs")
+            elements[fn] = None
+            pending.append(fn)
+    order = sorted(elements, key=lambda n: -n._seq)
+    position = {n: pos for pos, n in enumerate(order)}
     taken: set = set()
-    for j, (fn, nr) in enumerate(element.next_functions):
-        if fn is None:
-            continue
-        matches = [k for k in owned if edges[k][0] is fn and edges[k][1] == nr]
-        if not matches:  # a composite per-element op: a bug in the foreach table
-            raise AssertionError(f"{element.name()} is not one node over its inputs")
-        free = [k for k in matches if k not in taken]
-        k = free[0] if free else matches[0]
-        taken.add(k)
-        slots.append((j, k))
-    return element, tuple(slots)
+    routes = []
+    for element in order:
+        route = []
+        for fn, nr in element.next_functions:
+            matches = outside(fn, nr) if fn is not None else ()
+            if fn is None:
+                route.append(None)
+            elif matches:
+                free = [k for k in matches if k not in taken]
+                k = free[0] if free else matches[0]
+                taken.add(k)
+                route.append((-1, k))
+            else:
+                route.append((position[fn], nr))
+        routes.append(tuple(route))
+    return tuple(order), tuple(routes), root_nr

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from ...graph.grad_mode import no_grad
 from ...graph.grad_mode import state as grad_state
+from ...graph.node import _sequence
 from ..table.views import check_inplace_allowed
 from .node import node_class, record_foreach
 
 __all__ = ["run", "run_inplace", "method"]
+
+next_node_seq = _sequence.__next__
 
 
 def run(node: str, fn, columns: tuple, refused: str | None = None) -> tuple:
@@ -16,6 +19,7 @@ def run(node: str, fn, columns: tuple, refused: str | None = None) -> tuple:
     recorded as one node named `node` when an input requires grad. `refused`: PyTorch has no
     derivative for this overload; backward raises its error naming `refused`."""
     n = len(next(c.values for c in columns if c.per_element))
+    start = next_node_seq()  # every node the elements record is numbered from here
     if refused is not None:
         with no_grad():
             outputs = [fn(*[c.at(i) for c in columns]) for i in range(n)]
@@ -24,7 +28,7 @@ def run(node: str, fn, columns: tuple, refused: str | None = None) -> tuple:
     if grad_state.enabled:
         inputs, owners = _inputs(columns, n)
         if any(t._requires_grad for t in inputs):
-            record_foreach(node_class(node, refused), tuple(inputs), outputs, owners)
+            record_foreach(node_class(node, refused), tuple(inputs), outputs, owners, start)
     return tuple(outputs)
 
 
