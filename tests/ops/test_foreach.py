@@ -612,9 +612,11 @@ def test_norm_with_a_dtype_is_one_node_over_the_inputs(torch):
 
 
 def test_norm_of_a_cast_gradgradcheck():
+    # float32 inside: the element casts it back to float64 (its cast and norm nodes both run
+    # under the foreach node, also in double backward); float32's precision sets the tolerance
     def fn(x):
-        return dyngrad._foreach_norm([x.double()], 3, dtype=dyngrad.float64)[0]
+        return dyngrad._foreach_norm([x.float()], 3, dtype=dyngrad.float64)[0]
 
     x = dyngrad.tensor([0.5, 2.0, -1.25], dtype=dyngrad.float64, requires_grad=True)
-    assert dyngrad.autograd.gradcheck(fn, (x,))
-    assert dyngrad.autograd.gradgradcheck(fn, (x,))
+    assert dyngrad.autograd.gradcheck(fn, (x,), eps=1e-3, atol=1e-3, rtol=1e-3)
+    assert dyngrad.autograd.gradgradcheck(fn, (x,), eps=1e-3, atol=1e-3, rtol=1e-3)
