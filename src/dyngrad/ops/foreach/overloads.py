@@ -120,8 +120,6 @@ def _binary(name: str, overloads: dict) -> None:
             raise _invalid(f, positional, overloads, named)
         other = given[0]
         kind = kind_of(other)
-        # PyTorch's argument parser binds a 0-dim tensor that doesn't require grad to a
-        # Scalar parameter; mul and div try their Tensor overload first
         tensor_first = name in ("mul", "div") and scalar is _MISSING
         if kind == "Tensor" and _as_scalar(other, tensor_first):
             kind, other = "Scalar", other.item()
