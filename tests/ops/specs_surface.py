@@ -6,6 +6,15 @@ from __future__ import annotations
 
 from .spec import OpSpec, T
 
+
+def _foreach_inplace(t, x, name, *args):
+    # the foreach in-place ops with a Scalar record ATen's (Tensor, Scalar) nodes; those
+    # PyTorch has no derivative for record a NotImplemented row
+    y = x * 1
+    getattr(t, name)([y], *args)
+    return y
+
+
 SPECS = [
     OpSpec("nextafter", lambda t, x, y: t.nextafter(x, y), [(T((3, 4)), T((3, 4)))]),
     # recorded with a node whose backward refuses, as PyTorch's (no gradient to check)
@@ -143,6 +152,38 @@ SPECS = [
         "div_scalar",
         lambda t, y, x: t.trapezoid(y, x),
         [(T((3, 4)), T((4,)))],
+    ),
+    OpSpec("add_scalar", lambda t, x: _foreach_inplace(t, x, "_foreach_add_", 0.5), [(T((3, 4)),)]),
+    OpSpec("sub_scalar", lambda t, x: _foreach_inplace(t, x, "_foreach_sub_", 0.5), [(T((3, 4)),)]),
+    OpSpec(
+        "foreach_copy_refused",
+        lambda t, x, y: _foreach_inplace(t, x, "_foreach_copy_", [y]),
+        [(T((3, 4)), T((4,)))],
+        grad=False,
+    ),
+    OpSpec(
+        "foreach_maximum_refused",
+        lambda t, x: _foreach_inplace(t, x, "_foreach_maximum_", 0.1),
+        [(T((3, 4)),)],
+        grad=False,
+    ),
+    OpSpec(
+        "foreach_minimum_refused",
+        lambda t, x: _foreach_inplace(t, x, "_foreach_minimum_", [0.1]),
+        [(T((3, 4)),)],
+        grad=False,
+    ),
+    OpSpec(
+        "foreach_addcmul_refused",
+        lambda t, x, a, b: _foreach_inplace(t, x, "_foreach_addcmul_", [a], [b], t.tensor([0.5])),
+        [(T((3, 4)), T((3, 4)), T((4,)))],
+        grad=False,
+    ),
+    OpSpec(
+        "foreach_addcdiv_refused",
+        lambda t, x, a, b: _foreach_inplace(t, x, "_foreach_addcdiv_", [a], [b], t.tensor([0.5])),
+        [(T((3, 4)), T((3, 4)), T((4,)))],
+        grad=False,
     ),
     OpSpec(
         "linalg_qr",

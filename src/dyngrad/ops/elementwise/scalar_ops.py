@@ -1,12 +1,25 @@
-"""Multiplication and division by a Python number as PyTorch's C++ composites record them:
-mul(Tensor, Scalar) and div(Tensor, Scalar), nodes MulBackward1 and DivBackward1 (a
-Tensor-level `x * 2` is MulBackward0, the number wrapped as a tensor)."""
+"""Arithmetic with a Python number as PyTorch's C++ code records it: add, sub, mul and div
+(Tensor, Scalar), nodes AddBackward1, SubBackward1, MulBackward1 and DivBackward1 (a
+Tensor-level `x * 2` is MulBackward0, the number wrapped as a tensor). The foreach in-place
+ops with a Scalar record these."""
 
 from __future__ import annotations
 
 from ..table.record import apply
 from ..table.registry import defop
 
+ADD_SCALAR = defop(
+    "add_scalar",
+    lambda xp, x, *, other: x + other,
+    {"x": lambda g: g},
+    node="AddBackward1",
+)
+SUB_SCALAR = defop(
+    "sub_scalar",
+    lambda xp, x, *, other: x - other,
+    {"x": lambda g: g},
+    node="SubBackward1",
+)
 MUL_SCALAR = defop(
     "mul_scalar",
     lambda xp, x, *, other: x * other,

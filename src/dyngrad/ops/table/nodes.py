@@ -24,6 +24,7 @@ __all__ = [
     "unpack_one",
     "check_unmodified",
     "sum_to_input",
+    "freed_detail",
 ]
 
 _EMPTY: dict = {}
@@ -39,7 +40,7 @@ class OpNode(Node):
         op = self._op
         saved = self._saved
         if saved is None:
-            raise RuntimeError(SECOND_BACKWARD + _freed_detail(self))
+            raise RuntimeError(SECOND_BACKWARD + freed_detail(self))
         # See Note [Array backwards]; while the doctor observes backward ops (Note [Op
         # observer]), formulas run as Tensor ops
         if (
@@ -258,7 +259,10 @@ def check_unmodified(node: OpNode, name: str, value, version: int) -> None:
     """PyTorch's error if a saved tensor (or saved output) changed in place since it was saved."""
     if type(value) is SavedOutput:
         if value.version_counter.value != version:
-            _raise_modified(node, name, value.tensor, version, node, value.output_nr)
+            # an output handed on to a foreach node is that node's (Note [Foreach nodes])
+            owner = node.__dict__.get("_output_of")
+            fn, nr = (node, value.output_nr) if owner is None else (owner[0]() or node, owner[1])
+            _raise_modified(fn, name, value.tensor, version, fn, nr)
     elif value._version_counter.value != version:
         # PyTorch names the tensor's history as it is now (after the in-place write): a view
         # of a base written in place is AsStridedBackward0 by then (Note [In-place through a
@@ -312,7 +316,8 @@ def _holds_arrays(attrs: dict) -> bool:
     return False
 
 
-def _freed_detail(node) -> str:
+def freed_detail(node) -> str:
+    """dyngrad's account of a second backward through `node`: when its buffers went."""
     # See Note [Backward passes] in graph/passes.py
     freed = getattr(node, "_freed_in", None)
     if freed is None:
