@@ -39,6 +39,7 @@ from .linalg import (  # noqa: F401
     distance,
     einsum,
     fused_products,
+    least_squares,
     matrix_functions,
     pdist,
     products,
