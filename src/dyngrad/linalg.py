@@ -8,6 +8,7 @@ from .ops.linalg.decomposition import _LinAlgError as LinAlgError
 from .ops.linalg.decomposition import inv, svd, svdvals
 from .ops.linalg.least_squares import lstsq, matrix_rank
 from .ops.linalg.matrix_functions import det, matrix_exp, matrix_power, slogdet
+from .ops.linalg.multi_dot import multi_dot
 from .ops.linalg.products import linalg_cross as cross
 from .ops.linalg.products import matmul
 from .ops.linalg.qr import linalg_qr as qr
@@ -27,6 +28,7 @@ __all__ = [
     "matmul",
     "matrix_norm",
     "matrix_rank",
+    "multi_dot",
     "norm",
     "qr",
     "solve_triangular",

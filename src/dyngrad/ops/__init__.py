@@ -41,6 +41,7 @@ from .linalg import (  # noqa: F401
     fused_products,
     least_squares,
     matrix_functions,
+    multi_dot,
     pdist,
     products,
     qr,
