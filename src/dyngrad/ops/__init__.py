@@ -64,6 +64,7 @@ from .nn import (  # noqa: F401
 from .reduction import (  # noqa: F401
     aten_norms,
     cumulative,
+    finite_differences,
     histograms,
     integration,
     norms,
