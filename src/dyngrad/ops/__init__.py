@@ -8,6 +8,7 @@ from .._tensor import Tensor
 # importing a family's module registers its rows and methods (the packages import nothing
 # themselves, so that a module can import another family's without loading all of it)
 from .creation import (  # noqa: F401
+    buffers,
     conversion,
     factories,
     random,
