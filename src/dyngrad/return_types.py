@@ -24,6 +24,7 @@ __all__ = [
     "histogram",
     "qr",
     "linalg_lstsq",
+    "histogramdd",
 ]
 
 
@@ -58,3 +59,4 @@ slogdet = _result_type("slogdet", ("sign", "logabsdet"))
 histogram = _result_type("histogram", ("hist", "bin_edges"))
 qr = _result_type("qr", ("Q", "R"))
 linalg_lstsq = _result_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+histogramdd = _result_type("histogramdd", ("hist", "bin_edges"))
