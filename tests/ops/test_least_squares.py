@@ -45,6 +45,7 @@ t.linalg.matrix_rank(tall, rtol=0.5) | t.linalg.matrix_rank(sq, hermitian=True)
 t.linalg.matrix_rank(sq @ sq.mT, hermitian=True, atol=10.0) | t.linalg.matrix_rank(tall, hermitian=True)
 t.linalg.matrix_rank(v5) | t.linalg.matrix_rank(tall.long()) | t.linalg.matrix_rank(t.zeros(0, 3))
 t.linalg.matrix_rank(batch, atol=t.tensor([0.5, 2.0, 3.0], dtype=t.float64)[:, None, None])
+t.linalg.matrix_rank(batch, atol=t.tensor([0.0, 2.0], dtype=t.float64))
 t.linalg.matrix_rank(tall, atol=-1.0) | t.linalg.matrix_rank(tall.float()) | t.linalg.matrix_rank(t.zeros(3, 3))"""
 
 

@@ -170,17 +170,12 @@ def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
 
 def _tolerance(s, A, atol, rtol):  # noqa: N803
     """max(atol, rtol * the largest singular value), as `linalg.matrix_rank` documents:
-    rtol defaults to eps * max(m, n), or to 0 when a positive atol is given."""
-    xp = np
-    atol_a = 0.0 if atol is None else (atol._data if hasattr(atol, "_data") else atol)
+    rtol defaults to eps * max(m, n), or to 0 where a positive atol is given."""
+    atol = np.asarray(0.0 if atol is None else getattr(atol, "_data", atol))
     if rtol is None:
-        eps = _eps(A) * max(A.shape[-2], A.shape[-1])
-        positive = atol is not None and bool(xp.all(xp.asarray(atol_a) > 0))
-        rtol_a = 0.0 if positive else eps
-    else:
-        rtol_a = rtol._data if hasattr(rtol, "_data") else rtol
-    largest = s.max(-1) if s.shape[-1] else xp.zeros(s.shape[:-1], s.dtype)
-    return xp.maximum(xp.asarray(atol_a), xp.asarray(rtol_a) * largest)
+        rtol = np.where(atol > 0, 0.0, _eps(A) * max(A.shape[-2], A.shape[-1]))
+    largest = s.max(-1) if s.shape[-1] else np.zeros(s.shape[:-1], s.dtype)
+    return np.maximum(atol, np.asarray(getattr(rtol, "_data", rtol)) * largest)
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):  # noqa: N803
