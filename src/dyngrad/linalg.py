@@ -6,7 +6,9 @@ from .ops.linalg.cholesky import cholesky_ex, solve_triangular
 from .ops.linalg.cholesky import linalg_cholesky as cholesky
 from .ops.linalg.decomposition import _LinAlgError as LinAlgError
 from .ops.linalg.decomposition import inv, svd, svdvals
+from .ops.linalg.least_squares import lstsq, matrix_rank
 from .ops.linalg.matrix_functions import det, matrix_exp, matrix_power, slogdet
+from .ops.linalg.multi_dot import multi_dot
 from .ops.linalg.products import linalg_cross as cross
 from .ops.linalg.products import matmul
 from .ops.linalg.qr import linalg_qr as qr
@@ -22,8 +24,11 @@ __all__ = [
     "matrix_power",
     "slogdet",
     "inv",
+    "lstsq",
     "matmul",
     "matrix_norm",
+    "matrix_rank",
+    "multi_dot",
     "norm",
     "qr",
     "solve_triangular",

@@ -23,6 +23,8 @@ __all__ = [
     "slogdet",
     "histogram",
     "qr",
+    "linalg_lstsq",
+    "histogramdd",
 ]
 
 
@@ -56,3 +58,5 @@ svd = _result_type("svd", ("U", "S", "V"))
 slogdet = _result_type("slogdet", ("sign", "logabsdet"))
 histogram = _result_type("histogram", ("hist", "bin_edges"))
 qr = _result_type("qr", ("Q", "R"))
+linalg_lstsq = _result_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+histogramdd = _result_type("histogramdd", ("hist", "bin_edges"))

@@ -199,6 +199,12 @@ SPECS = [
         domain=(0.5, 3.0),
         grad=False,
     ),
+    OpSpec(  # draws differ from torch's: only the recording is compared
+        "binomial",
+        lambda t, n, p: t.binomial(n, p) * 0 + p,
+        [(T((3, 4), 1.0, 10.0, grad=False), T((3, 4), 0.1, 0.9)), (T((2, 3)), T((3,), 0.1, 0.9))],
+        grad=False,
+    ),
     OpSpec(
         "_sample_dirichlet",
         lambda t, x: t._sample_dirichlet(x) * 0 + x,

@@ -1,6 +1,6 @@
 """Specs for the rows behind torch's wider surface: number functions (copysign, ldexp,
 logcumsumexp), ATen's norm nodes (dist, pairwise_distance), linear algebra (det, slogdet,
-matrix_exp, vdot), statistics and scatters."""
+matrix_exp, vdot, lstsq), statistics and scatters."""
 
 from __future__ import annotations
 
@@ -66,6 +66,12 @@ SPECS = [
         "linalg_pinv",
         lambda t, a: t.pinverse(a),
         [(T((3, 4)),), (T((4, 2)),), (T((2, 3, 3)),)],
+    ),
+    OpSpec(
+        "linalg_lstsq",  # the solution and the residuals carry gradients
+        lambda t, a, b: t.linalg.lstsq(a, b, driver="gelsd")[:2],
+        [(T((5, 3)), T((5, 2))), (T((2, 4, 3)), T((2, 4, 2))), (T((3, 4)), T((3,)))]
+        + [(T((4, 3), nc=True), T((4,))), (T((2, 5, 3)), T((1, 5, 2), grad=False))],
     ),
     OpSpec("vdot", lambda t, x, y: t.vdot(x, y), [(T((4,)), T((4,)))]),
     OpSpec(

@@ -8,6 +8,7 @@ from .._tensor import Tensor
 # importing a family's module registers its rows and methods (the packages import nothing
 # themselves, so that a module can import another family's without loading all of it)
 from .creation import (  # noqa: F401
+    buffers,
     conversion,
     factories,
     random,
@@ -41,7 +42,9 @@ from .linalg import (  # noqa: F401
     distance,
     einsum,
     fused_products,
+    least_squares,
     matrix_functions,
+    multi_dot,
     pdist,
     products,
     qr,
@@ -64,6 +67,7 @@ from .nn import (  # noqa: F401
 from .reduction import (  # noqa: F401
     aten_norms,
     cumulative,
+    finite_differences,
     histograms,
     integration,
     norms,

@@ -1,5 +1,5 @@
-"""Samplers behind `torch.distributions`: `poisson`, `_standard_gamma` (reparameterized, with
-`_standard_gamma_grad`), `_sample_dirichlet` and `_dirichlet_grad`.
+"""Samplers behind `torch.distributions`: `binomial`, `poisson`, `_standard_gamma`
+(reparameterized, with `_standard_gamma_grad`), `_sample_dirichlet` and `_dirichlet_grad`.
 
 Draws come from a NumPy generator seeded by the torch generator (`numpy_generator`): a seed
 fixes them, but they are not PyTorch's numbers (its algorithms here are not reproduced).
@@ -12,6 +12,7 @@ import numpy as np
 from ...runtime import dtypes
 from ...runtime.random import numpy_generator
 from ..arrays import incomplete_gamma
+from ..table.errors import broadcast_error
 from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
@@ -44,6 +45,22 @@ def _poisson_fwd(xp, rates, *, rng):
     if not (rates >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     return rng.poisson(rates.astype(np.float64)).astype(rates.dtype)
+
+
+def _binomial_fwd(xp, count, prob, *, rng):
+    # draws for a whole number of trials floor(count); PyTorch's edge cases: no trials or
+    # prob <= 0 give 0, prob >= 1 gives count itself (even a fraction), nan prob gives nan
+    if count.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(
+            f"\"binomial_cpu\" not implemented for '{dtypes.from_numpy_dtype(count.dtype)._legacy}'"
+        )
+    n, p = np.broadcast_arrays(count.astype(np.float64), prob.astype(np.float64))
+    drawn = (n > 0) & (p > 0) & (p < 1) & np.isfinite(n)
+    trials = np.where(drawn, np.floor(np.where(drawn, n, 0)), 0).astype(np.int64)
+    out = rng.binomial(trials, np.where(drawn, p, 0.5)).astype(np.float64)
+    out = np.where(p >= 1, n, np.where(drawn, out, 0.0))
+    out = np.where(np.isinf(n) & (p > 0), n, out)
+    return np.where(np.isnan(p) | np.isnan(n), np.nan, out).astype(count.dtype)
 
 
 def _standard_gamma_fwd(xp, alpha, *, rng):
@@ -81,6 +98,13 @@ def _not_implemented(name, error=RuntimeError, text="derivative for aten::{} is 
     return formula
 
 
+_BINOMIAL_NOT_IMPLEMENTED = _not_implemented("binomial")
+BINOMIAL = defop(
+    "binomial",
+    _binomial_fwd,
+    dict.fromkeys(("count", "prob"), _BINOMIAL_NOT_IMPLEMENTED),
+    node="torch::autograd::NotImplemented",
+)
 POISSON = defop("poisson", _poisson_fwd, {"rates": _zeros}, node="PoissonBackward0")
 # x = F^-1(u; alpha) moves with alpha as dx/dalpha = -(dF/dalpha) / f: the implicit
 # reparameterization gradient, see Note [Implicit reparameterization] in incomplete_gamma.py
@@ -123,6 +147,22 @@ DIRICHLET_GRAD = defop(
 def poisson(input, generator=None):
     """Matches `torch.poisson`: counts drawn with the rates in `input` (PoissonBackward0: 0)."""
     return apply(POISSON, (input,), {"rng": numpy_generator(generator)})
+
+
+@public(method=False)
+def binomial(count, prob, generator=None):
+    """Matches `torch.binomial`: draws of Binomial(count, prob), broadcast. Seeded by
+    dyngrad's generator, but not PyTorch's numbers for the same seed."""
+    if not (count.is_floating_point()):
+        raise ValueError(
+            f"binomial only supports floating-point dtypes for count, got: {count.dtype._legacy}"
+        )
+    if prob.dtype != count.dtype:
+        raise RuntimeError(f"Found dtype {prob.dtype._legacy} but expected {count.dtype._legacy}")
+    error = broadcast_error((count.shape, prob.shape))
+    if error is not None:
+        raise error
+    return apply(BINOMIAL, (count, prob), {"rng": numpy_generator(generator)})
 
 
 @public(method=False)

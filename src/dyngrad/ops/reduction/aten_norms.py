@@ -1,15 +1,20 @@
 """The ATen norm nodes that the composite functions record: `norm(x, p, dim)` under
 `pairwise_distance` (NormBackward1) and `torch.dist` (DistBackward0). Same values and
-formulas as `linalg.vector_norm`; only the node differs, as in PyTorch."""
+formulas as `linalg.vector_norm`; only the node differs, as in PyTorch. And the deprecated
+`torch.frobenius_norm` and `torch.nuclear_norm`."""
 
 from __future__ import annotations
 
+import warnings
+
+from ...runtime.warn_always import warn_once
 from ..table import promotion
 from ..table.inplace import apply_inplace
 from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
-from .norms import _vector_norm_fwd, _vector_norm_grad
+from .norms import _vector_norm_fwd, _vector_norm_grad, matrix_norm
+from .reduce_ops import reduce_dims
 
 NORM_DIM = defop(
     "norm_dim",
@@ -104,3 +109,45 @@ def renorm_(self, p, dim: int, maxnorm):
     dim = _check_renorm(self, p, dim, maxnorm)
     attrs = {"p": float(p), "dim": dim, "maxnorm": float(maxnorm)}
     return apply_inplace(RENORM, (self,), attrs, name="renorm_")
+
+
+# ---- the deprecated aliases -----------------------------------------------------------------
+
+
+def _warn_deprecated(name: str, instead: str) -> None:
+    if warn_once(name):
+        warnings.warn(
+            f"at::{name} is deprecated and it is just left for JIT compatibility. It will be "
+            f"removed in a future PyTorch release. Please use `{instead}` instead",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+@public(method=False)
+def frobenius_norm(input, dim, keepdim: bool = False, *, out=None):
+    """Matches `torch.frobenius_norm` (deprecated): the 2-norm over `dim` (at most two dims;
+    none means all), recorded as ATen's `norm` (NormBackward1)."""
+    _warn_deprecated("frobenius_norm", "linalg.vector_norm(A, 2., dim, keepdim)")
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dims) > 2:
+        raise RuntimeError(
+            f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead."
+        )
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. "
+            f"Got {input.dtype._legacy} instead."
+        )
+    attrs = {"ord": 2.0, "dim": reduce_dims(input, dims), "keepdim": bool(keepdim)}
+    return apply(NORM_DIM, (input,), attrs)
+
+
+@public(method=False)
+def nuclear_norm(input, dim=None, keepdim: bool = False, *, out=None):
+    """Matches `torch.nuclear_norm` (deprecated): `nuclear_norm(A, keepdim=False)` over the
+    last two dims, or `nuclear_norm(A, dim, keepdim=False)`; the sum of singular values."""
+    _warn_deprecated("nuclear_norm", "linalg.matrix_norm(A, 'nuc', dim, keepdim)")
+    if isinstance(dim, bool):  # the (input, keepdim) overload
+        dim, keepdim = None, dim
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)

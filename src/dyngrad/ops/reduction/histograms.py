@@ -1,4 +1,4 @@
-"""Counting: histc, histogram and unique_consecutive (no gradients, as in PyTorch)."""
+"""Counting: histc, histogram, histogramdd and unique_consecutive (no gradients, as in PyTorch)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...return_types import histogram as histogram_result
+from ...return_types import histogramdd as histogramdd_result
 from ..shape.reshaping import wrap_dim
 from ..table.surface import public
 
@@ -105,3 +106,115 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         bounds = np.append(np.flatnonzero(starts), starts.shape[0])
         out.append(Tensor._wrap(np.diff(bounds).astype(np.int64)))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+# ---- histogramdd ----------------------------------------------------------------------------
+
+
+def _check_histogramdd(input, bins, weight) -> int:
+    """PyTorch's checks of input, bins and weight (in its order); the number of dims D."""
+    if input._data.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{input.dtype._legacy}'")
+    dims = input._data.shape[-1]
+    if isinstance(bins, (list, tuple)) and len(bins) != dims:
+        raise RuntimeError(
+            "histogramdd: The size of bins must be equal to the innermost dimension of the input."
+        )
+    for d, edges in enumerate(bins if isinstance(bins, (list, tuple)) else ()):
+        if not isinstance(edges, Tensor):
+            continue
+        if edges.dtype != input.dtype:
+            raise RuntimeError(
+                "torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                f"but got input with dtype {_c_name(input)} and bins for dimension {d} "
+                f"with dtype {_c_name(edges)}"
+            )
+        if edges.dim() != 1:
+            raise RuntimeError(
+                "torch.histogramdd: bins tensor should have one dimension, but got "
+                f"{edges.dim()} dimensions in the bins tensor for dimension {d}"
+            )
+        if edges.numel() == 0:
+            raise RuntimeError(
+                "torch.histogramdd: bins tensor should have at least 1 element, but got "
+                f"{edges.numel()} elements in the bins tensor for dimension {d}"
+            )
+    if weight is not None and tuple(weight.shape) != tuple(input.shape[:-1]):
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided it should have the same shape as "
+            "the input tensor excluding its innermost dimension, but got input with shape "
+            f"{list(input.shape)} and weight with shape {list(weight.shape)}"
+        )
+    return dims
+
+
+def _linear_edges(a, counts, range) -> list:  # noqa: A002 - PyTorch's name
+    """Each dim's evenly spaced edges over `range` (the data's own when None), an empty
+    range widened by a half on each side, as PyTorch (and NumPy) do."""
+    dims = a.shape[-1]
+    if range is not None and len(range) != 2 * dims:
+        raise RuntimeError(
+            f"torch.histogramdd: for a {dims}-dimensional histogram range should have "
+            f"{2 * dims} elements, but got {len(range)}"
+        )
+    edges = []
+    for d, count in enumerate(counts):
+        if count <= 0:
+            raise RuntimeError(
+                f"torch.histogram(): bins must be > 0, but got {count} for dimension {d}"
+            )
+        if range is not None:
+            low, high = float(range[2 * d]), float(range[2 * d + 1])
+        elif a.shape[0]:
+            low, high = float(a[:, d].min()), float(a[:, d].max())
+        else:
+            low, high = 0.0, 1.0
+        if not (np.isfinite(low) and np.isfinite(high)):
+            raise RuntimeError(
+                f"torch.histogramdd: dimension {d}'s range [{low:g}, {high:g}] is not finite"
+            )
+        if low > high:
+            raise RuntimeError(
+                "torch.histogramdd: min should not exceed max, but got min "
+                f"{low:g} max {high:g} for dimension {d}"
+            )
+        if low == high:
+            low, high = low - 0.5, high + 0.5
+        edges.append(np.linspace(low, high, count + 1).astype(a.dtype))
+    return edges
+
+
+def _bin_index(column, edges):
+    """Each value's bin, the last edge in the last bin; -1 outside [first, last] edge."""
+    index = np.searchsorted(edges, column, side="right") - 1
+    index = np.where(column == edges[-1], len(edges) - 2, index)
+    inside = (column >= edges[0]) & (column <= edges[-1])
+    return np.where(inside, index, -1)
+
+
+@public(method=False)
+def histogramdd(input, bins, *, range=None, weight=None, density: bool = False):  # noqa: A002
+    """Matches `torch.histogramdd`: the histogram of the points in `input`'s rows (the last dim
+    holds the coordinates); bins per dim as a count, counts, or edge tensors."""
+    dims = _check_histogramdd(input, bins, weight)
+    a = input._data.reshape(-1, dims)
+    if isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], Tensor):
+        edges = [b._data.astype(a.dtype) for b in bins]
+    else:
+        counts = list(bins) if isinstance(bins, (list, tuple)) else [int(bins)] * dims
+        edges = _linear_edges(a, counts, range)
+    shape = tuple(len(e) - 1 for e in edges)
+    index = np.stack([_bin_index(a[:, d], e) for d, e in enumerate(edges)], -1)
+    keep = (index >= 0).all(-1)
+    flat = np.ravel_multi_index(tuple(index[keep].T), shape) if keep.any() else np.zeros(0, int)
+    w = None if weight is None else weight._data.reshape(-1)[keep]
+    hist = np.bincount(flat, weights=w, minlength=int(np.prod(shape))).astype(a.dtype)
+    hist = hist.reshape(shape)
+    if density:
+        volume = np.ones((), a.dtype)
+        for e in edges:
+            volume = np.multiply.outer(volume, np.diff(e))
+        hist = (hist / hist.sum() / volume).astype(a.dtype)
+    return histogramdd_result(Tensor._wrap(hist), tuple(Tensor._wrap(e) for e in edges))

@@ -151,9 +151,10 @@ def _spectral_norm(A, ord, d0: int, d1: int, keepdim: bool):  # noqa: A002
         result = values.sum(-1)
     else:
         result = values.amax(-1) if ord == 2 else values.amin(-1)
-    if keepdim:
-        for d in sorted((d0, d1)):
-            result = result.unsqueeze(d)
+    if keepdim:  # PyTorch puts the reduced dims back by one permute of the moved dims
+        moved = [d for d in range(A.dim()) if d not in (d0, d1)] + [d0, d1]
+        back = sorted(range(len(moved)), key=moved.__getitem__)
+        result = result.unsqueeze(-1).unsqueeze(-1).permute(back)
     return result
 
 
