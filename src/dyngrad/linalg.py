@@ -13,6 +13,7 @@ from .ops.linalg.products import linalg_cross as cross
 from .ops.linalg.products import matmul
 from .ops.linalg.qr import linalg_qr as qr
 from .ops.reduction.norms import matrix_norm, norm, vector_norm
+from .ops.table.out import with_out
 
 __all__ = [
     "LinAlgError",
@@ -36,3 +37,9 @@ __all__ = [
     "svdvals",
     "vector_norm",
 ]
+
+# torch.linalg's functions take out= (matrix_exp excepted), written as the top-level ones are
+# (Note [out= arguments]); PyTorch's messages name them `linalg_<name>`
+for _name in sorted(set(__all__) - {"LinAlgError", "matrix_exp"}):
+    globals()[_name] = with_out(globals()[_name], "linalg_" + _name)
+del _name

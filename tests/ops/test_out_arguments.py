@@ -3,6 +3,7 @@ warning, dtype and autograd refusals (Note [out= arguments])."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -168,3 +169,54 @@ def test_an_out_form_is_named_after_its_function():
     assert dyngrad.exp.__name__ == "exp" and dyngrad.exp.__code__.co_name == "exp"
     with pytest.raises(TypeError, match="^exp\\(\\)"):
         dyngrad.exp(dyngrad.ones(2), bogus=1)
+
+
+def _linalg_samples(lib):
+    x = lib.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    y = lib.tensor([[1.0, 2.0], [0.5, -1.0], [2.0, 0.0]])
+    return {
+        "cholesky": (x,),
+        "cholesky_ex": (x,),
+        "cross": (x, x.flip(0)),
+        "det": (x,),
+        "slogdet": (x,),
+        "inv": (x,),
+        "lstsq": (x, y),
+        "matmul": (x, y),
+        "matrix_norm": (x,),
+        "matrix_power": (x, 2),
+        "matrix_rank": (x,),
+        "multi_dot": ([x, y],),
+        "norm": (x,),
+        "qr": (x,),
+        "solve_triangular": (x.triu(), y),
+        "svd": (x,),
+        "svdvals": (x,),
+        "vector_norm": (x,),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_linalg_samples(dyngrad)))
+def test_linalg_functions_write_into_out(lib, name):
+    args = _linalg_samples(lib)[name]
+    kwargs = {"upper": True} if name == "solve_triangular" else {}
+    fn = getattr(lib.linalg, name)
+    expected = fn(*args, **kwargs)
+    multi = isinstance(expected, tuple)
+    out = (
+        tuple(lib.empty(0, dtype=e.dtype) for e in expected)
+        if multi
+        else lib.empty(0, dtype=expected.dtype)
+    )
+    returned = fn(*args, **kwargs, out=out)
+    outs, got = (out, returned) if multi else ((out,), (returned,))
+    assert all(a is b for a, b in zip(got, outs))
+    want = expected if multi else (expected,)
+    for o, e in zip(outs, want):  # (torch's out= lstsq differs in the last bits)
+        np.testing.assert_allclose(np.array(o.tolist()), np.array(e.tolist()), rtol=1e-6)
+
+
+def test_linalg_out_refuses_inputs_that_require_grad(lib):
+    x = lib.eye(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape(NO_AUTOGRAD)):
+        lib.linalg.det(x, out=lib.empty(()))
