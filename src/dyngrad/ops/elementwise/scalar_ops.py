@@ -1,12 +1,18 @@
-"""Multiplication and division by a Python number as PyTorch's C++ composites record them:
-mul(Tensor, Scalar) and div(Tensor, Scalar), nodes MulBackward1 and DivBackward1 (a
-Tensor-level `x * 2` is MulBackward0, the number wrapped as a tensor)."""
+"""Arithmetic with a Python number as PyTorch's C++ composites record it: add(Tensor, Scalar),
+mul(Tensor, Scalar) and div(Tensor, Scalar), nodes AddBackward1, MulBackward1 and DivBackward1
+(a Tensor-level `x * 2` is MulBackward0, the number wrapped as a tensor)."""
 
 from __future__ import annotations
 
 from ..table.record import apply
 from ..table.registry import defop
 
+ADD_SCALAR = defop(
+    "add_scalar",
+    lambda xp, x, *, other: x + other,
+    {"x": lambda g: g},
+    node="AddBackward1",
+)
 MUL_SCALAR = defop(
     "mul_scalar",
     lambda xp, x, *, other: x * other,
@@ -19,6 +25,11 @@ DIV_SCALAR = defop(
     {"x": lambda g, other: div_scalar(g, other)},
     node="DivBackward1",
 )
+
+
+def add_scalar(input, other):
+    """ATen's add(Tensor, Scalar): `input + other`, recorded as AddBackward1."""
+    return apply(ADD_SCALAR, (input,), {"other": other})
 
 
 def mul_scalar(input, other):

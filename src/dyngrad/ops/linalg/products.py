@@ -324,7 +324,7 @@ def outer(input, vec2):
     for name, v in (("self", input), ("vec2", vec2)):  # (addr says vec1: PyTorch's names)
         if v._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v._data.ndim}-D")
-    return input.unsqueeze(1) * vec2
+    return input.reshape(input.shape[0], 1) * vec2  # PyTorch's reshape: ViewBackward0
 
 
 ger = public(outer, name="ger")
