@@ -20,22 +20,13 @@ from .specs import SPECS
 CASES = [(spec, i) for spec in SPECS for i in range(len(spec.samples))]
 IDS = [f"{spec.name}-{i}" for spec, i in CASES]
 
-# Where dyngrad's graph still differs from torch's, and why: composites that PyTorch builds
-# from other ops (or other decompositions) and dyngrad records as one node of the last op's
-# name, or builds in another order. Strict: a case that starts to match must leave the list.
-_MATMUL = (
-    "PyTorch's matmul folds batch dims into mm/bmm/mv between views (expand, view, clone, "
-    "unsafe_view); dyngrad records the whole product as one node named as PyTorch's last one"
-)
+# Where dyngrad's graph still differs from torch's, and why: einsum's contraction path.
+# Strict: a case that starts to match must leave the list.
 _EINSUM = (
     "PyTorch's einsum contracts by permute, view and bmm along its own path; dyngrad's "
     "contraction path places its unsqueeze/permute/diagonal steps in another order"
 )
 KNOWN = {
-    "matmul": {1: _MATMUL},
-    "matmul_batched": {0: _MATMUL, 1: _MATMUL},
-    "matmul_batch_vector": {1: _MATMUL},
-    "matmul_folded": _MATMUL,
     "einsum_mm": _EINSUM,
     "einsum_batch": _EINSUM,
     "einsum_three": _EINSUM,
