@@ -8,9 +8,11 @@ condition, a mask or an index has no edge; a number PyTorch wraps into a tensor 
 
 from __future__ import annotations
 
+import math
 import warnings
 import zlib
 
+import numpy as np
 import pytest
 
 import dyngrad
@@ -20,21 +22,9 @@ from .specs import SPECS
 CASES = [(spec, i) for spec in SPECS for i in range(len(spec.samples))]
 IDS = [f"{spec.name}-{i}" for spec, i in CASES]
 
-# Where dyngrad's graph still differs from torch's, and why: einsum's contraction path.
-# Strict: a case that starts to match must leave the list.
-_EINSUM = (
-    "PyTorch's einsum contracts by permute, view and bmm along its own path; dyngrad's "
-    "contraction path places its unsqueeze/permute/diagonal steps in another order"
-)
-KNOWN = {
-    "einsum_mm": _EINSUM,
-    "einsum_batch": _EINSUM,
-    "einsum_three": _EINSUM,
-    "einsum_outer": _EINSUM,
-    "einsum_trace": _EINSUM,
-    "einsum_diag": _EINSUM,
-    "einsum_rowdot": _EINSUM,
-}
+# Where dyngrad's graph would still differ from torch's, with why (strict: a case that starts
+# to match must leave the list). Empty: every spec's graph is PyTorch's.
+KNOWN: dict = {}
 
 
 def _outputs(result, module) -> list:
@@ -215,3 +205,40 @@ def test_div_with_rounding_mode_none_is_true_division(lib):
     assert out.tolist() == [0.75, 1.25, -0.25]
     out.sum().backward()
     assert x.grad.tolist() == [0.5, 0.5, 0.5]
+
+
+EINSUMS = [
+    ("ij,jk", [(2, 3), (3, 4)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("i,i", [(3,), (3,)]),
+    ("ij->", [(2, 3)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+    ("iij->ji", [(3, 3, 2)]),
+    ("ba,ab->", [(3, 2), (2, 3)]),
+    ("Ab,bA->A", [(2, 3), (3, 2)]),
+    ("i,j,k->ijk", [(2,), (3,), (2,)]),
+    ("...i,i->...", [(2, 3, 4), (4,)]),
+    ("ij,kl->ijkl", [(2, 1), (1, 3)]),
+    ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
+    ("ij,jk->ki", [(2, 3), (3, 4)]),
+]
+
+
+@pytest.mark.parametrize("equation,shapes", EINSUMS, ids=[e for e, _ in EINSUMS])
+def test_einsum_graph_values_and_gradients_match_torch(equation, shapes, torch):
+    # PyTorch's steps in its order (no opt_einsum): the graph four levels deep, node for node
+    results = []
+    for module in (dyngrad, torch):
+        operands = [
+            module.arange(math.prod(s), dtype=module.float64).reshape(s).sin().requires_grad_()
+            for s in shapes
+        ]
+        out = module.einsum(equation, *operands)
+        out.sum().backward()
+        grads = [x.grad.detach().numpy() for x in operands]
+        results.append((describe(out.grad_fn, 4), out.detach().numpy(), grads))
+    (graph_d, value_d, grads_d), (graph_t, value_t, grads_t) = results
+    assert graph_d == graph_t
+    np.testing.assert_allclose(value_d, value_t, rtol=1e-12, atol=1e-12)
+    for a, b in zip(grads_d, grads_t):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
