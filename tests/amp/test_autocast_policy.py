@@ -82,6 +82,7 @@ def test_policy_names_are_ops_or_entries():
 
     entries = {
         "linear",  # linear() casts at its entry, then records addmm/mm as PyTorch's
+        "matmul",  # matmul() casts at its entry, then records mm/mv/bmm as PyTorch's
         "prelu",
         "scaled_dot_product_attention",
         "cross_entropy",

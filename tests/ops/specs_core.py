@@ -26,6 +26,13 @@ SPECS = [
     OpSpec("sub_scaled", lambda t, x, y: t.sub(x, y, alpha=2), BCAST[:2]),
     OpSpec("rsub", lambda t, x, y: t.rsub(x, y), BCAST[:2]),
     OpSpec("rsub_scalar", lambda t, x: 1.0 - x, [(S,)], ref=lambda np, x: 1.0 - x),
+    OpSpec("rsub_scaled", lambda t, x, y: t.rsub(x, y, alpha=2), BCAST[:2]),
+    OpSpec(
+        "rsub_scalar_scaled",
+        lambda t, x: t.rsub(x, 1.0, alpha=-1.5),
+        [(S,)],
+        ref=lambda np, x: 1.0 + 1.5 * x,
+    ),
     OpSpec(
         "mul",
         lambda t, x, y: x * y,
@@ -35,6 +42,12 @@ SPECS = [
     OpSpec(
         "div",
         lambda t, x, y: x / y,
+        [(T((3, 4)), T((4,), *POS)), (S, 4.0)],
+        ref=lambda np, x, y: x / y,
+    ),
+    OpSpec(
+        "div_mode",
+        lambda t, x, y: t.div(x, y, rounding_mode=None),
         [(T((3, 4)), T((4,), *POS)), (S, 4.0)],
         ref=lambda np, x, y: x / y,
     ),

@@ -110,6 +110,18 @@ SPECS = [
         ref=lambda np, x, y: np.logaddexp2(x, y),
     ),
     OpSpec("xlogy", lambda t, x, y: t.xlogy(x, y), PAIRS, ref=lambda np, x, y: x * np.log(y)),
+    OpSpec(
+        "xlogy_scalar_self",
+        lambda t, y: t.xlogy(1.5, y),
+        [(T((3, 4), 0.2, 2.0),)],
+        ref=lambda np, y: 1.5 * np.log(y),
+    ),
+    OpSpec(
+        "xlogy_scalar_other",
+        lambda t, x: t.xlogy(x, 0.7),
+        [(T((3, 4)),), (T((2, 3), nc=True),)],
+        ref=lambda np, x: x * np.log(0.7),
+    ),
     OpSpec("fmax", lambda t, x, y: t.fmax(x, y), PAIRS, ref=lambda np, x, y: np.fmax(x, y)),
     OpSpec("fmin", lambda t, x, y: t.fmin(x, y), PAIRS, ref=lambda np, x, y: np.fmin(x, y)),
     _unary("deg2rad", ref=lambda np, x: np.deg2rad(x)),

@@ -53,6 +53,12 @@ SPECS = [
         covers=("view", "unsafe_view", "clone"),
         ref=lambda np, x: x.reshape(2, 6),
     ),
+    OpSpec(
+        "reshape_alias",
+        lambda t, x: x[:, 1:2].reshape(-1) + x.t().reshape(x.shape[1], 1, x.shape[0]).sum(),
+        [(S,), (NC,)],
+        covers=("slice", "transpose"),
+    ),
     OpSpec("view_infer", lambda t, x: x.view(-1, 2), [(S,), (T((0, 4)),)], covers=("view",)),
     OpSpec("flatten", lambda t, x: x.flatten(1), [(B,)], covers=("view",)),
     OpSpec("flatten_all", lambda t, x: t.flatten(x), [(T(()),), (NC,)], covers=("view",)),

@@ -111,7 +111,12 @@ SPECS = [
         [(T((3, 4)),)],
         ref=lambda np, x: x * np.log1p(0.7),
     ),
-    _unary("special_ndtr", lambda t, x: t.special.ndtr(x), domain=(-3.0, 3.0)),
+    _unary(
+        "special_ndtr",
+        lambda t, x: t.special.ndtr(x),
+        domain=(-3.0, 3.0),
+        covers=("add_scalar", "mul_scalar"),
+    ),
     # ---- Cholesky and triangular solves -------------------------------------------------------
     OpSpec(
         "linalg_cholesky_ex",

@@ -39,6 +39,7 @@ SPECS = [
         "norm_dim",
         lambda t, x, y: t.pairwise_distance(x, y) + t.pairwise_distance(x, y, 3, 1e-6),
         [(T((3, 4)), T((3, 4)))],
+        covers=("add_scalar",),
     ),
     OpSpec(
         "dist",

@@ -74,3 +74,16 @@ def test_range_includes_the_end_and_warns(lib):
     assert r.tolist() == [1.0, 2.0, 3.0, 4.0] and r.dtype == lib.float32
     with pytest.warns(UserWarning):
         assert lib.range(0, 1, 0.25).tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+
+
+@pytest.mark.parametrize("fn", ["trapezoid", "cumulative_trapezoid"])
+def test_trapezoid_spacing_as_pytorch_takes_it(lib, fn):
+    # a shorter x is padded with leading dims; a 1-D x must have one value per sample
+    y = lib.arange(24, dtype=lib.float64).reshape(2, 3, 4).sin().requires_grad_()
+    x = lib.arange(12, dtype=lib.float64).reshape(3, 4).cos().cumsum(-1).requires_grad_()
+    out = getattr(lib, fn)(y, x)
+    out.sum().backward()
+    assert out.grad_fn.next_functions[0][0].next_functions[0][0].name() == "MulBackward0"
+    assert x.grad.shape == (3, 4)
+    with pytest.raises(RuntimeError, match=f"^{fn}: There must be one `x` value for each sample"):
+        getattr(lib, fn)(y, lib.ones(4, dtype=lib.float64), dim=1)

@@ -29,8 +29,7 @@ _LOWER_PRECISION_FP = (
     "baddbmm",
     "addmm",
     "addbmm",
-    "matmul",  # the entry of torch.matmul (products.py) and its batched row
-    "matmul_folded",  # matmul of a matrix and a batch (torch's matmul)
+    "matmul",  # the entry of torch.matmul (products.py)
     "linear",
     "convolution",  # conv1d, conv2d, conv3d, torch's _convolution
     "conv_transpose",  # conv_transpose1d, conv_transpose2d, conv_transpose3d

@@ -84,6 +84,8 @@ def edge_meta(node) -> tuple:
     meta = getattr(node, "_meta", None)
     if meta is None:
         return (None,) * len(node.next_functions)
+    if type(node._edges) is tuple:  # one per input: See Note [Edges are differentiable inputs]
+        meta = [meta[i] for i in node._edges]
     return tuple(m if m is None else (m[0], _as_dtype(m[1])) for m in meta)
 
 

@@ -25,8 +25,11 @@ __all__ = [
     "grad_accumulator",
     "move_retains_grad",
     "op_name_of",
+    "REQUIRING_GRAD",
 ]
 
+# `Node._edges` of a node that links only the inputs that require grad (PyTorch's NotImplemented)
+REQUIRING_GRAD = "requiring grad"
 _sequence = itertools.count()
 above.next_node_seq = _sequence.__next__  # Tensor.detach_: See Note [Calls up the layers]
 
@@ -69,6 +72,9 @@ class Node:
     # False once any hook is registered (or for nodes the engine runs its own way): the
     # engine then takes its slower path through hooks; one flag, one check per node.
     _plain = True
+    # a table op's inputs that have edges, when not all do (See Note [Edges are differentiable
+    # inputs] in ops/table/registry.py); None: edge i is input i; REQUIRING_GRAD: chosen per call
+    _edges = None
     _hooks = None
     _pre_hooks = None
     _tensor_hooks = None

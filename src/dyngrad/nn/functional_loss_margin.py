@@ -13,6 +13,7 @@ from ..ops.creation.factories import zeros_like
 from ..ops.elementwise.activation import logsigmoid
 from ..ops.elementwise.arithmetic import _check_not_bool
 from ..ops.elementwise.compare import minimum, where
+from ..ops.elementwise.scalar_ops import add_scalar
 from ..ops.reduction.aten_norms import norm_dim
 from ..ops.table.record import apply, autocast_entry
 from ..ops.table.registry import defop
@@ -225,4 +226,4 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """Matches `torch.nn.functional.pairwise_distance`: the p-norm of x1 - x2 + eps."""
-    return norm_dim(x1 - x2 + eps, p, -1, keepdim)
+    return norm_dim(add_scalar(x1 - x2, eps), p, -1, keepdim)  # AddBackward1, as PyTorch

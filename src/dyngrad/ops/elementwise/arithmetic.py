@@ -88,6 +88,23 @@ RSUB_SCALAR = defop(
     promote=promotion.subtraction,
     array_backward=FORMULAS,
 )
+# torch.rsub(x, y, alpha=a): y - a * x, one node with alpha among its attributes
+RSUB_SCALED = defop(
+    "rsub_scaled",
+    lambda xp, x, y, *, alpha: y - alpha * x,
+    {"x": lambda g, alpha: g * -alpha, "y": lambda g: g},
+    node="RsubBackward0",
+    promote=promotion.subtraction,
+    array_backward=FORMULAS,
+)
+RSUB_SCALAR_SCALED = defop(
+    "rsub_scalar_scaled",
+    lambda xp, x, y, *, alpha: y - alpha * x,
+    {"x": lambda g, alpha: g * -alpha},
+    node="RsubBackward1",
+    promote=promotion.subtraction,
+    array_backward=FORMULAS,
+)
 MUL = defop(
     "mul",
     lambda xp, x, y: x * y,
@@ -99,6 +116,15 @@ DIV = defop(
     "div",
     lambda xp, x, y: x / y,
     {"x": lambda g, y: g / y, "y": lambda g, x, y: -g * x / (y * y)},
+    promote=promotion.binary_floating,
+    array_backward=FORMULAS,
+)
+# div with an explicit rounding_mode=None: PyTorch's div.Tensor_mode overload, its own node
+DIV_MODE = defop(
+    "div_mode",
+    lambda xp, x, y: x / y,
+    {"x": lambda g, y: g / y, "y": lambda g, x, y: -g * x / (y * y)},
+    node="DivBackward2",
     promote=promotion.binary_floating,
     array_backward=FORMULAS,
 )
@@ -339,8 +365,10 @@ subtract = public(sub, name="subtract")
 @public(method=False)
 def rsub(input, other, *, alpha=1):
     """Matches `torch.rsub`: other - alpha * input."""
-    if alpha != 1:
-        input = input * alpha
+    if alpha != 1 or type(alpha) is not int:
+        _check_alpha(input, other, alpha)
+        op = RSUB_SCALED if isinstance(other, Tensor) else RSUB_SCALAR_SCALED
+        return apply(op, (input, other), {"alpha": alpha})
     if isinstance(other, Tensor):
         return apply(RSUB, (input, other))
     return apply(RSUB_SCALAR, (input, other))
@@ -357,12 +385,24 @@ def mul(input, other, *, out=None):
 multiply = public(mul, name="multiply")
 
 
-@public
-def div(input, other, *, rounding_mode=None, out=None):
-    """Matches `torch.div`; `rounding_mode` 'trunc' or 'floor' give integer-valued results."""
-    if rounding_mode is None:
-        return _div(input, other) if isinstance(input, Tensor) else apply(DIV, (input, other))
+class _NotGiven:
+    """The default of `rounding_mode`: PyTorch tells `div(x, y)` (div.Tensor, DivBackward0)
+    from `div(x, y, rounding_mode=None)` (div.Tensor_mode, DivBackward2)."""
 
+    def __repr__(self) -> str:
+        return "None"
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+@public
+def div(input, other, *, rounding_mode=_NOT_GIVEN, out=None):
+    """Matches `torch.div`; `rounding_mode` 'trunc' or 'floor' give integer-valued results."""
+    if rounding_mode is _NOT_GIVEN:
+        return _div(input, other) if isinstance(input, Tensor) else apply(DIV, (input, other))
+    if rounding_mode is None:
+        return apply(DIV_MODE, (input, other))
     return divide_rounded(input, other, rounding_mode)
 
 
@@ -435,10 +475,10 @@ multiply_ = public(mul_, name="multiply_", function=False)
 
 
 @public(function=False)
-def div_(self, other, *, rounding_mode=None):
-    if rounding_mode is None:
-        return apply_inplace(DIV, (self, other), name="div_")
-
+def div_(self, other, *, rounding_mode=_NOT_GIVEN):
+    if rounding_mode is _NOT_GIVEN or rounding_mode is None:
+        op = DIV if rounding_mode is _NOT_GIVEN else DIV_MODE
+        return apply_inplace(op, (self, other), name="div_")
     return divide_rounded_(self, other, rounding_mode)
 
 

@@ -33,7 +33,13 @@ def _xlogy_fwd(xp, x, y):
 
 def _xlogy_x_grad(g, x, y):
     # PyTorch: xlogy(g, y), with 0 where x == 0 and y <= 0
-    return apply(XLOGY, (g, y)).masked_fill((x == 0) & (y <= 0), 0.0)
+    grad = apply(XLOGY if isinstance(y, Tensor) else XLOGY_SCALAR_OTHER, (g, y))
+    below = (y <= 0) if isinstance(y, Tensor) else bool(y <= 0)
+    return grad.masked_fill((x == 0) & below, 0.0) if below is not False else grad
+
+
+def _xlogy_y_grad(g, x, y):
+    return g * x / y
 
 
 def _fmax_keeps_x(x, y):  # where the result is x: x >= y, or y is nan
@@ -68,8 +74,24 @@ LOGADDEXP2 = defop(
 XLOGY = defop(
     "xlogy",
     _xlogy_fwd,
-    {"x": _xlogy_x_grad, "y": lambda g, x, y: g * x / y},
+    {"x": _xlogy_x_grad, "y": _xlogy_y_grad},
     promote=promotion.binary_floating,
+)
+# PyTorch's Scalar overloads: a Python number as `self` (Backward1) or as `other` (Backward2)
+# is no input of the node (Note [Edges are differentiable inputs])
+XLOGY_SCALAR_SELF = defop(
+    "xlogy_scalar_self",
+    _xlogy_fwd,
+    {"y": _xlogy_y_grad},
+    promote=promotion.binary_floating,
+    node="XlogyBackward1",
+)
+XLOGY_SCALAR_OTHER = defop(
+    "xlogy_scalar_other",
+    _xlogy_fwd,
+    {"x": _xlogy_x_grad},
+    promote=promotion.binary_floating,
+    node="XlogyBackward2",
 )
 FMAX = defop(
     "fmax",
@@ -188,12 +210,14 @@ def xlogy(input, other):
     """Matches `torch.xlogy`: input * log(other), 0 where input is 0; either may be a number."""
     if not isinstance(input, Tensor):
         input = Tensor._wrap(np.asarray(input, dtype=promotion.result_type(input, other).np))
-    return apply(XLOGY, (input, other))
+        return apply(XLOGY_SCALAR_SELF, (input, other))
+    return apply(XLOGY if isinstance(other, Tensor) else XLOGY_SCALAR_OTHER, (input, other))
 
 
 @public
 def xlogy_(self, other):
-    return apply_inplace(XLOGY, (self, other), name="xlogy_")
+    op = XLOGY if isinstance(other, Tensor) else XLOGY_SCALAR_OTHER
+    return apply_inplace(op, (self, other), name="xlogy_")
 
 
 def _unary(name, op, *, function_inplace: bool = True, method_inplace: bool = True):

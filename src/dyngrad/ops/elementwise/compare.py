@@ -180,7 +180,7 @@ def minimum(input, other):
     return apply(MINIMUM, (input, other))
 
 
-@public
+@public(method=False)
 def where(condition, input=None, other=None):
     """Matches `torch.where(condition, input, other)`; one argument gives `nonzero` tuples."""
     if input is None and other is None:
@@ -193,6 +193,12 @@ def where(condition, input=None, other=None):
             f"with dtype {condition.dtype._legacy}"
         )
     return apply(WHERE, (condition, input, other))
+
+
+@public(name="where", function=False)
+def where_method(self, condition, y):
+    """Matches `Tensor.where(condition, y)`: `torch.where(condition, self, y)`."""
+    return where(condition, self, y)
 
 
 @public

@@ -34,6 +34,11 @@ DIV_SCALAR = defop(
 )
 
 
+def add_scalar(input, other):
+    """ATen's add(Tensor, Scalar): `input + other`, recorded as AddBackward1."""
+    return apply(ADD_SCALAR, (input,), {"other": other})
+
+
 def mul_scalar(input, other):
     """ATen's mul(Tensor, Scalar): `input * other`, recorded as MulBackward1."""
     return apply(MUL_SCALAR, (input,), {"other": other})

@@ -1,4 +1,5 @@
-"""Rows only `torch.special` has: `entr`, `xlog1py` and `ndtr`, with PyTorch's nodes."""
+"""Rows only `torch.special` has, `entr` and `xlog1py`, with PyTorch's nodes; and `ndtr`,
+composed as PyTorch composes it."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ import math
 import numpy as np
 
 from ..._tensor import Tensor
-from ..arrays import erf as special
+from ...runtime import dtypes
 from ..table import promotion
 from ..table.record import apply
 from ..table.registry import defop
+from .scalar_ops import add_scalar, mul_scalar
+from .unary import erf
 
-_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+_SQRT1_2 = math.sqrt(0.5)
 
 
 def _entr_fwd(xp, x):
@@ -38,11 +41,6 @@ def _xlog1py_x_grad(g, x, y):
     grad = apply(XLOG1PY if isinstance(y, Tensor) else XLOG1PY_SCALAR_OTHER, (g, y))
     below = (y <= -1) if isinstance(y, Tensor) else bool(y <= -1)
     return grad.masked_fill((x == 0) & below, 0.0) if below is not False else grad
-
-
-def _ndtr_fwd(xp, x):
-    # Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation in the lower tail
-    return 0.5 * special.erfc(xp, -x * (1 / math.sqrt(2)))
 
 
 def _y_grad(g, x, y):
@@ -77,15 +75,6 @@ XLOG1PY_SCALAR_OTHER = defop(
     promote=promotion.binary_floating,
     node="SpecialXlog1PyBackward2",
 )
-# PyTorch composes ndtr and its last node is a multiplication by a number, MulBackward1;
-# d Phi/dx = e^(-x^2 / 2) / sqrt(2 pi)
-NDTR = defop(
-    "special_ndtr",
-    _ndtr_fwd,
-    {"x": lambda g, x: g * ((x * x * -0.5).exp() * _INV_SQRT_2PI)},
-    promote=promotion.floating,
-    node="MulBackward1",
-)
 
 
 def entr(input):
@@ -104,5 +93,9 @@ def xlog1py(input, other):
 
 
 def ndtr(input):
-    """Matches `torch.special.ndtr`: the standard normal CDF."""
-    return apply(NDTR, (input,))
+    """Matches `torch.special.ndtr`: the standard normal CDF, composed as PyTorch's
+    (1 + erf(x / sqrt 2)) * 0.5, so its graph is PyTorch's (MulBackward1 over AddBackward1
+    over ErfBackward0 over MulBackward1)."""
+    if not (input.is_floating_point() or input.is_complex()):
+        input = input.to(dtypes.defaults.float)
+    return mul_scalar(add_scalar(erf(mul_scalar(input, _SQRT1_2)), 1), 0.5)

@@ -119,6 +119,8 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if not use_mm:
         return apply(CDIST, (x1, x2), {"p": p})
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    e1 = x1.expand(*batch, rows1, a.shape[-1]).reshape(-1, rows1, a.shape[-1])
-    e2 = x2.expand(*batch, rows2, b.shape[-1]).reshape(-1, rows2, b.shape[-1])
+    if math.prod(batch) == 1:  # as PyTorch: the inputs as they are
+        return apply(EUCLIDEAN_DIST, (x1, x2)).view(*batch, rows1, rows2)
+    e1 = x1.expand(*batch, rows1, a.shape[-1]).contiguous().view(-1, rows1, a.shape[-1])
+    e2 = x2.expand(*batch, rows2, b.shape[-1]).contiguous().view(-1, rows2, b.shape[-1])
     return apply(EUCLIDEAN_DIST, (e1, e2)).view(*batch, rows1, rows2)

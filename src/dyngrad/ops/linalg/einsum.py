@@ -1,8 +1,9 @@
 """einsum and tensordot, composed of views, sums, products and bmm/mm as PyTorch does.
 
-Because they are compositions, their gradients (and higher ones) come from the parts, and
-their top nodes carry PyTorch's names: a contraction ends in a view (ViewBackward0), a pure
-product in MulBackward0, a single-operand reduction in SumBackward1.
+Because they are compositions, their gradients (and higher ones) come from the parts. einsum
+takes PyTorch's steps in PyTorch's order (each operand aligned by diagonal, unsqueeze and one
+permute; pairs contracted left to right by sumproduct_pair's permute, reshape, bmm, view and
+permute), so its graph is PyTorch's node for node.
 """
 
 from __future__ import annotations
@@ -64,26 +65,31 @@ def _expand(term: str, ndim, index, ellipsis_dims=None) -> list:
     return list(head) + ["." * (n - k) for k in range(n)] + list(tail)
 
 
-def _diagonals(x, labels):
-    # a label repeated within one operand takes that operand's diagonal
-    labels = list(labels)
-    while len(set(labels)) != len(labels):
-        lab = next(lab for lab in labels if labels.count(lab) > 1)
-        p = labels.index(lab)
-        q = labels.index(lab, p + 1)
-        x = x.diagonal(0, p, q)
-        labels = [item for k, item in enumerate(labels) if k not in (p, q)] + [lab]
-    return x, labels
-
-
-def _align(x, labels, order):
-    """`x` permuted to `order`, with size-1 dims for the labels it lacks."""
-    present = [lab for lab in order if lab in labels]
-    x = x.permute([labels.index(lab) for lab in present])
-    for k, lab in enumerate(order):
-        if lab not in labels:
-            x = x.unsqueeze(k)
-    return x
+def _aligned(x, labels, index: dict, operand: int):
+    """`x` with one dim per label of the equation, in `index` order (PyTorch's steps: a repeated
+    label's diagonal moved back in place, a size-1 dim unsqueezed for each missing label, then
+    one permute)."""
+    permutation = [-1] * len(index)
+    dim = 0
+    for lab in labels:
+        k = index[lab]
+        if permutation[k] == -1:
+            permutation[k] = dim
+            dim += 1
+        else:
+            previous = permutation[k]
+            if x.shape[dim] != x.shape[previous]:
+                raise RuntimeError(
+                    f"einsum(): subscript {lab} is repeated for operand {operand} but the sizes "
+                    f"don't match, {x.shape[dim]} != {x.shape[previous]}"
+                )
+            x = x.diagonal(0, previous, dim).movedim(-1, previous)
+    for k, p in enumerate(permutation):
+        if p == -1:
+            x = x.unsqueeze(dim)
+            permutation[k] = dim
+            dim += 1
+    return x.permute(permutation)
 
 
 def _check_sizes(aligned, order):
@@ -100,34 +106,35 @@ def _check_sizes(aligned, order):
 
 
 def _sum_product(left, right, sum_dims):
-    """sum over `sum_dims` of left * right by one bmm; the summed dims stay with size 1."""
-    ndim = left.dim()
-    ls, rs = left.shape, right.shape
-    batch = [d for d in range(ndim) if d not in sum_dims and ls[d] > 1 and rs[d] > 1]
-    lo = [d for d in range(ndim) if d not in sum_dims and d not in batch and ls[d] > 1]
-    ro = [d for d in range(ndim) if d not in sum_dims and d not in batch and d not in lo]
-    # a summed dim present on one side only is summed there first
-    for d in sum_dims:
-        if ls[d] == 1 and rs[d] > 1:
-            right = right.sum(d, keepdim=True)
-        elif rs[d] == 1 and ls[d] > 1:
-            left = left.sum(d, keepdim=True)
+    """sum over `sum_dims` of left * right by one bmm, the summed dims kept with size 1:
+    PyTorch's sumproduct_pair, step for step (so its graph is PyTorch's)."""
+    if not sum_dims:
+        return left * right
+    lro, lo, ro = [], [], []
+    for i in range(left.dim()):
+        in_left, in_right = left.shape[i] != 1, right.shape[i] != 1
+        if i in sum_dims:  # a summed dim present on one side only is summed there first
+            if in_left and not in_right:
+                left = left.sum(i, keepdim=True)
+            elif in_right and not in_left:
+                right = right.sum(i, keepdim=True)
+        elif in_left and in_right:
+            lro.append(i)
+        elif in_left:
+            lo.append(i)
+        else:
+            ro.append(i)
+    if lo and ro and ro[-1] < lo[0]:  # the right's dims come first: bmm in that order
+        left, right, lo, ro = right, left, ro, lo
     ls, rs = left.shape, right.shape
     size = lambda shape, dims: _prod(shape[d] for d in dims)  # noqa: E731
-    # the other side's own dims have size 1 here, so they can ride along in the reshape
-    a = left.permute(batch + lo + ro + sum_dims).reshape(
-        size(ls, batch), size(ls, lo), size(ls, sum_dims)
+    out_size = [ls[d] for d in lro + lo] + [1] * len(sum_dims) + [rs[d] for d in ro]
+    placed = lro + lo + list(sum_dims) + ro
+    a = left.permute(placed).reshape(size(ls, lro), size(ls, lo), size(ls, sum_dims))
+    b = right.permute(lro + list(sum_dims) + ro + lo).reshape(
+        size(rs, lro), size(rs, sum_dims), size(rs, ro)
     )
-    b = right.permute(batch + lo + sum_dims + ro).reshape(
-        size(rs, batch), size(rs, sum_dims), size(rs, ro)
-    )
-    out_shape = [ls[d] for d in batch] + [ls[d] for d in lo] + [rs[d] for d in ro]
-    out = a.bmm(b).view(out_shape)
-    placed = batch + lo + ro
-    out = out.permute([placed.index(d) for d in range(ndim) if d in placed])
-    for d in sorted(sum_dims):
-        out = out.unsqueeze(d)
-    return out
+    return a.bmm(b).view(out_size).permute([placed.index(d) for d in range(len(placed))])
 
 
 def _prod(values) -> int:
@@ -139,38 +146,45 @@ def _prod(values) -> int:
 
 @public(method=False)
 def einsum(equation, *operands):
-    """Matches `torch.einsum`, including '...' broadcasting and implicit outputs."""
+    """Matches `torch.einsum`, including '...' broadcasting and implicit outputs; operands are
+    contracted left to right, as PyTorch does without opt_einsum."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     labels, output = _parse(equation, operands)
-    contracted = []
-    for ls in labels:
-        for lab in ls:
-            if lab not in output and lab not in contracted:
-                contracted.append(lab)
-    order = output + contracted
-    aligned = []
-    for x, ls in zip(operands, labels):
-        x, ls = _diagonals(x, ls)
-        aligned.append(_align(x, ls, order))
-    _check_sizes(aligned, order)
+    # PyTorch's order of the aligned dims: the output, then the ellipsis dims it lacks, then
+    # the other contracted labels in subscript order (A-Z before a-z)
+    used = {lab for ls in labels for lab in ls}
+    dots = sorted((lab for lab in used if lab[0] == "." and lab not in output), key=len)[::-1]
+    order = output + dots + sorted(lab for lab in used if lab[0] != "." and lab not in output)
+    index = {lab: k for k, lab in enumerate(order)}
+    ops = [_aligned(x, ls, index, i) for i, (x, ls) in enumerate(zip(operands, labels))]
+    _check_sizes(ops, order)
     n_out = len(output)
-    result = aligned[0]
-    if len(aligned) == 1:
-        return result.sum(tuple(range(n_out, len(order)))) if contracted else result
-    for k, right in enumerate(aligned[1:], start=1):
-        later = aligned[k + 1 :]
-        sum_dims = [
-            d
-            for d in range(n_out, len(order))
-            if all(x.shape[d] == 1 for x in later) and (result.shape[d] > 1 or right.shape[d] > 1)
-        ]
-        if sum_dims:
-            result = _sum_product(result, right, sum_dims)
-        else:
-            result = result * right
-    if len(order) > n_out:  # drop the contracted dims, now of size 1
-        result = result.view(result.shape[:n_out])
+    # how many operands have each dim with a size other than 1
+    counts = [sum(1 for x in ops if x.shape[d] != 1) for d in range(len(order))]
+    while len(ops) > 1:
+        a, b = ops[0], ops[1]
+        sum_dims, a_sums, b_sums = [], [], []
+        for d in range(n_out, len(order)):
+            in_a, in_b = a.shape[d] != 1, b.shape[d] != 1
+            if in_a and in_b:
+                counts[d] -= 1
+                if counts[d] == 1:  # no later operand has it: sum it in the product
+                    sum_dims.append(d)
+                    counts[d] = 0
+            elif counts[d] == 1 and (in_a or in_b):  # only here: sum it first
+                (a_sums if in_a else b_sums).append(d)
+                counts[d] = 0
+        if a_sums:
+            a = a.sum(a_sums, keepdim=True)
+        if b_sums:
+            b = b.sum(b_sums, keepdim=True)
+        ops = [_sum_product(a, b, sum_dims)] + ops[2:]
+    result = ops[0]
+    if len(order) > n_out:  # the contracted dims: size 1 after a product, else summed
+        if len(operands) > 1:
+            return result.view(result.shape[:n_out])
+        return result.sum(tuple(range(n_out, len(order))))
     return result
 
 

@@ -43,4 +43,5 @@ def pdist(input, p: float = 2):
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    return apply(PDIST, (input,), {"p": float(p) if p != math.inf else math.inf})
+    p = float(p) if p != math.inf else math.inf
+    return apply(PDIST, (input.contiguous(),), {"p": p})  # PyTorch's kernel takes C order

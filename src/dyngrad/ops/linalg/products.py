@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from ...graph.grad_mode import state as grad_state
 from ...runtime.sparse_coo import SparseCOO
 from ..arrays import gemm
 from ..shape.grids import broadcast_shapes
@@ -17,7 +18,7 @@ from ..table import record as recording
 from ..table.array_backward import ArrayBackward
 from ..table.errors import broadcast_error
 from ..table.fast import binary
-from ..table.record import apply
+from ..table.record import apply, note_no_grad
 from ..table.registry import defop
 from ..table.surface import public
 
@@ -37,6 +38,12 @@ BMM = defop(
     "bmm",
     gemm.rounds_once(lambda xp, x, y: x @ y),
     {"x": lambda g, y: g.bmm(y.transpose(1, 2)), "y": lambda g, x: x.transpose(1, 2).bmm(g)},
+    array_backward=ArrayBackward(
+        lambda xp, needs, g, x, y: (
+            xp.matmul(g, y.swapaxes(1, 2)) if needs[0] else None,
+            xp.matmul(x.swapaxes(1, 2), g) if needs[1] else None,
+        )
+    ),
 )
 MV = defop(
     "mv",
@@ -46,56 +53,14 @@ MV = defop(
 DOT = defop("dot", gemm.matvec, {"x": lambda g, y: g * y, "y": lambda g, x: g * x})
 
 
-# Batched, broadcasting matmul (both sides batched, or a vector times a batch); PyTorch folds
-# it into bmm plus a view, so its node is UnsafeViewBackward0. Broadcast batch dims are summed
-# back by the node (see Note [One op, one entry]). A batch times a matrix or a vector is one
-# mm or mv on the batch's rows, as in PyTorch (`_folded`).
-def _matmul_grad_x(g, x, y):
-    if y.dim() == 1:  # (..., n, k) @ (k,), a batch that could not fold
-        return g.unsqueeze(-1) * y
-    if x.dim() == 1:  # (k,) @ (..., k, m): summed over the batch by the node
-        return g.unsqueeze(-2).matmul(y.mT).squeeze(-2)
-    return g.matmul(y.mT)
-
-
-def _matmul_grad_y(g, x, y):
-    if x.dim() == 1:
-        return x.unsqueeze(-1) * g.unsqueeze(-2)
-    if y.dim() == 1:
-        return x.mT.matmul(g.unsqueeze(-1)).squeeze(-1)
-    return x.mT.matmul(g)
-
-
-_MATMUL_GRADS = {"x": _matmul_grad_x, "y": _matmul_grad_y}
-
-
-def _matmul_kernel(xp, needs, g, x, y):
-    # (..., n, k) @ (..., k, m) on arrays, broadcast batch dims summed by the node; a vector
-    # times a batch, or a batch times a vector, is left to the formulas
-    if x.ndim < 2 or y.ndim < 2:
-        return None
-    return (
-        xp.matmul(g, y.swapaxes(-1, -2)) if needs[0] else None,
-        xp.matmul(x.swapaxes(-1, -2), g) if needs[1] else None,
-    )
-
-
+# matmul's broadcast product in one step, for a call no gradient can flow through: its graph
+# (See Note [matmul's graph]) is never seen, and its half-dozen ops cost 7x the product on
+# small operands. (No formulas: it records nothing.)
 MATMUL = defop(
     "matmul",
     lambda xp, x, y: gemm.matvec(xp, x, y) if y.ndim == 1 else _matmul_wide(xp, x, y),
-    _MATMUL_GRADS,
-    node="UnsafeViewBackward0",
-    array_backward=ArrayBackward(_matmul_kernel),
 )
 _matmul_wide = gemm.rounds_once(lambda xp, x, y: xp.matmul(x, y))
-# a matrix times a batch: PyTorch computes the transposed product and copies it back
-MATMUL_FOLDED = defop(
-    "matmul_folded",
-    gemm.rounds_once(lambda xp, x, y: xp.matmul(x, y)),
-    _MATMUL_GRADS,
-    node="CloneBackward0",
-    array_backward=ArrayBackward(_matmul_kernel),
-)
 # 1-D @ 2-D is unsqueeze, mm, squeeze in PyTorch: the top node is SqueezeBackward4
 SQUEEZE_ROW = defop(
     "squeeze_row",
@@ -245,19 +210,31 @@ def matmul(input, other):
     if da == 2 and db == 2:
         return mm(input, other)
     a, b = input._data.shape, other._data.shape
-    fold = db <= 2 and _should_fold(input, other)
-    if fold and db == 1:  # a batch of matrices times a vector: one mv on the batch's rows
-        rows = _prod(a[:-1])
-        if a[-1] != b[0]:
-            raise RuntimeError(
-                f"size mismatch, got input ({rows}), mat ({rows}x{a[-1]}), vec ({b[0]})"
-            )
-        if input._data.dtype != other._data.dtype:
-            x, y = input.dtype._legacy, other.dtype._legacy
-            raise RuntimeError(
-                f"addmv input tensors must have the same dtype, but got {y}, {x}, and {y}"
-            )
-    if fold:
+    # no gradient can flow through: the product in one step (its graph is never seen), once
+    # the shapes and dtypes are known to fit (else the steps raise PyTorch's errors)
+    tracked = grad_state.enabled and (input._requires_grad or other._requires_grad)
+    if not tracked and a[-1] == b[-2 if db > 1 else 0] and x.dtype == y.dtype:
+        try:
+            _batch_shape(a[:-2] if da > 1 else (), b[:-2])
+        except RuntimeError:
+            pass
+        else:
+            result = apply(MATMUL, (input, other))
+            if not grad_state.enabled:
+                note_no_grad(result, (input, other))
+            return result
+    if _should_fold(input, other):
+        if da >= 3 and db == 1:
+            rows = _prod(a[:-1])
+            if a[-1] != b[0]:
+                raise RuntimeError(
+                    f"size mismatch, got input ({rows}), mat ({rows}x{a[-1]}), vec ({b[0]})"
+                )
+            if input._data.dtype != other._data.dtype:
+                x, y = input.dtype._legacy, other.dtype._legacy
+                raise RuntimeError(
+                    f"addmv input tensors must have the same dtype, but got {y}, {x}, and {y}"
+                )
         return _folded(input, other)
     # the rest is one broadcast bmm in PyTorch (a vector as a one-column matrix)
     batch = _batch_shape(a[:-2] if da > 1 else (), b[:-2])
@@ -271,16 +248,29 @@ def matmul(input, other):
         raise RuntimeError(
             f"expected scalar type {input.dtype._legacy} but found {other.dtype._legacy}"
         )
-    return apply(MATMUL_FOLDED if da == 2 else MATMUL, (input, other))
+    return _batched(input, other, batch)
 
 
+# Note [matmul's graph]
+# torch.matmul is a composite in PyTorch, and its graph shows how it ran: a batch times a
+# matrix or a vector folds the batch into the rows of one mm (mv), a matrix or a vector times
+# a batch folds the transposed batch, and the rest expands both batches to one and runs bmm,
+# each with the views and copies around it (UnsafeViewBackward0 over BmmBackward0 over the
+# operands' ViewBackward0/ReshapeAliasBackward0 over ExpandBackward0). dyngrad runs the same
+# steps, so the graph (and what each node saves) is PyTorch's, and so are the rules that pick
+# a path: `_should_fold` and the squeeze of a batch of one that requires grad.
 def _should_fold(input, other) -> bool:
-    # PyTorch's rule: always when the matrix needs a gradient (its backward then never holds
-    # the batch), else only when the batch dims flatten into rows without a copy (otherwise
-    # it runs a broadcast bmm: same values, its own errors)
-    if other._requires_grad:
+    # fold when the matrix (vector) side needs a gradient (its backward then never holds the
+    # batch), else only when the batch flattens into rows without a copy
+    da, db = input._data.ndim, other._data.ndim
+    larger = da >= db
+    if not (max(da, db) >= 3 and min(da, db) <= 2):
+        return False
+    if (other if larger else input)._requires_grad:
         return True
-    x = input._data
+    if da == 2:  # mm on the transposed batch, then a copy back: a bmm instead
+        return False
+    x = input._data if larger else np.swapaxes(other._data, -1, -2)
     shape, strides = x.shape, x.strides
     return x.size == 0 or all(
         strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2)
@@ -288,12 +278,43 @@ def _should_fold(input, other) -> bool:
 
 
 def _folded(input, other):
-    # (..., n, k) @ (k, m) or (k,): PyTorch folds the batch into the rows of one mm (or mv),
-    # so the graph is UnsafeViewBackward0 over MmBackward0 over the input's reshape
+    # (..., n, k) @ (k, m) or (k,): one mm (mv) on the batch's rows, then an unsafe view; a
+    # matrix (vector) times a batch is the transposed product, copied back for a matrix
+    transpose = other._data.ndim > input._data.ndim
+    if transpose:
+        big, small = other.mT, input.t() if input._data.ndim == 2 else input
+    else:
+        big, small = input, other
+    shape = big._data.shape[:-1]
+    rows = reshape(big, (_prod(shape), big._data.shape[-1]))
+    if small._data.ndim == 1:
+        return apply(UNSAFE_VIEW, (mv(rows, small),), {"shape": shape})
+    product = apply(UNSAFE_VIEW, (mm(rows, small),), {"shape": shape + small._data.shape[1:]})
+    return product.mT.contiguous() if transpose else product
+
+
+def _batched(input, other, batch: tuple):
+    # both batches expanded to one, flattened, one bmm (a vector as a one-column matrix)
+    da, db = input._data.ndim, other._data.ndim
     a, b = input._data.shape, other._data.shape
-    rows = reshape(input, (_prod(a[:-1]), a[-1]))
-    product = mm(rows, other) if len(b) == 2 else mv(rows, other)
-    return apply(UNSAFE_VIEW, (product,), {"shape": a[:-1] + b[1:]})
+    if da == 3 and db == 3 and a[0] != b[0]:  # a batch of one that requires grad: a fold
+        if a[0] == 1 and input._requires_grad:
+            return matmul(input.squeeze(0), other)
+        if b[0] == 1 and other._requires_grad:
+            return matmul(input, other.squeeze(0))
+    n = a[-2] if da > 1 else 1
+    m, p = (b[-2], b[-1]) if db > 1 else (b[0], 1)
+    count = _prod(batch)
+    left = reshape(input.expand(*batch, n, a[-1]), (count, n, a[-1]))
+    if db == 1:
+        right = reshape(other.expand(*batch, m), (count, m)).unsqueeze(2)
+    else:
+        right = reshape(other.expand(*batch, m, p), (count, m, p))
+    product = bmm(left, right)
+    if db == 1:
+        product = product.squeeze(-1)
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    return apply(UNSAFE_VIEW, (product,), {"shape": shape})
 
 
 def _batch_shape(batch_a, batch_b) -> tuple:
@@ -324,7 +345,7 @@ def outer(input, vec2):
     for name, v in (("self", input), ("vec2", vec2)):  # (addr says vec1: PyTorch's names)
         if v._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v._data.ndim}-D")
-    return input.unsqueeze(1) * vec2
+    return input.reshape(input.shape[0], 1) * vec2  # PyTorch's reshape: ViewBackward0
 
 
 ger = public(outer, name="ger")

@@ -56,6 +56,7 @@ RRELU = defop(
     "rrelu_with_noise",
     _rrelu_fwd,
     {"x": lambda g, x, noise: g * (x > 0) + g * (x <= 0) * noise},
+    non_differentiable=("noise",),
 )
 
 

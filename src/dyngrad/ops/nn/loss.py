@@ -237,6 +237,8 @@ NLL_LOSS = defop(
     _nll_fwd,
     {"x": _nll_grad},
     node="NllLossBackward0",
+    non_differentiable=("weight",),
+    aten="nll_loss_forward",
     array_backward=ArrayBackward(_nll_kernel, mixed_dtypes=True),
 )
 # PyTorch runs inputs with spatial dims through nll_loss2d: same math, another node name
@@ -245,6 +247,8 @@ NLL_LOSS_2D = defop(
     _nll_fwd,
     {"x": _nll_grad},
     node="NllLoss2DBackward0",
+    non_differentiable=("weight",),
+    aten="nll_loss2d_forward",
     array_backward=ArrayBackward(_nll_kernel, mixed_dtypes=True),
 )
 # loss / count inside PyTorch's C++ composites is div(Tensor, Scalar): DivBackward1
@@ -285,6 +289,7 @@ BCE = defop(
     _bce_fwd,
     {"x": _bce_x_grad, "y": _bce_y_grad},
     node="BinaryCrossEntropyBackward0",
+    non_differentiable=("weight",),
 )
 
 
@@ -325,6 +330,7 @@ BCE_WITH_LOGITS = defop(
     _bce_logits_fwd,
     {"x": _bce_logits_x_grad, "y": _bce_logits_y_grad},
     node="BinaryCrossEntropyWithLogitsBackward0",
+    non_differentiable=("weight", "pos_weight"),
 )
 
 

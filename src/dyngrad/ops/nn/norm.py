@@ -179,6 +179,7 @@ BATCH_NORM = defop(
     },
     node="NativeBatchNormBackward0",
     array_backward=ArrayBackward(_batch_norm_kernel),
+    non_differentiable=("running_mean", "running_var"),
 )
 BATCH_NORM_EVAL = defop(
     "native_batch_norm_eval",
@@ -192,6 +193,8 @@ BATCH_NORM_EVAL = defop(
     },
     node="NativeBatchNormBackward0",
     array_backward=ArrayBackward(_batch_norm_eval_kernel),
+    non_differentiable=("running_mean", "running_var"),
+    aten="native_batch_norm",
 )
 
 

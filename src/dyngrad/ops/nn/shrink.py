@@ -76,4 +76,8 @@ def prelu(input, weight):
             "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
             f"{weight.numel()} and channel size = {channels}."
         )
+    if input.dim() >= 2:  # as PyTorch: the kernel takes weight viewed as (1, C, 1, ...)
+        shape = [1] * input.dim()
+        shape[1] = weight.numel()
+        weight = weight.reshape(shape)
     return apply(PRELU, (input, weight))

@@ -18,12 +18,19 @@ def _ends(y, dim):
     return y.narrow(dim, 1, n - 1), y.narrow(dim, 0, n - 1)
 
 
-def _spacing(y, x, dim):
-    # the spacing of the samples x, broadcast along y's `dim`
-    dx = x.diff(dim=-1 if x.dim() == 1 else dim)
+def _spacing(y, x, dim, name):
+    # the spacing of the samples x along y's `dim`, as PyTorch takes it: a 1-D x viewed as
+    # (1, ..., n, ..., 1), a shorter one padded with leading 1s, then its ends subtracted
     if x.dim() == 1:
-        dx = dx.reshape((-1,) + (1,) * (y.dim() - 1 - dim))
-    return dx
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        shape = [1] * y.dim()
+        shape[dim] = x.shape[0]
+        x = x.view(shape)
+    elif x.dim() < y.dim():
+        x = x.view((1,) * (y.dim() - x.dim()) + tuple(x.shape))
+    right, left = _ends(x, dim)
+    return right - left
 
 
 def _reduced_zeros(y, dim):
@@ -40,7 +47,7 @@ def trapezoid(y, x=None, *, dx=None, dim: int = -1):
         if y.shape[dim] == 0:
             return _reduced_zeros(y, dim)
         right, left = _ends(y, dim)
-        return div_scalar((_spacing(y, x, dim) * (right + left)).sum(dim), 2.0)
+        return div_scalar(((right + left) * _spacing(y, x, dim, "trapezoid")).sum(dim), 2.0)
     dx = 1 if dx is None else dx if x is None else x
     if y.shape[dim] == 0:
         return _reduced_zeros(y, dim)
@@ -59,7 +66,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim: int = -1):
     dim = wrap_dim(dim, y.dim())
     right, left = _ends(y, dim) if y.shape[dim] else (y, y)
     if isinstance(x, Tensor):
-        return div_scalar((_spacing(y, x, dim) * (right + left)).cumsum(dim), 2.0)
+        spacing = _spacing(y, x, dim, "cumulative_trapezoid")
+        return div_scalar(((right + left) * spacing).cumsum(dim), 2.0)
     dx = 1 if dx is None else dx if x is None else x
     return mul_scalar(left + right, dx / 2.0).cumsum(dim)
 

@@ -126,8 +126,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if abs(ord) == _INF:  # the largest (smallest) row sum: the 1-norm of the transpose
         d0, d1 = d1, d0
-    # max (min) over columns of the column sums of |A|
-    sums = A.abs().sum(d0, keepdim=keepdim)
+    # max (min) over columns of the column sums of |A| (1-norms: LinalgVectorNormBackward0)
+    sums = vector_norm(A, 1, d0, keepdim)
     if not keepdim and d0 < d1:
         d1 -= 1
     reduce = sums.amax if ord > 0 else sums.amin
@@ -148,13 +148,11 @@ def _spectral_norm(A, ord, d0: int, d1: int, keepdim: bool):  # noqa: A002
         )
     values = svdvals(A.movedim((d0, d1), (-2, -1)))
     if ord == "nuc":
-        result = values.sum(-1)
+        result = values.sum(-1, keepdim=keepdim)
     else:
-        result = values.amax(-1) if ord == 2 else values.amin(-1)
-    if keepdim:  # PyTorch puts the reduced dims back by one permute of the moved dims
-        moved = [d for d in range(A.dim()) if d not in (d0, d1)] + [d0, d1]
-        back = sorted(range(len(moved)), key=moved.__getitem__)
-        result = result.unsqueeze(-1).unsqueeze(-1).permute(back)
+        result = values.amax(-1, keepdim) if ord == 2 else values.amin(-1, keepdim)
+    if keepdim:  # as PyTorch: the reduced dims back in place by a permute
+        result = result.unsqueeze(-1).movedim((-2, -1), (d0, d1))
     return result
 
 

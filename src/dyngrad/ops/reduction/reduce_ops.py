@@ -187,7 +187,8 @@ def _spread_ties(g, x, out, dim, keepdim):
 
 def _select_along(g, x_shape, dim, keepdim, indices):
     # max/min along a dim: the gradient goes to the one index that was selected
-
+    if not x_shape:  # a 0-d input: the gradient as it is
+        return g
     if not keepdim:
         g = g.unsqueeze(dim)
         indices = indices.unsqueeze(dim)
@@ -210,6 +211,8 @@ AMIN = defop(
 
 def _arg_reduce(fn_index):
     def fwd(xp, x, *, dim, keepdim):
+        if x.ndim == 0:  # a 0-d tensor is its own maximum, at index 0
+            return x.copy(), xp.zeros((), xp.int64)
         indices = fn_index(x, axis=dim, keepdims=True)
         values = xp.take_along_axis(x, indices, axis=dim)
         if not keepdim:
@@ -362,9 +365,8 @@ def _max_min(input, dim, keepdim, other, full_op, dim_op, result, pairwise, name
         _check_nonempty(input, (), name, True)
         return apply(full_op, (input,))
     d = wrap_dim(dim, input._data.ndim)
-    if input._data.ndim == 0:  # a 0-d tensor reduces as a 1-element one
-        return result(*apply(dim_op, (input.reshape(1),), {"dim": 0, "keepdim": False}))
-    _check_nonempty(input, (d,), name, False)
+    if input._data.ndim:  # (a 0-d tensor is one element)
+        _check_nonempty(input, (d,), name, False)
     return result(*apply(dim_op, (input,), {"dim": d, "keepdim": keepdim}))
 
 

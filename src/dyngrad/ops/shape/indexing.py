@@ -344,7 +344,8 @@ def getitem(self, key):
         if any(_is_advanced(k) for k in key):
             key = _advanced_key(key)
             _check_advanced(self._data.shape, key)
-            return apply(INDEX, (self,), {"key": key})
+            source, key = _slices_first(self, key)
+            return apply(INDEX, (source,), {"key": key})
         key = _expand_ellipsis(key, self._data.ndim)
     out = self
     dim = 0  # the dim of `out` the next key applies to
@@ -370,6 +371,20 @@ def getitem(self, key):
 
         return apply(ALIAS, (self,))
     return out
+
+
+def _slices_first(x: Tensor, key: tuple) -> tuple:
+    """(x sliced, the key left): PyTorch takes a mixed index's slices first, as views
+    (SliceBackward0 under IndexBackward0). Done where each key consumes one dim (slices and
+    integer index arrays), so the dims do not move."""
+    if not all(type(k) is slice or type(k) is np.ndarray and k.dtype.kind in "iu" for k in key):
+        return x, key
+    if all(type(k) is not slice or k == _FULL for k in key):
+        return x, key
+    for dim, k in enumerate(key):
+        if type(k) is slice and k != _FULL:
+            x = _view_step(SLICE, x, {"dim": dim, "item": _normalize_slice(k)})
+    return x, tuple(_FULL if type(k) is slice else k for k in key)
 
 
 def _view_step(op, x: Tensor, attrs: dict) -> Tensor:

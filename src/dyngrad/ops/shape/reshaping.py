@@ -116,6 +116,15 @@ VIEW = defop(
     view=True,
     array_backward=FORMULAS,
 )
+# PyTorch's reshape of a non-contiguous tensor that strides can still view: its own node
+RESHAPE_ALIAS = defop(
+    "reshape_alias",
+    _view_fwd,
+    {"x": lambda g, x_shape: g.reshape(x_shape)},
+    node="ReshapeAliasBackward0",
+    view=True,
+    array_backward=FORMULAS,
+)
 UNSAFE_VIEW = defop(
     "unsafe_view",
     lambda xp, x, *, shape: xp.reshape(x, shape),
@@ -221,11 +230,15 @@ def _squeeze_dims(x, dims):
 def reshape(input, *shape):
     """Matches `torch.reshape`: a view when the strides allow, else a copy."""
     shape = infer_shape(int_list("reshape", shape, "shape", 2), input._data.size)
+    data = input._data
+    flags = getattr(data, "flags", None)  # (CuPy's arrays have them too)
+    if flags is not None and flags.c_contiguous:
+        return apply(VIEW, (input,), {"shape": shape})
     try:
-        np.reshape(input._data, shape, copy=False)
+        np.reshape(data, shape, copy=False)
     except ValueError:  # not expressible as a view: copy first, as PyTorch does
         return apply(UNSAFE_VIEW, (apply(CLONE, (input,)),), {"shape": shape})
-    return apply(VIEW, (input,), {"shape": shape})
+    return apply(RESHAPE_ALIAS, (input,), {"shape": shape})  # PyTorch's _reshape_alias
 
 
 @public(function=False)

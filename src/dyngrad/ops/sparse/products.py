@@ -18,11 +18,13 @@ from .construction import coalesce, is_sparse, masked_by, values
 __all__ = ["sparse_mm", "sparse_sum", "spmm"]
 
 # torch.sparse.mm(S, D) is addmm(0, S, D) on a sparse S: its node has three edges, the first
-# (the zero it adds) never connected; S's gradient is masked by S's pattern
+# (the zero it adds: a formula that gives no gradient, so it has an edge) never connected;
+# S's gradient is masked by S's pattern
 SPARSE_ADDMM = defop(
     "sparse_addmm",
     lambda xp, x, mat1, mat2: coo.matmul(mat1, mat2),
     {
+        "x": lambda g: None,
         "mat1": lambda g, mat1, mat2: masked_by(_mm(g, mat2.t()), mat1),
         "mat2": lambda g, mat1: _mm(mat1.t(), g),
     },

@@ -61,15 +61,19 @@ class ArrayBackward:
         if unknown:
             raise TypeError(f"{op.name}: kernel reads names no formula reads {sorted(unknown)}")
         args = "".join(f", {_resolve(op, p)}" for p in params)
-        return _generated(op, f"fn(np, meta, gd{args})", self.mixed_dtypes, {"fn": fn})
+        call = f"fn(np, meta, gd{args})"
+        if (
+            type(op.edges) is tuple
+        ):  # one gradient per edge (Note [Edges are differentiable inputs])
+            call = f"_on_edges({call}, {op.edges!r})"
+        return _generated(op, call, self.mixed_dtypes, {"fn": fn})
 
 
 class _Formulas:
     def bind(self, op):
         names, calls = {}, []
         for i, formula in enumerate(op.formulas):
-            if formula is None:
-                calls.append("None")
+            if formula is None:  # an input without an edge (Note [Edges are differentiable inputs])
                 continue
             fn, params = formula
             names[f"f{i}"] = fn
@@ -102,7 +106,7 @@ def run(node, g):
     meta = node._meta
     attrs = node._attrs or _EMPTY
     grads = {grads}
-    return None if grads is None else _wrap(grads, meta, g)
+    return None if grads is None else _wrap(grads, {edge_meta}, g)
 """
 _EMPTY: dict = {}
 
@@ -125,13 +129,17 @@ def _generated(op, grads: str, mixed_dtypes: bool, names: dict):
     # named after the node (`MulBackward0`), with its source in linecache under a name of its
     # own, so profilers and tracebacks show which backward ran and its generated line
     name = op.node_name if op.records else op.name
-    source = _RUN.format(grads=grads).replace("def run(", f"def {name}(", 1)
+    edge_meta = "meta"  # one gradient per edge: See Note [Edges are differentiable inputs]
+    if type(op.edges) is tuple:
+        edge_meta = "(" + "".join(f"meta[{i}], " for i in op.edges) + ")"
+    source = _RUN.format(grads=grads, edge_meta=edge_meta).replace("def run(", f"def {name}(", 1)
     filename = os.path.join(os.path.dirname(__file__), f"<array backward of {name}>")
     namespace = {
         "np": np,
         "_ndarray": _ndarray,
         "_EMPTY": _EMPTY,
         "_wrap": _wrap,
+        "_on_edges": _on_edges,
         "_saved_arrays": _saved_arrays,
         "mixed_dtypes": mixed_dtypes,
         **names,
@@ -164,6 +172,11 @@ def _saved_arrays(node, dtype, mixed_dtypes: bool):
             return None
         env[name] = value
     return env
+
+
+def _on_edges(grads, edges: tuple):
+    # a kernel's gradients (one per input) on the node's edges: the inputs with formulas
+    return None if grads is None else tuple(grads[i] for i in edges)
 
 
 def _wrap(grads, meta, g):

@@ -127,11 +127,7 @@ def {name}(x, y):
         yd = y._data
         if xd.dtype != yd.dtype:
             return apply(op, (x, y))
-        # `record`'s mask of the inputs that require grad (no `|` or `<<`: not fast on bools)
-        if y._requires_grad:
-            mask = 3 if x._requires_grad else 2
-        else:
-            mask = x._requires_grad
+{tensor_mask}
     elif type(y) is float or type(y) is int:
         yd = y  # so `yd is y` says that y is a number
         mask = x._requires_grad
@@ -197,9 +193,9 @@ def _function(op, kind: str) -> tuple:
 def _compiled(op, kind: str) -> tuple:
     """(the source of `op`'s fast form, named `fast_form`, and its code), made once for all
     rows alike: of one kind, differentiable or not, with the same save plans."""
-    masks = (1,) if kind == "unary" else (3, 1, 2)
+    masks = _masks(op, kind)
     plans = tuple(op.plans[mask] for mask in masks)
-    key = (kind, not op.records, op.n_outputs, plans, plans[0] is SAVES_OUTPUT)
+    key = (kind, not op.records, op.n_outputs, plans, plans[0] is SAVES_OUTPUT, op.edges)
     found = _CODES.get(key)
     if found is None:
         source = _source(op, kind, "fast_form")
@@ -235,13 +231,13 @@ def source_of(name: str) -> str:
 def _source(op, kind: str, name: str) -> str:
     assert not op.stash, "a stash=True row takes the general path"
     inputs = ("x",) if kind == "unary" else ("x", "y")
-    masks = (1,) if kind == "unary" else (3, 1, 2)
+    masks = _masks(op, kind)
     template = UNARY if kind == "unary" else BINARY
     mask = "x._requires_grad" if kind == "unary" else "mask"  # whether any input requires grad
     if not op.records:  # nothing to record: only the no-grad note
         record = _indent(_new_tensor("False", "None"), 4) + f"\n    if {mask}:  # grad mode is off"
         record += f"\n        note_no_grad(t, {_tuple(inputs)})"
-        return template.format(name=name, record=record)
+        return template.format(name=name, record=record, tensor_mask=_tensor_mask(op))
     branches = [_branch(op, inputs, bits) for bits in masks]
     if len(masks) > 1:  # `if mask == 3: ... elif mask == 1: ... else: ...`
         tests = ["if mask == 3", "elif mask == 1", "else"]
@@ -256,13 +252,35 @@ def _source(op, kind: str, name: str) -> str:
         masks="\n".join(branches),
         inputs=_tuple(inputs),
     )
-    return template.format(name=name, record=record)
+    return template.format(name=name, record=record, tensor_mask=_tensor_mask(op))
+
+
+def _masks(op, kind: str) -> tuple:
+    """The masks of inputs that require grad a form records for (one or both of x and y)."""
+    if kind == "unary" or op.edge_mask == 1:  # y has no edge: rsub_scalar's number
+        return (1,)
+    return (3, 1, 2)
+
+
+def _tensor_mask(op) -> str:
+    # `record`'s mask of the inputs that require grad (no `|` or `<<`: not fast on bools), of
+    # those that have edges: See Note [Edges are differentiable inputs]
+    if op.edge_mask == 1:
+        return "        mask = x._requires_grad  # y has no edge"
+    return (
+        "        # `record`'s mask of the inputs that require grad (no `|` or `<<`: not fast on "
+        "bools)\n"
+        "        if y._requires_grad:\n"
+        "            mask = 3 if x._requires_grad else 2\n"
+        "        else:\n"
+        "            mask = x._requires_grad"
+    )
 
 
 def _branch(op, inputs, mask: int) -> str:
     """What `record` does for `mask`, the inputs that require grad."""
     return RECORD_MASK.format(
-        edges=_edges(inputs, mask), meta=_meta(inputs, mask), saves=_saves(op, inputs, mask)
+        edges=_edges(op, inputs, mask), meta=_meta(inputs, mask), saves=_saves(op, inputs, mask)
     )
 
 
@@ -283,10 +301,13 @@ def _indent(text: str, spaces: int) -> str:
     return "\n".join(" " * spaces + line if line else line for line in text.splitlines())
 
 
-def _edges(inputs, mask: int) -> str:
-    # See `record`: an input with history and no base links to its node directly
+def _edges(op, inputs, mask: int) -> str:
+    # See `record`: an input with history and no base links to its node directly; an input
+    # without a formula has no edge (Note [Edges are differentiable inputs])
     lines, edges = [], []
     for i, v in enumerate(inputs):
+        if type(op.edges) is tuple and i not in op.edges:
+            continue
         if not mask >> i & 1:
             edges.append("_NO_EDGE")
             continue

@@ -42,6 +42,7 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
     for i, a in enumerate(args):
         if isinstance(a, Tensor) and a._requires_grad:
             mask |= 1 << i
+    mask &= op.edge_mask  # See Note [Edges are differentiable inputs]
     # a view requires grad when its base does, even one made before the base did
     if grad_on and (mask or self._base is not None and self._base._requires_grad):
         check_inplace_allowed(self)

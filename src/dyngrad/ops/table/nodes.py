@@ -10,7 +10,7 @@ from ..._tensor import Tensor
 from ...graph import passes, saved_hooks
 from ...graph.errors import modified_inplace_error
 from ...graph.grad_mode import state as grad_state
-from ...graph.node import SECOND_BACKWARD, Node
+from ...graph.node import REQUIRING_GRAD, SECOND_BACKWARD, Node
 from ...graph.saved import SavedOutput
 from ...graph.saved_hooks import Packed
 from ...runtime import dtypes
@@ -65,10 +65,15 @@ class OpNode(Node):
                     env[shape_names[i]] = m[0]
         results = []
         readers = op.readers
+        edges = self._edges  # See Note [Edges are differentiable inputs]
+        if edges is REQUIRING_GRAD:  # every input required grad: `record` kept them all
+            edges = None
         for i, (next_fn, _) in enumerate(self.next_functions):
             if next_fn is None:
                 results.append(None)
                 continue
+            if edges is not None:
+                i = edges[i]
             fn, read, many = readers[i]
             grad = fn(*read(env)) if many else fn(read(env))
             if grad is not None:
@@ -174,6 +179,7 @@ def _layout(node: OpNode, key: str):
         raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_{key}'")
     i = node._op.inputs.index(name)
     meta = node._meta[i]
+    edge = i if type(node._edges) is not tuple else node._edges.index(i)
     value = (node._saved or _EMPTY).get(name)
     data = value._data if isinstance(value, Tensor) else None
     if what == "sizes":
@@ -184,7 +190,7 @@ def _layout(node: OpNode, key: str):
     if data is not None:
         return tuple(s // data.itemsize for s in data.strides)
     shape = meta[0]
-    if node.next_functions[i][0].name() == "TBackward0":
+    if node.next_functions[edge][0].name() == "TBackward0":
         return tuple(reversed(_contiguous_strides(shape[::-1])))
     return _contiguous_strides(shape)
 

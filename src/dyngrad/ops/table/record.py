@@ -43,7 +43,7 @@ from ...graph import anomaly_mode as anomaly
 from ...graph import errors as graph_errors
 from ...graph import saved_hooks
 from ...graph.grad_mode import state as grad_state
-from ...graph.node import Node, _sequence, grad_accumulator, move_retains_grad
+from ...graph.node import REQUIRING_GRAD, Node, _sequence, grad_accumulator, move_retains_grad
 from ...graph.saved import SAVES_OUTPUT as _SAVES_OUTPUT
 from ...graph.saved import SavedOutput
 from ...graph.saved_hooks import Packed
@@ -196,6 +196,11 @@ def _connect(node: Node, inputs: tuple, mask: int) -> None:
             edges.append(_NO_EDGE)
             meta.append(None)
         mask >>= 1
+    differentiable = node._edges
+    if differentiable is not None:  # See Note [Edges are differentiable inputs]
+        if differentiable is REQUIRING_GRAD:  # PyTorch's NotImplemented node
+            differentiable = node._edges = tuple(i for i, m in enumerate(meta) if m is not None)
+        edges = [edges[i] for i in differentiable]
     node.next_functions = tuple(edges)
     node._meta = tuple(meta)
 
@@ -275,6 +280,9 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
         for i, a in enumerate(args):
             if isinstance(a, Tensor) and a._requires_grad:
                 mask |= 1 << i
+        if mask & ~op.edge_mask:  # See Note [Edges are differentiable inputs]
+            refuse_non_differentiable(op, mask)
+            mask &= op.edge_mask
     if not mask:
         result = _outputs(op, args, attrs, out, None)
         if not grad_state.enabled and op.records:
@@ -290,6 +298,14 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
     if observer is not None:  # See Note [Op observer]
         observer(op, args, attrs, result)
     return result
+
+
+def refuse_non_differentiable(op, mask: int) -> None:
+    """PyTorch's error for an input it does not differentiate (nll_loss's weight, batch norm's
+    running statistics) that requires grad; other inputs without an edge are left out."""
+    for i, message in op.refused.items():
+        if mask >> i & 1:
+            raise RuntimeError(message)
 
 
 def _sparse_forward(op, arrays, attrs):

@@ -12,6 +12,21 @@
 # From the names the registry knows, at definition time, what to save for every combination
 # of inputs that require grad: a frozen weight's op saves no activation.
 # Formulas never un-broadcast; the node sums each gradient back to its input's shape once.
+
+# Note [Edges are differentiable inputs]
+# A node's `next_functions` has one edge per input that has a formula, in the inputs' order:
+# PyTorch's node collects the edges of the arguments its derivatives.yaml entry differentiates,
+# and no other. So `where`'s condition, `masked_fill`'s mask, an index, a class target or a
+# Python number that PyTorch's overload takes as a Scalar (`x ** 2`, `2 - x`, `fmod(x, 2)`)
+# is an input without a formula, and gets no edge: `(x ** 2).grad_fn.next_functions` is one
+# edge, as in PyTorch. An input with a formula that does not require grad gets (None, 0), as
+# does a Python number PyTorch wraps into a tensor (`x * 2`: mul has no Scalar overload in
+# Python). A row whose inputs all have formulas has `edges = None` (edge i is input i); else
+# `edges` lists the inputs that have one, and `edge_mask` keeps only their requires-grad bits.
+# The node's `_meta` stays one entry per input (None for an input without an edge).
+# PyTorch's `NotImplemented` node (an op without a derivative: floor_divide, `2 % x`) is the
+# exception: it links only the inputs that require grad, so its edges are chosen per call
+# (`edges = REQUIRING_GRAD`).
 """
 
 from __future__ import annotations
@@ -19,13 +34,16 @@ from __future__ import annotations
 from collections import defaultdict
 from operator import itemgetter
 
+from ...graph.node import REQUIRING_GRAD
 from ...graph.saved import SAVES_OUTPUT
 from .generated import parameters
 from .nodes import OpNode, StashOpNode, VariadicOpNode
 
-__all__ = ["OpDef", "defop", "sparse_forward", "OPS"]
+__all__ = ["OpDef", "defop", "sparse_forward", "OPS", "NOT_IMPLEMENTED"]
 
 OPS: dict[str, OpDef] = {}
+# the node of an op PyTorch has no derivative for
+NOT_IMPLEMENTED = "torch::autograd::NotImplemented"
 
 
 class OpDef:
@@ -52,6 +70,9 @@ class OpDef:
         "stash",
         "sparse",
         "node_name",
+        "edges",
+        "edge_mask",
+        "refused",
     )
 
     def node_class(self):
@@ -64,7 +85,7 @@ class OpDef:
         would slow every attribute read of every row.)
         """
         if self.node_cls is None and self.records:
-            body = {"__slots__": (), "_op": self}
+            body = {"__slots__": (), "_op": self, "_edges": self.edges}
             if self.n_outputs is not None:
                 body["_n_outputs"] = self.n_outputs
             if self.stash:
@@ -98,6 +119,8 @@ def defop(
     differentiable: tuple | None = None,
     array_backward=None,
     stash: bool = False,
+    non_differentiable: tuple = (),
+    aten: str | None = None,
 ) -> OpDef:
     """Register an op: its forward on arrays and each input's backward formula.
 
@@ -110,6 +133,8 @@ def defop(
     the input gradients on arrays when no graph is recorded (Note [Array backwards]).
     `stash=True` is a forward that returns (output, stash): an intermediate its kernel reads
     as `stash` instead of computing it again (Note [Stashed intermediates]).
+    `non_differentiable` names the inputs (without formulas) that PyTorch refuses to see
+    requiring grad, naming the op as `aten` (by default `name`) in its error.
     """
     params = parameters(fwd)[1:]  # after xp
     op = OpDef()
@@ -150,6 +175,20 @@ def defop(
             raise TypeError(f"{name}: formula for {inp} reads unknown names {sorted(bad)}")
         op.formulas.append((formula, fparams))
     op.formulas = tuple(op.formulas)
+    # See Note [Edges are differentiable inputs]
+    differentiable_inputs = tuple(i for i, f in enumerate(op.formulas) if f is not None)
+    every = op.variadic or len(differentiable_inputs) == len(op.inputs)
+    op.edges = None if every else differentiable_inputs
+    op.edge_mask = -1 if every else sum(1 << i for i in differentiable_inputs)
+    if node == NOT_IMPLEMENTED:
+        op.edges = REQUIRING_GRAD
+    op.refused = {
+        op.inputs.index(inp): (
+            f"The function '{aten or name}' is not differentiable with respect to argument "
+            f"'{inp}'. This input cannot have requires_grad True."
+        )
+        for inp in non_differentiable
+    }
     op.readers = tuple(_reader(f) for f in op.formulas)
     op.reads_shapes = any(p in op.shape_names for f in op.formulas if f for p in f[1])
     op.plans = _SavePlans(op) if not op.variadic else defaultdict(tuple)  # saves nothing
