@@ -22,7 +22,12 @@ def _refusal(what: str):
 
 def _row(what: str, fwd):
     # variadic: element i's tensor, then all of the other lists' (PyTorch's edges)
-    return defop(what.strip("_") + "_refused", fwd, {"tensors": _refusal(what)}, node=_NODE)
+    row = defop(what.strip("_") + "_refused", fwd, {"tensors": _refusal(what)}, node=_NODE)
+    # PyTorch's foreach NotImplemented node links every tensor of its lists, (None, 0) for one
+    # that needs no grad; floor_divide's links only those that require grad (Note [Edges are
+    # differentiable inputs] in ops/table/registry.py)
+    row.edges, row.edge_mask = None, -1
+    return row
 
 
 def _copy(xp, *tensors, index):
