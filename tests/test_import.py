@@ -37,6 +37,7 @@ DEFERRED = [
     "dyngrad._dynamo",
     "dyngrad.distributed",
     "dyngrad.serialization",
+    "dyngrad.ops.foreach.functions",
     "numpy.random",
     "torch",
 ]

@@ -133,7 +133,8 @@ _tensor_kinds.install(Tensor)
 
 # Note [Parts loaded on first use]
 # The tools most scripts never touch (the doctor, torch.compile, distributions, func
-# transforms, graph pictures, testing, onnx) are a quarter of dyngrad's modules. They load
+# transforms, graph pictures, testing, onnx, torch._foreach_*) are a quarter of dyngrad's
+# modules. They load
 # when first reached: `torch.distributions` (an attribute), `import torch.distributions` and
 # `from torch.func import vmap` all work as in PyTorch, through the module's __getattr__ (PEP
 # 562) or the import system itself. What such a part hands down to the layers below when it
@@ -158,10 +159,17 @@ _ON_FIRST_USE = {  # name on dyngrad -> (module, attribute of it; None: the modu
 
 def __getattr__(name: str):
     place = _ON_FIRST_USE.get(name)
-    if place is None:
+    if place is not None:
+        module = _importlib.import_module(place[0])
+        value = module if place[1] is None else getattr(module, place[1])
+    elif name.startswith("_foreach_"):  # torch._foreach_*: ops/foreach publishes them
+        _importlib.import_module("dyngrad.ops.foreach.functions")
+        _importlib.import_module("dyngrad.ops.foreach.overloads")
+        value = _FUNCTIONS.get(name)
+    else:
+        value = None
+    if value is None:
         raise AttributeError(f"module 'dyngrad' has no attribute '{name}'")
-    module = _importlib.import_module(place[0])
-    value = module if place[1] is None else getattr(module, place[1])
     globals()[name] = value  # from now on a plain attribute
     return value
 

@@ -34,8 +34,6 @@ from .elementwise import (  # noqa: F401
     special_bessel,
     unary,
 )
-from .foreach import functions as foreach_functions  # noqa: F401
-from .foreach import overloads as foreach_overloads  # noqa: F401
 from .linalg import (  # noqa: F401
     cholesky,
     decomposition,

@@ -12,6 +12,7 @@ import functools
 import inspect
 import re
 
+from ..foreach import refused as _foreach_rows  # noqa: F401 - loaded on first use elsewhere
 from .registry import OPS
 
 __all__ = ["render"]

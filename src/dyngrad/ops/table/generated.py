@@ -101,7 +101,11 @@ def _compile(function):
     namespace = function.__globals__
     trampoline = namespace["_trampoline"]
     if function.__code__ is trampoline:
-        exec(compile(namespace["_source"], namespace["_filename"], "exec"), namespace)  # noqa: S102
+        source, filename = namespace["_source"], namespace["_filename"]
+        if callable(source):  # written now: See generated_function
+            source = namespace["_source"] = source(namespace)
+            linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), namespace)  # noqa: S102
         real = namespace[namespace["_name"]]
         function.__code__, function.__defaults__ = real.__code__, real.__defaults__
         function.__kwdefaults__ = real.__kwdefaults__
@@ -111,8 +115,13 @@ def _compile(function):
 
 
 def generated_function(name: str, source: str, filename: str, namespace: dict):
-    """The function `name` that `source` defines in `namespace`, compiled at its first call."""
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    """The function `name` that `source` defines in `namespace`, compiled at its first call.
+
+    `source` may be a function of the namespace that writes it, then: the ~200 out= forms'
+    sources cost a fiftieth of `import dyngrad` to write, and most are never called.
+    """
+    if not callable(source):
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     trampoline = _FIRST_CALL.replace(co_name=name)  # its own: tables key by code
     namespace.update(_source=source, _filename=filename, _name=name, _compile=_compile)
     namespace["_trampoline"] = trampoline

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 
@@ -246,6 +247,18 @@ _OVERLAP = (
 
 def with_out(fn, name: str):
     """`fn` taking a keyword `out=` as PyTorch's `torch.<name>` does (Note [out= arguments])."""
+    # a file name under the package, so that "the user's line" skips this frame
+    filename = os.path.join(os.path.dirname(__file__), f"<out= form of torch.{name}>")
+    namespace = {"__name__": __name__, "_fn": fn, "_write_into": write_into}
+    source = functools.partial(_out_form_source, fn, name)  # written at the first call
+    wrapper = generated_function(name, source, filename, namespace)  # Note [Generated functions]
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+def _out_form_source(fn, name: str, namespace: dict) -> str:
+    """The source of `fn`'s out= form, its defaults put in `namespace`."""
     params, call, defaults = [], [], {}
     star = False
     for p in parameters(fn, follow_wrapped=False):
@@ -276,19 +289,13 @@ def with_out(fn, name: str):
         params += keyword + ["out=None"]
     args = ", ".join(call)
     inputs = ", ".join(c.lstrip("*").split("=")[-1] for c in call)
-    source = (
+    namespace.update(defaults)
+    return (
         f"def {name}({', '.join(params)}):\n"
         f"    if out is None:\n"
         f"        return _fn({args})\n"
         f"    return _write_into({name!r}, out, lambda: _fn({args}), ({inputs},))\n"
     )
-    # a file name under the package, so that "the user's line" skips this frame
-    filename = os.path.join(os.path.dirname(__file__), f"<out= form of torch.{name}>")
-    namespace = {"__name__": __name__, "_fn": fn, "_write_into": write_into, **defaults}
-    wrapper = generated_function(name, source, filename, namespace)  # Note [Generated functions]
-    wrapper.__doc__ = fn.__doc__
-    wrapper.__wrapped__ = fn
-    return wrapper
 
 
 def write_into(name: str, out, compute, inputs: tuple):
