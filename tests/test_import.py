@@ -32,6 +32,7 @@ DEFERRED = [
     "queue",
     "signal",
     "select",
+    "dataclasses",
     "dyngrad.doctor",
     "dyngrad.distributions",
     "dyngrad._dynamo",

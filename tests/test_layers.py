@@ -79,6 +79,7 @@ DEFERRED_STDLIB = {
     "queue",  # a worker's task queue
     "signal",  # a worker's exit by signal
     "select",  # a worker's result pipe
+    "dataclasses",  # a worker's WorkerInfo
 }
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -13,13 +12,12 @@ from .runtime.sparse_coo import SparseCOO
 __all__ = ["tensor_repr", "set_printoptions"]
 
 
-@dataclass
 class _PrintOptions:
-    precision: int = 4
-    threshold: float = 1000
-    edgeitems: int = 3
-    linewidth: int = 80
-    sci_mode: bool | None = None
+    __slots__ = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+
+    def __init__(self, precision=4, threshold=1000, edgeitems=3, linewidth=80, sci_mode=None):
+        self.precision, self.threshold, self.edgeitems = precision, threshold, edgeitems
+        self.linewidth, self.sci_mode = linewidth, sci_mode
 
 
 PRINT_OPTS = _PrintOptions()

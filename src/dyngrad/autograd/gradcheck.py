@@ -3,9 +3,9 @@ PyTorch's deprecated `get_numerical_jacobian` / `get_analytical_jacobian`."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -133,8 +133,7 @@ def gradcheck(
         return False
 
 
-@dataclasses.dataclass(frozen=True)
-class _Options:
+class _Options(NamedTuple):
     eps: float
     atol: float
     rtol: float
@@ -224,7 +223,7 @@ def _fast_check(func, inputs, targets, everything, picks, options: _Options) -> 
     if found is None:
         return
     i, j, n, a = found
-    slow_options = dataclasses.replace(options, nondet_tol=float("inf"), check_grad_dtypes=False)
+    slow_options = options._replace(nondet_tol=float("inf"), check_grad_dtypes=False)
     try:  # the full Jacobians, for the message
         _compare_jacobians(func, inputs, targets, everything, picks, slow_options)
         slow = "Slow mode (every Jacobian entry) passes: the fast check may be too strict here."

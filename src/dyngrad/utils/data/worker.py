@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import sys
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -13,25 +13,49 @@ from ...graph.grad_mode import state as grad_state
 from ...runtime.random import manual_seed
 from .result_pipe import STATUS_CHECK_INTERVAL, ResultWriter
 
-__all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "worker_loop", "make_fetcher"]
+__all__ = [
+    "get_worker_info",
+    "worker_info_class",
+    "ExceptionWrapper",
+    "worker_loop",
+    "make_fetcher",
+]
 
 
-@dataclass(frozen=True, slots=True)
-class WorkerInfo:
-    """Matches `torch.utils.data.get_worker_info()`'s result: who this worker is."""
+@functools.cache
+def worker_info_class():
+    """`WorkerInfo`, as torch 2.13's: a frozen dataclass with slots. Made in the worker process
+    that needs it (the main process never does: `dataclasses` would slow `import dyngrad`)."""
+    import dataclasses  # only in a worker process
 
-    id: int
-    num_workers: int
-    seed: int
-    dataset: object
-    rng: object = None  # PyTorch's thread workers' RNG states; process workers have none
-    worker_method: str | None = "multiprocessing"
+    fields = [
+        ("id", int),
+        ("num_workers", int),
+        ("seed", int),
+        ("dataset", object),
+        # PyTorch's thread workers' RNG states; process workers have none
+        ("rng", object, dataclasses.field(default=None)),
+        ("worker_method", object, dataclasses.field(default="multiprocessing")),
+    ]
+    namespace = {
+        "__doc__": "Matches `torch.utils.data.get_worker_info()`'s result: who this worker is.",
+        "__module__": __name__,
+    }
+    return dataclasses.make_dataclass(
+        "WorkerInfo", fields, namespace=namespace, frozen=True, slots=True
+    )
 
 
-_worker_info: WorkerInfo | None = None
+def __getattr__(name: str):
+    if name == "WorkerInfo":
+        return worker_info_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def get_worker_info() -> WorkerInfo | None:
+_worker_info = None  # in a worker process, its WorkerInfo (`worker_info_class()`)
+
+
+def get_worker_info():
     """Matches `torch.utils.data.get_worker_info`: None in the main process."""
     return _worker_info
 
@@ -74,11 +98,16 @@ class ResumeIteration:
     """Sent to persistent workers at a new epoch; echoed back once they are ready."""
 
 
-@dataclass(frozen=True)
 class IterableDatasetStopIteration:
-    """A worker's iterable dataset is exhausted."""
+    """A worker's iterable dataset is exhausted (sent to the main process)."""
 
-    worker_id: int
+    __slots__ = ("worker_id",)
+
+    def __init__(self, worker_id: int) -> None:
+        self.worker_id = worker_id
+
+    def __reduce__(self):
+        return IterableDatasetStopIteration, (self.worker_id,)
 
 
 class MapFetcher:
@@ -175,7 +204,7 @@ def worker_loop(spec: dict, index_queue, result_conn, done_event, base_seed: int
     grad_state.enabled = False
     watchdog = ManagerWatchdog(spec["main_pid"], spec["start_method"])
     seed = seed_worker(base_seed, worker_id)
-    _worker_info = WorkerInfo(worker_id, spec["num_workers"], seed, spec["dataset"])
+    _worker_info = worker_info_class()(worker_id, spec["num_workers"], seed, spec["dataset"])
     where = f"in DataLoader worker process {worker_id}"
     init_error, fetcher = None, None
     try:
