@@ -12,8 +12,9 @@ def type_string(tensor) -> str:
     return f"[{prefix}{tensor.dtype._legacy}Tensor [{shape}]]"
 
 
-# The C++ element type names PyTorch prints when a `.grad` of the wrong dtype is assigned
-_CPP_TYPE_NAMES = {
+# The C++ element type names (c10's TypeMeta) PyTorch prints in messages: a `.grad` of the wrong
+# dtype assigned, a masked or product dtype mismatch, ...
+CPP_TYPE_NAMES = {
     "float16": "c10::Half",
     "bfloat16": "c10::BFloat16",
     "float32": "float",
@@ -36,7 +37,7 @@ def check_assigned_grad(tensor, grad, grad_dtype) -> None:
         raise RuntimeError("can't assign Variable as its own grad")
     if grad_dtype is not None and grad.dtype is not grad_dtype:
         raise RuntimeError(
-            f"attempting to assign a gradient with dtype '{_CPP_TYPE_NAMES[grad.dtype.name]}' "
+            f"attempting to assign a gradient with dtype '{CPP_TYPE_NAMES[grad.dtype.name]}' "
             f"to a tensor with grad_dtype '{grad_dtype._legacy}'. The gradient must match the "
             "tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
             "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
@@ -72,7 +73,7 @@ def check_grad_dtype(tensor, dtype, setting: bool) -> None:
     if dtype is not None and grad is not None and grad.dtype is not dtype:
         raise RuntimeError(
             f"Cannot set grad_dtype to '{dtype._legacy}' because there is already a gradient "
-            f"with dtype '{_CPP_TYPE_NAMES[grad.dtype.name]}'. Please clear the gradient (.grad "
+            f"with dtype '{CPP_TYPE_NAMES[grad.dtype.name]}'. Please clear the gradient (.grad "
             "= None) before changing grad_dtype, or ensure the new grad_dtype matches the "
             "existing gradient's dtype."
         )

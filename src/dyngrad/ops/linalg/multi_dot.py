@@ -6,25 +6,10 @@ from __future__ import annotations
 
 import warnings
 
+from ..._tensor_errors import CPP_TYPE_NAMES
 from ...runtime.warn_always import warn_once
 from ..table.surface import public
 from .products import mm
-
-# the names c10's TypeMeta prints in multi_dot's dtype message
-_TYPE_NAMES = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-    "complex64": "c10::complex<float>",
-    "complex128": "c10::complex<double>",
-}
 
 
 def _as_matrices(tensors) -> tuple[list, list]:
@@ -66,7 +51,7 @@ def _as_matrices(tensors) -> tuple[list, list]:
 
 
 def _type_name(t) -> str:
-    return _TYPE_NAMES.get(t.dtype.name, t.dtype.name)
+    return CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name)
 
 
 def _chain_order(dims: list) -> list:

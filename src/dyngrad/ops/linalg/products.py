@@ -7,11 +7,11 @@ import warnings
 
 import numpy as np
 
+from ..._tensor_errors import CPP_TYPE_NAMES
 from ...graph.grad_mode import state as grad_state
 from ...runtime.sparse_coo import SparseCOO
 from ..arrays import gemm
 from ..shape.grids import broadcast_shapes
-from ..shape.masked import CPP_TYPE_NAMES
 from ..shape.reshaping import UNSAFE_VIEW, reshape, wrap_dim
 from ..table import promotion
 from ..table import record as recording

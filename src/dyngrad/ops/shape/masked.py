@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
+from ..._tensor_errors import CPP_TYPE_NAMES
 from ..creation.factories import zeros
 from ..table.arguments import fill_value
 from ..table.array_backward import ArrayBackward
@@ -65,20 +66,6 @@ def masked_fill_(self, mask, value):
         return apply_inplace(MASKED_FILL_TENSOR, (self, mask, value), name="masked_fill_")
     value = fill_value(value, self.dtype)
     return apply_inplace(MASKED_FILL, (self, mask), {"value": value}, name="masked_fill_")
-
-
-# the C++ type names PyTorch puts in some messages ("... with dtype long int")
-CPP_TYPE_NAMES = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-}
 
 
 def _check_mask(mask, value=None):

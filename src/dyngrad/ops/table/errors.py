@@ -8,6 +8,7 @@ import re
 import numpy as np
 
 from ..._tensor import Tensor
+from ..._tensor_errors import CPP_TYPE_NAMES
 from ...runtime import dtypes
 from ...runtime.sparse_coo import SparseCOO
 from .arguments import allocation_error
@@ -80,25 +81,11 @@ def floating_only(kernel: str):
 
 
 # Some PyTorch messages name the C++ element type (`long int`, `c10::Half`), not `Long`
-_C_TYPE_NAMES = {
-    "bool": "bool",
-    "uint8": "unsigned char",
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "float32": "float",
-    "float64": "double",
-    "complex64": "c10::complex<float>",
-    "complex128": "c10::complex<double>",
-}
 
 
 def c_type_name(dtype) -> str:
     """The C++ name PyTorch prints for a dtype in some messages: `torch.int64` is `long int`."""
-    return _C_TYPE_NAMES[dtype.name]
+    return CPP_TYPE_NAMES[dtype.name]
 
 
 def not_on_sparse(op) -> NotImplementedError:
