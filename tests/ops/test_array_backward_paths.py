@@ -459,3 +459,25 @@ def test_a_kernel_reads_stash_only_on_a_stash_row():
             {"x": lambda g: g},
             array_backward=ArrayBackward(lambda xp, needs, g, stash: (g,)),
         )
+
+
+# ---- pow with a number: its array kernel is its formula ----------------------------------------
+@pytest.mark.parametrize("dtype", [dyngrad.float32, dyngrad.float64])
+@pytest.mark.parametrize("exponent", [2, 3, 0, 1, 2.0, 0.5, -1.5])
+def test_pow_kernel_equals_its_formula_bitwise(dtype, exponent):
+    base = [0.0, 1.5, -2.0, 3.25] if exponent not in (0.5, -1.5) else [0.25, 1.5, 2.0, 3.25]
+    x = dyngrad.tensor(base, dtype=dtype, requires_grad=True)
+    g = dyngrad.tensor([1.0, -2.0, 0.5, 3.0], dtype=dtype)
+    (kernel,) = dyngrad.autograd.grad(x**exponent, x, g)  # no graph: the array kernel
+    (formula,) = dyngrad.autograd.grad(x**exponent, x, g, create_graph=True)
+    np.testing.assert_array_equal(kernel.numpy(), formula.detach().numpy())
+
+
+def test_pow_kernel_matches_torch(torch):
+    for exponent in (2, 0, 0.5):
+        x = np.array([0.25, 1.5, 2.0], dtype=np.float32)
+        ours = dyngrad.tensor(x, requires_grad=True)
+        theirs = torch.tensor(x, requires_grad=True)
+        (ours**exponent).sum().backward()
+        (theirs**exponent).sum().backward()
+        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-6)

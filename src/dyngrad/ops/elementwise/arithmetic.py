@@ -180,7 +180,20 @@ def _power(xp, x, y):
     return x**y
 
 
-POW = defop("pow", _power, {"x": _pow_scalar_grad}, promote=promotion.power)
+def _pow_scalar_kernel(xp, needs, g, x, y):
+    # _pow_scalar_grad on arrays (Note [Array backwards]), operation for operation
+    if y == 0:
+        return (g * 0, None)
+    return (g * (y * _power(xp, x, y - 1)), None)
+
+
+POW = defop(
+    "pow",
+    _power,
+    {"x": _pow_scalar_grad},
+    promote=promotion.power,
+    array_backward=ArrayBackward(_pow_scalar_kernel),
+)
 POW_TENSOR = defop(
     "pow_tensor",
     _power,
