@@ -6,11 +6,9 @@ backward raises "derivative for _foreach_copy_ is not implemented"."""
 from __future__ import annotations
 
 from ..table.inplace import apply_inplace
-from ..table.registry import defop
+from ..table.registry import NOT_IMPLEMENTED, defop
 
 __all__ = ["copy_", "extremum_", "pointwise_"]
-
-_NODE = "torch::autograd::NotImplemented"
 
 
 def _refusal(what: str):
@@ -22,12 +20,10 @@ def _refusal(what: str):
 
 def _row(what: str, fwd):
     # variadic: element i's tensor, then all of the other lists' (PyTorch's edges)
-    row = defop(what.strip("_") + "_refused", fwd, {"tensors": _refusal(what)}, node=_NODE)
-    # PyTorch's foreach NotImplemented node links every tensor of its lists, (None, 0) for one
-    # that needs no grad; floor_divide's links only those that require grad (Note [Edges are
-    # differentiable inputs] in ops/table/registry.py)
-    row.edges, row.edge_mask = None, -1
-    return row
+    # (every tensor of the lists gets an edge, (None, 0) for one that needs no grad)
+    return defop(
+        what.strip("_") + "_refused", fwd, {"tensors": _refusal(what)}, node=NOT_IMPLEMENTED
+    )
 
 
 def _copy(xp, *tensors, index):

@@ -26,7 +26,8 @@
 # The node's `_meta` stays one entry per input (None for an input without an edge).
 # PyTorch's `NotImplemented` node (an op without a derivative: floor_divide, `2 % x`) is the
 # exception: it links only the inputs that require grad, so its edges are chosen per call
-# (`edges = REQUIRING_GRAD`).
+# (`edges = REQUIRING_GRAD`); the foreach ops' (variadic rows, over tensor lists) link every
+# tensor of their lists.
 """
 
 from __future__ import annotations
@@ -180,7 +181,7 @@ def defop(
     every = op.variadic or len(differentiable_inputs) == len(op.inputs)
     op.edges = None if every else differentiable_inputs
     op.edge_mask = -1 if every else sum(1 << i for i in differentiable_inputs)
-    if node == NOT_IMPLEMENTED:
+    if node == NOT_IMPLEMENTED and not op.variadic:  # (foreach's, over lists, links them all)
         op.edges = REQUIRING_GRAD
     op.refused = {
         op.inputs.index(inp): (
