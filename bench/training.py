@@ -56,8 +56,13 @@ def _same_init(t, model, seed=0):
     return model
 
 
-def simple_mlp(t):
-    """Seed 004 section 4's SimpleMLP: 20-32-8-1 with dropout, Adam, batch 16, MSE."""
+def _as_is(fn):
+    return fn
+
+
+def simple_mlp(t, wrap=_as_is):
+    """Seed 004 section 4's SimpleMLP: 20-32-8-1 with dropout, Adam, batch 16, MSE. `wrap`
+    (e.g. `torch.compile`) is applied to the model the step calls."""
     nn = t.nn
 
     class SimpleMLP(nn.Module):
@@ -78,7 +83,8 @@ def simple_mlp(t):
     x, y = _data(t, 1, ((16, 20), "float"), ((16, 1), "float"))
     opt = t.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.MSELoss()
-    return Step(t, model, opt, lambda: loss_fn(model(x), y))
+    run = wrap(model)
+    return Step(t, model, opt, lambda: loss_fn(run(x), y))
 
 
 def _mlp(t):
@@ -122,8 +128,9 @@ def cnn(t):
     return Step(t, model, opt, lambda: loss_fn(model(x), y))
 
 
-def char_lstm(t):
-    """A character LSTM written with basic ops: hidden 128, seq 32, batch 16, vocab 64."""
+def char_lstm(t, wrap=_as_is):
+    """A character LSTM written with basic ops: hidden 128, seq 32, batch 16, vocab 64. `wrap`
+    is applied to the forward function (the whole unrolled sequence and its loss)."""
     vocab, hidden, seq, batch = 64, 128, 32, 16
     rng = np.random.default_rng(4)
 
@@ -157,11 +164,12 @@ def char_lstm(t):
             loss = loss + t.nn.functional.cross_entropy(logits, tokens[:, s + 1])
         return loss / seq
 
-    return Step(t, None, opt, forward)
+    return Step(t, None, opt, wrap(forward))
 
 
-def mini_gpt(t):
-    """A 2-block GPT: d 128, 4 heads, seq 64, batch 8, vocab 128, AdamW."""
+def mini_gpt(t, wrap=_as_is):
+    """A 2-block GPT: d 128, 4 heads, seq 64, batch 8, vocab 128, AdamW. `wrap` is applied to
+    the model the step calls."""
     nn, F = t.nn, t.nn.functional
     d, heads, seq, batch, vocab = 128, 4, 64, 8, 128
 
@@ -198,7 +206,8 @@ def mini_gpt(t):
     (tokens,) = _data(t, 6, ((batch, seq + 1), vocab))
     x, y = tokens[:, :-1], tokens[:, 1:]
     opt = t.optim.AdamW(model.parameters(), lr=3e-4)
-    return Step(t, model, opt, lambda: F.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1)))
+    run = wrap(model)
+    return Step(t, model, opt, lambda: F.cross_entropy(run(x).reshape(-1, vocab), y.reshape(-1)))
 
 
 def mlp_inference(t):

@@ -178,8 +178,12 @@ def _hold(detailed: bool) -> None:
     writing a class attribute or a builtin on every call would reset CPython's attribute and
     global caches for all code (measured: ~70 us per call on the SimpleMLP); installed, they
     cost one thread-local read when called outside a capture. The op observer is set for the
-    call only, and only while compiling (a cached call needs just the breaks, for fullgraph)."""
+    call only, and only while compiling (a cached call needs just the breaks, for fullgraph).
+    A cached call checks only that `print` is still watched; a compiling call also puts back
+    any watcher someone replaced since (a Tensor method patched by hand)."""
     global _observers
+    if not detailed and _watchers and builtins.print is _print:
+        return
     with _lock:
         for name in _WATCHED:
             present = _tensor.Tensor.__dict__[name]

@@ -4,54 +4,139 @@
 # As in PyTorch (AOTAutograd), an output of a compiled call that requires grad has a single
 # node, `CompiledFunctionBackward`, whose edges lead to what the call read that requires grad:
 # parameters, inputs, tensors made before the call. The ops the call ran were recorded as
-# eager records them (See Note [Capture by running]); the node owns that captured graph and
-# its backward runs it with the engine from the call's outputs to those edges, so gradients
-# are eager's bit for bit. `describe`/`make_dot` can open it: `node.captured` lists the
-# captured graph's output nodes. What it does not do (yet): replay the backward without
-# per-node objects; the speed is eager's. Double backward through the node raises, as
-# PyTorch's does with AOTAutograd.
+# eager records them (See Note [Capture by running]); the node owns that captured graph.
+# `describe`/`make_dot` can open it: `node.captured` lists the captured graph's output nodes.
+# Double backward through the node raises, as PyTorch's does with AOTAutograd.
+
+# Note [Compiled backward]
+# The node's backward is the captured graph run as one precomputed program, not an engine
+# pass: no dependency walk, no ready heap, no per-node buffer bookkeeping beyond a list. The
+# captured nodes run in decreasing sequence number, which is the order the engine would run
+# them in (the engine runs the newest ready node; the newest node not yet run is always
+# ready, as every node that feeds it is newer), each through the same `apply` the engine
+# calls, with gradients summed by the engine's own rule (`sum_gradient`, in the same order):
+# so gradients are eager's bit for bit. Saved tensors are freed as the engine frees them
+# (unless the pass retains the graph). Whatever the program does not model goes through the
+# engine instead, unchanged: a captured node with hooks or a retained grad (`_plain` is
+# False), anomaly mode, or a doctor watching backward nodes.
 """
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from .._tensor import Tensor, new_tensor
+from ..autograd.engine import current_task, wrong_count
 from ..autograd.engine import grad as autograd_grad
 from ..autograd.gradient_edge import GradientEdge
+from ..autograd.graph_task import sum_arrays
+from ..autograd.observers import observers
+from ..graph import anomaly_mode as anomaly
 from ..graph.grad_mode import state as grad_state
-from ..graph.node import AccumulateGrad, Node
+from ..graph.node import SECOND_BACKWARD, AccumulateGrad, Node
+from ..ops.table import record as recording
+from ..ops.table.nodes import OpNode
 
 __all__ = ["CompiledFunctionBackward", "wrap_outputs"]
 
+_newest_first = attrgetter("_seq")
+
 
 class CompiledFunctionBackward(Node):
-    """The backward of a compiled call: its captured graph, run as one step."""
+    """The backward of a compiled call: its captured graph, run as one program."""
 
-    _plain = False  # the engine runs it through the general path (it calls the engine itself)
-
-    def __init__(self, outputs: list, edges: tuple) -> None:
+    def __init__(self, outputs: list, edges: tuple, segment: list) -> None:
         super().__init__(edges)
         self._n_outputs = len(outputs)
         self.captured = [t.grad_fn for t in outputs]
         self._outputs = outputs
+        self._segment = segment  # the captured graph's nodes
+        self._roots = [(t._grad_fn, t._out_nr) for t in outputs]
 
     def apply(self, grads: tuple) -> tuple:
         if self._outputs is None:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the "
-                "graph are freed when you call .backward() or autograd.grad(). Specify "
-                "retain_graph=True if you need to backward through the graph a second time or "
-                "if you need to access saved tensors after calling backward."
-            )
+            raise RuntimeError(SECOND_BACKWARD)
         if grad_state.enabled:
             raise RuntimeError(
                 "torch.compile with aot_autograd does not currently support double backward"
                 "\n(dyngrad: compile the first-order step only, or run this function eagerly "
                 "for create_graph=True)"
             )
-        pairs = [(t, g) for t, g in zip(self._outputs, grads) if g is not None]
-        if not pairs or not self.next_functions:
+        if not self.next_functions or all(g is None for g in grads):
             return (None,) * len(self.next_functions)
+        order = sorted(self._segment, key=_newest_first, reverse=True)
+        if anomaly.state.enabled or observers.nodes or not all(n._plain for n in order):
+            return self._through_engine(grads)
+        task = current_task()
+        return self._program(order, grads, task is not None and not task.keep_graph)
+
+    def _program(self, order: list, grads: tuple, release: bool) -> tuple:
+        # See Note [Compiled backward]; gradients travel as arrays between the nodes
+        at = {node: i for i, node in enumerate(order)}
+        outside = {edge: i for i, edge in enumerate(self.next_functions)}
+        buffers: list = [None] * len(order)
+        results: list = [None] * len(outside)
+        owned: set = set()  # the sums made here (See Note [Gradient buffer ownership])
+        seen: dict = {}  # id(array) -> the tensor that holds it: identity is kept
+        on_arrays = recording.observer is None or not recording.observe_backward
+        for (node, nr), g in zip(self._roots, grads):
+            i = at[node]
+            buffer = buffers[i]
+            if buffer is None:
+                buffer = buffers[i] = [None] * node._n_outputs
+            if g is not None:
+                data = g._data
+                seen[id(data)] = g
+                current = buffer[nr]
+                buffer[nr] = data if current is None else sum_arrays(current, data, owned)
+        for i, node in enumerate(order):
+            buffer = buffers[i]
+            if buffer is None:
+                continue  # no gradient reached it: the engine would not run it either
+            buffers[i] = None
+            if owned:
+                for g in buffer:
+                    owned.discard(id(g))  # handed to the node, which may pass it on as is
+            if buffer[0] is None and node._needs_grads and all(g is None for g in buffer):
+                outputs = None
+            else:
+                outputs = None
+                cls = type(node)
+                runner = _runners[cls] if cls in _runners else _runner_of(cls)
+                if runner is not None and on_arrays and node._saved is not None:
+                    outputs = runner(node, buffer[0] if node._n_outputs == 1 else tuple(buffer))
+                if outputs is None:  # the node's own apply, on tensors
+                    outputs = node.apply(tuple(_tensor(g, seen) for g in buffer))
+                    if len(outputs) != len(node.next_functions):
+                        wrong_count(node, outputs)
+                    outputs = [_array(t, seen) for t in outputs]
+            if release:
+                node.release()
+            if not outputs:
+                continue
+            for edge, g in zip(node.next_functions, outputs):
+                child = edge[0]
+                if child is None:
+                    continue
+                j = at.get(child)
+                if j is None:  # leaves the captured graph: one of this node's own edges
+                    if g is not None:
+                        k = outside[edge]
+                        current = results[k]
+                        results[k] = g if current is None else sum_arrays(current, g, owned)
+                    continue
+                buffer = buffers[j]
+                if buffer is None:
+                    buffer = buffers[j] = [None] * child._n_outputs
+                if g is not None:
+                    nr = edge[1]
+                    current = buffer[nr]
+                    buffer[nr] = g if current is None else sum_arrays(current, g, owned)
+        return tuple(_tensor(g, seen) for g in results)
+
+    def _through_engine(self, grads: tuple) -> tuple:
+        # the captured graph as an engine pass of its own, which runs hooks and watchers
+        pairs = [(t, g) for t, g in zip(self._outputs, grads) if g is not None]
         inputs = [GradientEdge(node, nr) for node, nr in self.next_functions]
         return autograd_grad(
             [t for t, _ in pairs],
@@ -63,6 +148,39 @@ class CompiledFunctionBackward(Node):
 
     def release(self) -> None:
         self._outputs = None
+        self._segment = self._roots = ()
+
+
+_runners: dict = {}  # node class -> its backward on arrays (None: it runs on tensors)
+
+
+def _runner_of(cls):
+    """A node class's backward on arrays: its own `apply_on_arrays(node, gd)` if it has one,
+    else its op row's array kernel, unless the class changes what `apply` does."""
+    runner = getattr(cls, "apply_on_arrays", None)
+    if runner is None and issubclass(cls, OpNode) and cls.apply is OpNode.apply:
+        backward = cls._op.array_backward
+        runner = None if backward is None else backward.on_arrays
+    _runners[cls] = runner
+    return runner
+
+
+def _tensor(array, seen: dict):
+    # the tensor of a gradient array: the one it came in, else a new one, kept for next time
+    if array is None:
+        return None
+    t = seen.get(id(array))
+    if t is None:
+        t = seen[id(array)] = Tensor._wrap(array)
+    return t
+
+
+def _array(t, seen: dict):
+    if t is None:
+        return None
+    data = t._data
+    seen[id(data)] = t
+    return data
 
 
 def wrap_outputs(result, start_seq: int):
@@ -72,8 +190,8 @@ def wrap_outputs(result, start_seq: int):
     _collect(result, start_seq, found)
     if not found:
         return result
-    edges = _boundary([t.grad_fn for t in found], start_seq)
-    node = CompiledFunctionBackward(found, edges)
+    edges, segment = _boundary([t.grad_fn for t in found], start_seq)
+    node = CompiledFunctionBackward(found, edges, segment)
     replaced = {id(t): new_tensor(t._data, True, node, i) for i, t in enumerate(found)}
     return _rebuild(result, replaced)
 
@@ -106,26 +224,19 @@ def _rebuild(value, replaced: dict):
 
 
 def _boundary(roots: list, start_seq: int) -> tuple:
-    """The edges where the captured graph meets what existed before the call: leaves and
-    nodes made earlier, in the order the walk meets them."""
-    edges: list = []
-    seen_edges: set = set()
-    seen = set()
-    stack = list(roots)
+    """The edges where the captured graph meets what existed before the call (leaves and
+    nodes made earlier, in the order the walk meets them), and the captured graph's nodes."""
+    segment = dict.fromkeys(roots)  # (dicts: sets that keep their order)
+    edges: dict = {}
+    stack = list(segment)
     while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        for edge in node.next_functions:
+        for edge in stack.pop().next_functions:
             child = edge[0]
-            if child is None:
+            if child is None or child in segment:
                 continue
-            if type(child) is AccumulateGrad or child._seq < start_seq:
-                key = (id(child), edge[1])
-                if key not in seen_edges:
-                    seen_edges.add(key)
-                    edges.append((child, edge[1]))
+            if child._seq < start_seq or type(child) is AccumulateGrad:
+                edges[edge] = None
             else:
+                segment[child] = None
                 stack.append(child)
-    return tuple(edges)
+    return tuple(edges), list(segment)

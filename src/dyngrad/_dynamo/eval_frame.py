@@ -192,10 +192,13 @@ def _call(fn, code, names, args, kwargs, opts: Options, module):
     if cache.eager:
         return fn(*args, **kwargs)
     now = guarding.observe(names, args, kwargs, module, opts.dynamic)
-    failed = [guarding.failures(e.guards, now) for e in cache.entries]
-    if cache.entries and all(failed) and not _room(cache, code, failed):
-        return fn(*args, **kwargs)
-    compiling = not cache.entries or all(failed)
+    if any(e.guards == now for e in cache.entries):  # the common case: an exact hit
+        compiling = False
+    else:
+        failed = [guarding.failures(e.guards, now) for e in cache.entries]
+        if cache.entries and all(failed) and not _room(cache, code, failed):
+            return fn(*args, **kwargs)
+        compiling = not cache.entries or all(failed)
     if compiling and cache.entries:
         logs.recompile(cache, code, failed)
         if opts.dynamic is not False and config.automatic_dynamic_shapes:

@@ -31,6 +31,9 @@ class Guards:
     grad_mode: bool
     autocast: tuple
     module: tuple | None  # (id, training flags, parameter ids)
+    # the scalar values' types, so that `==` between two Guards (the cache's fast hit) tells
+    # 1 from 1.0 and True, as `failures` does
+    value_types: tuple = ()
 
 
 def observe(names: list, args: tuple, kwargs: dict, module, dynamic) -> Guards:
@@ -48,14 +51,25 @@ def observe(names: list, args: tuple, kwargs: dict, module, dynamic) -> Guards:
             values[name] = ("type", type(value))
     state = None
     if module is not None:  # one walk of the modules, not one per question
-        flags = []
-        params = []
-        for m in module.modules():
-            flags.append(m.training)
-            params += [id(p) for p in m._parameters.values() if p is not None]
+        flags: list = []
+        params: list = []
+        _module_state(module, flags, params, set())
         state = (id(module), tuple(flags), tuple(params))
     autocast = (is_autocast_enabled("cpu"), get_autocast_dtype("cpu"))
-    return Guards(tensors, values, grad_state.enabled, autocast, state)
+    value_types = tuple(type(v) for _, v in values.values())
+    return Guards(tensors, values, grad_state.enabled, autocast, state, value_types)
+
+
+def _module_state(module, flags: list, params: list, seen: set) -> None:
+    # `module.modules()`'s order and sharing, without its names (this runs on every call)
+    seen.add(id(module))
+    flags.append(module.training)
+    for p in module._parameters.values():
+        if p is not None:
+            params.append(id(p))
+    for child in module._modules.values():
+        if child is not None and id(child) not in seen:
+            _module_state(child, flags, params, seen)
 
 
 def failures(entry: Guards, now: Guards) -> list:

@@ -31,7 +31,7 @@ from .graph_task import GraphTask
 from .hook_results import checked_values
 from .observers import observers
 
-__all__ = ["backward", "grad", "execute", "current_task"]
+__all__ = ["backward", "grad", "execute", "current_task", "wrong_count"]
 
 
 def _as_tuple(x):
@@ -346,7 +346,7 @@ def _run(task: GraphTask) -> None:
             else:
                 outputs = node.apply(tuple(grads))
                 if len(outputs) != len(node.next_functions):
-                    _wrong_count(node, outputs)
+                    wrong_count(node, outputs)
             if not task.keep_graph:
                 node.release()
         else:
@@ -367,11 +367,11 @@ def _apply(node, grads):
         return None  # nothing to pass on: the children still count this edge as done
     outputs = node.apply(tuple(grads))
     if len(outputs) != len(node.next_functions):
-        _wrong_count(node, outputs)
+        wrong_count(node, outputs)
     return outputs
 
 
-def _wrong_count(node, outputs):
+def wrong_count(node, outputs):
     raise RuntimeError(
         f"function {node.name()} returned an incorrect number of gradients (expected "
         f"{len(node.next_functions)}, got {len(outputs)})"

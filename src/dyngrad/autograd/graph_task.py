@@ -11,7 +11,7 @@ from .._tensor import Tensor
 from ..graph.node import GraphRoot
 from ..runtime.sparse_coo import SparseCOO, sum_gradients
 
-__all__ = ["GraphTask"]
+__all__ = ["GraphTask", "sum_gradient", "sum_arrays"]
 
 # Note [Gradient buffer ownership]
 # A node's input buffer has one slot per forward output of the node. The first gradient to
@@ -30,8 +30,10 @@ __all__ = ["GraphTask"]
 # hook that kept it: accumulate.py counts references), it is not a view of another array, and
 # it is writable; root gradients from the user (counted once more) are never adopted.
 # With create_graph the sums are recorded ops and nothing is ever written in place.
-# `handed` and `owned` are keyed by id(): a stale key (its tensor gone, its id reused) can
-# only make an adoption copy, never make one unsafe, as a count only ever grows.
+# `handed` is keyed by the tensor's id(): a stale key (its tensor gone, its id reused) can
+# only make an adoption copy, never make one unsafe, as a count only ever grows. `owned` is
+# keyed by the sum's array's id (`sum_arrays`, which the compiled backward shares); an owned
+# sum stays in its buffer until `take`, which ends its ownership, so no owned key goes stale.
 
 
 class GraphTask:
@@ -99,8 +101,8 @@ class GraphTask:
             holders = handed.get(key)
             if holders is not None:
                 handed[key] = holders - 1
-            if owned:
-                owned.discard(key)
+            if owned and g is not None:
+                owned.discard(id(g._data))
         return buffer
 
     def dispatch(self, node, outputs) -> None:
@@ -124,29 +126,9 @@ class GraphTask:
                     key = id(g)
                     handed[key] = handed.get(key, 0) + 1
                 else:
-                    slot[nr] = self._sum(current, g)
+                    slot[nr] = sum_gradient(current, g, self.owned, self.create_graph)
             if left == 0:
                 heapq.heappush(self.ready, (-child._seq, id(child), child))
-
-    def _sum(self, current: Tensor, g: Tensor) -> Tensor:
-        if self.create_graph:  # (a sparse sum takes the dense side first, as PyTorch's add)
-            return g + current if type(current._data) is SparseCOO else current + g
-        data = current._data
-        if (
-            id(current) in self.owned
-            and data.dtype == g._data.dtype
-            and data.shape == (g._data.shape)
-            and type(g._data) is not SparseCOO
-            and type(data) is not SparseCOO
-        ):
-            np.add(data, g._data, out=data)
-            return current
-        array = sum_gradients(data, g._data)  # either may be sparse COO
-        if type(array) is not np.ndarray and type(array) is not SparseCOO:
-            array = np.array(array)
-        total = Tensor._wrap(array)
-        self.owned.add(id(total))
-        return total
 
     def will_execute(self, node) -> bool:
         """Whether this pass runs `node` (or captures its gradient): PyTorch's
@@ -159,6 +141,36 @@ class GraphTask:
         """Whether AccumulateGrad may keep `g` itself as `.grad` (no one else can see it)."""
         data = g._data
         return self.handed.get(id(g), 0) <= 0 and data.base is None and data.flags.writeable
+
+
+def sum_gradient(current: Tensor, g: Tensor, owned: set, create_graph: bool) -> Tensor:
+    """The sum of two gradients for one slot (See Note [Gradient buffer ownership]): a new
+    tensor, recorded under create_graph, else made by `sum_arrays`."""
+    if create_graph:  # (a sparse sum takes the dense side first, as PyTorch's add)
+        return g + current if type(current._data) is SparseCOO else current + g
+    data = current._data
+    total = sum_arrays(data, g._data, owned)
+    return current if total is data else Tensor._wrap(total)
+
+
+def sum_arrays(data, g, owned: set):
+    """`data + g`, two gradients of one slot: written into `data` if this pass made it by a
+    sum (`owned` holds the ids of such arrays), else a new array, then owned. The compiled
+    backward (_dynamo/compiled_node.py) sums with it too, so both sum as the engine does."""
+    if (
+        id(data) in owned
+        and data.dtype == g.dtype
+        and data.shape == g.shape
+        and type(g) is not SparseCOO
+        and type(data) is not SparseCOO
+    ):
+        np.add(data, g, out=data)
+        return data
+    array = sum_gradients(data, g)  # either may be sparse COO
+    if type(array) is not np.ndarray and type(array) is not SparseCOO:
+        array = np.array(array)
+    owned.add(id(array))
+    return array
 
 
 def _graph_root(roots, grads):

@@ -116,3 +116,13 @@ class TBackward0(T.node_class()):
             if base.shape == shape and base.strides == data.strides[::-1] and base.dtype == dtype:
                 return (new_tensor(base),)
         return super().apply(grads)
+
+    def apply_on_arrays(self, gd):
+        # the same choice for the compiled backward, whose gradients are arrays (See Note
+        # [Compiled backward] in _dynamo/compiled_node.py); every node it runs is plain
+        base = gd.base
+        if base is not None and type(gd) is _ndarray:
+            shape, dtype = self._meta[0]
+            if base.shape == shape and base.strides == gd.strides[::-1] and base.dtype == dtype:
+                return (base,)
+        return T.array_backward.on_arrays(self, gd)

@@ -108,6 +108,25 @@ def run(node, g):
     grads = {grads}
     return None if grads is None else _wrap(grads, {edge_meta}, g)
 """
+# The same runner on arrays, for the compiled backward (See Note [Compiled backward] in
+# _dynamo/compiled_node.py): gradients in and out are arrays (None where there is none), each
+# output conformed to its input's shape and dtype exactly as `_wrap` conforms it.
+_RUN_ARRAYS = """
+def run(node, gd):
+    ref = gd if type(gd) is not tuple else next(a for a in gd if a is not None)
+    if type(ref) is not _ndarray or ref.dtype.kind != "f":
+        return None
+    if node._saved:
+        env = _saved_arrays(node, ref.dtype, mixed_dtypes)
+        if env is None:
+            return None
+    else:
+        env = _EMPTY
+    meta = node._meta
+    attrs = node._attrs or _EMPTY
+    grads = {grads}
+    return None if grads is None else _conformed(grads, {edge_meta})
+"""
 _EMPTY: dict = {}
 
 
@@ -132,19 +151,26 @@ def _generated(op, grads: str, mixed_dtypes: bool, names: dict):
     edge_meta = "meta"  # one gradient per edge: See Note [Edges are differentiable inputs]
     if type(op.edges) is tuple:
         edge_meta = "(" + "".join(f"meta[{i}], " for i in op.edges) + ")"
-    source = _RUN.format(grads=grads, edge_meta=edge_meta).replace("def run(", f"def {name}(", 1)
-    filename = os.path.join(os.path.dirname(__file__), f"<array backward of {name}>")
-    namespace = {
-        "np": np,
-        "_ndarray": _ndarray,
-        "_EMPTY": _EMPTY,
-        "_wrap": _wrap,
-        "_on_edges": _on_edges,
-        "_saved_arrays": _saved_arrays,
-        "mixed_dtypes": mixed_dtypes,
-        **names,
-    }
-    return generated_function(name, source, filename, namespace)  # Note [Generated functions]
+    runners = []
+    for template, kind in ((_RUN, "array backward"), (_RUN_ARRAYS, "compiled backward")):
+        source = template.format(grads=grads, edge_meta=edge_meta)
+        source = source.replace("def run(", f"def {name}(", 1)
+        filename = os.path.join(os.path.dirname(__file__), f"<{kind} of {name}>")
+        namespace = {
+            "np": np,
+            "_ndarray": _ndarray,
+            "_EMPTY": _EMPTY,
+            "_wrap": _wrap,
+            "_conformed": _conformed,
+            "_on_edges": _on_edges,
+            "_saved_arrays": _saved_arrays,
+            "mixed_dtypes": mixed_dtypes,
+            **names,
+        }
+        # Note [Generated functions]: each is compiled at its first call
+        runners.append(generated_function(name, source, filename, namespace))
+    runners[0].on_arrays = runners[1]
+    return runners[0]
 
 
 def _saved_arrays(node, dtype, mixed_dtypes: bool):
@@ -205,6 +231,25 @@ def _wrap(grads, meta, g):
             t = made[id(grad)] = _tensor(grad)
         data = t._data
         out.append(t if data.shape == m[0] and data.dtype == m[1] else _conform(t, m))
+    return tuple(out)
+
+
+def _conformed(grads, meta):
+    # `_wrap` on arrays: each gradient an ndarray of its input's shape and dtype, or None
+    if len(grads) != len(meta):  # a kernel's own bug, never the user's
+        raise RuntimeError(f"array kernel returned {len(grads)} gradients for {len(meta)} inputs")
+    out = []
+    for grad, m in zip(grads, meta):
+        if not m or grad is None:
+            out.append(None)
+            continue
+        if type(grad) is not _ndarray:
+            grad = np.asarray(grad)  # a NumPy scalar from 0-d arithmetic
+        if grad.shape != m[0]:
+            grad = np.asarray(sum_to(np, grad, m[0]))
+        if grad.dtype != m[1]:
+            grad = grad.astype(m[1], copy=False)
+        out.append(grad)
     return tuple(out)
 
 
