@@ -135,3 +135,27 @@ def test_output_used_twice_and_unused_output(program_runs):
     (a * a).sum().backward()  # b gets no gradient: its part of the program does not run
     assert np.array_equal(x.grad.numpy(), (2 * x.exp() * x.exp()).detach().numpy())
     assert not program_runs
+
+
+def test_describe_and_make_dot_show_the_captured_graph():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+    out = torch.compile(model)(torch.randn(2, 3)).sum()
+    lines = torch.autograd.graph.describe(out).splitlines()
+    assert lines[:3] == [
+        "SumBackward0",
+        "  CompiledFunctionBackward",
+        "    [captured] AddmmBackward0",
+    ]
+    captured = [line.strip() for line in lines if "[captured]" in line]
+    assert sorted(captured) == sorted(
+        ["[captured] AddmmBackward0"] * 2
+        + ["[captured] ReluBackward0"]
+        + ["[captured] TBackward0"] * 2
+    )
+    assert sum("AccumulateGrad" in line for line in lines) == 4  # the node's own edges
+    pytest.importorskip("graphviz")
+    from dyngrad.viz import make_dot
+
+    source = make_dot(out).source
+    assert "cluster_captured_" in source and source.count("AddmmBackward0") == 2

@@ -24,6 +24,7 @@ from . import scope
 __all__ = [
     "roots_of",
     "walk",
+    "captured_graph",
     "output_meta",
     "saved_values",
     "buffer_of",
@@ -63,6 +64,25 @@ def walk(nodes) -> list:
         order.append(node)
         stack.extend(child for child, _ in reversed(node.next_functions) if child is not None)
     return order
+
+
+def captured_graph(node) -> list:
+    """The nodes a compiled call's `CompiledFunctionBackward` holds (its `captured` outputs'
+    graph, down to where it meets the node's own edges), parents before children; [] for any
+    other node."""
+    captured = getattr(node, "captured", None)
+    if not captured:
+        return []
+    outside = {child for child, _ in node.next_functions}
+    found: dict = {}
+    stack = [n for n in reversed(captured) if n is not None]
+    while stack:
+        current = stack.pop()
+        if current in found or current in outside or type(current) is AccumulateGrad:
+            continue
+        found[current] = None
+        stack.extend(c for c, _ in reversed(current.next_functions) if c is not None)
+    return list(found)
 
 
 def _as_dtype(dt):
@@ -368,7 +388,32 @@ def render_compact(target, params: dict | None = None) -> str:
                 continue
             seen.add(node)
             lines.append(indent + label)
+            lines += _captured_lines(node, depth + 1)
             for child, _ in reversed(node.next_functions):
                 if child is not None:
                     stack.append((child, depth + 1))
     return "\n".join(lines)
+
+
+def _captured_lines(node, depth: int) -> list:
+    # a compiled call's node shows the graph it runs, one level in, marked `[captured]`;
+    # what that graph reaches outside it is the node's own edges, listed after it
+    inner = captured_graph(node)
+    if not inner:
+        return []
+    members = set(inner)
+    lines = []
+    shown: set = set()
+    stack = [(n, depth) for n in reversed(node.captured) if n in members]
+    while stack:
+        current, level = stack.pop()
+        indent = "  " * min(level, MAX_INDENT) + _depth_marker(level)
+        if current in shown:
+            lines.append(f"{indent}[captured] {current.name()} (seen above)")
+            continue
+        shown.add(current)
+        lines.append(f"{indent}[captured] {current.name()}")
+        for child, _ in reversed(current.next_functions):
+            if child in members:
+                stack.append((child, level + 1))
+    return lines

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..autograd.inspect_graph import saved_values, walk
+from ..autograd.inspect_graph import captured_graph, saved_values, walk
 from ..graph.node import AccumulateGrad
 from .collapse import Layout
 
@@ -72,6 +72,7 @@ def make_dot(
             dot.edge(str(id(v._base)), str(id(v)), style="dotted")
     for fn in nodes:
         _add_node(layout, fn, names, show_attrs, show_saved, max_attr_chars, drawn)
+        _add_captured(gv, dot, fn, show_attrs, max_attr_chars)
     layout.finish(names)
     _resize(dot)
     return dot
@@ -108,6 +109,32 @@ def _add_node(layout, fn, names, show_attrs, show_saved, max_attr_chars, drawn) 
         _add_tensor(graph, fn.variable, names, "lightblue", drawn)
         graph.edge(str(id(fn.variable)), me)
     graph.node(me, _fn_label(fn, show_attrs, max_attr_chars))
+
+
+def _add_captured(gv, dot, fn, show_attrs: bool, max_attr_chars: int) -> None:
+    """A compiled call's node (CompiledFunctionBackward) shows the graph its backward runs: a
+    dashed cluster below it; its inner edges that leave the capture are dotted and end at the
+    node's own children."""
+    inner = captured_graph(fn)
+    if not inner:
+        return
+    members = set(inner)
+    cluster = gv.Digraph(
+        name=f"cluster_captured_{id(fn)}",
+        graph_attr={"label": "captured graph", "style": "dashed", "color": "gray40"},
+    )
+    for node in inner:
+        me = f"captured_{id(node)}"
+        cluster.node(me, _fn_label(node, show_attrs, max_attr_chars), fillcolor="white")
+        for child, _ in node.next_functions:
+            if child in members:
+                cluster.edge(f"captured_{id(child)}", me)
+            elif child is not None:
+                dot.edge(str(id(child)), me, style="dotted")
+    for root in fn.captured:
+        if root in members:
+            dot.edge(f"captured_{id(root)}", str(id(fn)), style="dashed")
+    dot.subgraph(cluster)
 
 
 def _fn_label(fn, show_attrs: bool, max_attr_chars: int) -> str:
