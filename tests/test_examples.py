@@ -113,6 +113,17 @@ CATALOGUE = [
         ),
     ),
     Example(
+        "seed000_compile_graph_breaks",
+        (
+            "graphs: 3 breaks: 2",
+            "  line 15: generic_jump TensorVariable()",
+            "  line 17: Unsupported Tensor.item() call with capture_scalar_outputs=False",
+            "Unsupported: Data-dependent branching",
+            "CompiledFunctionBackward",
+            "same gradients: True",
+        ),
+    ),
+    Example(
         "seed003_dynamic_graph",
         (
             "<PowBackward0 object at 0x…>",
