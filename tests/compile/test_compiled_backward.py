@@ -159,3 +159,19 @@ def test_describe_and_make_dot_show_the_captured_graph():
 
     source = make_dot(out).source
     assert "cluster_captured_" in source and source.count("AddmmBackward0") == 2
+
+
+def test_a_tensor_kept_from_the_call_gets_both_gradients(lib):
+    # `h` leaves the call through a dict and is used after it: its node gets the gradient
+    # from outside too (PyTorch makes it an output of the compiled graph)
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
+    kept = {}
+
+    def f(x):
+        h = (x * w).exp()
+        kept["h"] = h
+        return (h * 3).sum()
+
+    compiled = lib.compile(f, backend="aot_eager")
+    (compiled(lib.ones(2)) + kept["h"].sum()).backward()
+    assert np.allclose(w.grad.tolist(), [4 * np.exp(1.0), 4 * np.exp(2.0)])

@@ -18,7 +18,11 @@
 # so gradients are eager's bit for bit. Saved tensors are freed as the engine frees them
 # (unless the pass retains the graph). Whatever the program does not model goes through the
 # engine instead, unchanged: a captured node with hooks or a retained grad (`_plain` is
-# False), anomaly mode, or a doctor watching backward nodes.
+# False), anomaly mode, a doctor watching backward nodes, or a captured node that the pass
+# also reaches from outside the call (a tensor made in the call and kept, used after it):
+# the engine then runs the captured graph as a pass of its own that keeps it, and the outer
+# pass runs that node once more on the gradient from outside, as PyTorch's graph, where the
+# kept tensor is one more output of the compiled graph, sums both.
 """
 
 from __future__ import annotations
@@ -68,6 +72,13 @@ class CompiledFunctionBackward(Node):
         if anomaly.state.enabled or observers.nodes or not all(n._plain for n in order):
             return self._through_engine(grads)
         task = current_task()
+        if task is not None:
+            # a captured node this pass also reaches from outside the call (a tensor the call
+            # stored somewhere, used after it): the engine runs that node too, on the gradient
+            # from outside, so the program must leave it in place (See Note [Compiled backward])
+            reached = task.dependencies
+            if any(node in reached for node in order):
+                return self._through_engine(grads)
         return self._program(order, grads, task is not None and not task.keep_graph)
 
     def _program(self, order: list, grads: tuple, release: bool) -> tuple:
