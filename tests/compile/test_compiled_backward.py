@@ -175,3 +175,19 @@ def test_a_tensor_kept_from_the_call_gets_both_gradients(lib):
     compiled = lib.compile(f, backend="aot_eager")
     (compiled(lib.ones(2)) + kept["h"].sum()).backward()
     assert np.allclose(w.grad.tolist(), [4 * np.exp(1.0), 4 * np.exp(2.0)])
+
+
+def test_multi_output_rows_with_one_output_take_a_tuple(program_runs):
+    # `split` into one piece: a variadic row's kernel takes a tuple of gradients even of one
+    x = torch.randn(6, 3, requires_grad=True)
+
+    def f(t):
+        (a,) = t.split(6)
+        b, c = t.split([2, 4])
+        return (a * 2).sum() + b.exp().sum() + c.sin().sum()
+
+    f(x).backward()
+    eager, x.grad = x.grad.numpy().copy(), None
+    torch.compile(f)(x).backward()
+    assert np.array_equal(eager, x.grad.numpy())
+    assert not program_runs

@@ -113,9 +113,9 @@ class CompiledFunctionBackward(Node):
             else:
                 outputs = None
                 cls = type(node)
-                runner = _runners[cls] if cls in _runners else _runner_of(cls)
+                runner, single = _runners[cls] if cls in _runners else _runner_of(cls)
                 if runner is not None and on_arrays and node._saved is not None:
-                    outputs = runner(node, buffer[0] if node._n_outputs == 1 else tuple(buffer))
+                    outputs = runner(node, buffer[0] if single else tuple(buffer))
                 if outputs is None:  # the node's own apply, on tensors
                     outputs = node.apply(tuple(_tensor(g, seen) for g in buffer))
                     if len(outputs) != len(node.next_functions):
@@ -162,18 +162,22 @@ class CompiledFunctionBackward(Node):
         self._segment = self._roots = ()
 
 
-_runners: dict = {}  # node class -> its backward on arrays (None: it runs on tensors)
+# node class -> (its backward on arrays or None (it runs on tensors), whether its row has one
+# output: a multi-output or variadic row's kernel takes a tuple of gradients, even of one)
+_runners: dict = {}
 
 
-def _runner_of(cls):
+def _runner_of(cls) -> tuple:
     """A node class's backward on arrays: its own `apply_on_arrays(node, gd)` if it has one,
     else its op row's array kernel, unless the class changes what `apply` does."""
-    runner = getattr(cls, "apply_on_arrays", None)
-    if runner is None and issubclass(cls, OpNode) and cls.apply is OpNode.apply:
-        backward = cls._op.array_backward
-        runner = None if backward is None else backward.on_arrays
-    _runners[cls] = runner
-    return runner
+    runner = None
+    if issubclass(cls, OpNode):
+        runner = getattr(cls, "apply_on_arrays", None)
+        if runner is None and cls.apply is OpNode.apply:
+            backward = cls._op.array_backward
+            runner = None if backward is None else backward.on_arrays
+    found = _runners[cls] = (runner, runner is not None and cls._op.n_outputs == 1)
+    return found
 
 
 def _tensor(array, seen: dict):
