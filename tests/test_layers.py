@@ -60,6 +60,7 @@ OPTIONAL = {
     "tqdm",
     "PIL",
     "IPython",
+    "threadpoolctl",
 }
 # standard-library parts that rare paths need (worker processes, thread pools, rendezvous
 # URLs, an error's opcode names, checkpoint archives, the doctor's spool): imported where used, as loading them would slow down

@@ -101,3 +101,34 @@ def test_optimizer_steps_are_the_same_with_one_thread_and_two(two_threads):
             results.append(w.detach().numpy().copy())
     for two, one in zip(results[:3], results[3:]):
         np.testing.assert_array_equal(two, one)
+
+
+def test_set_num_threads_bounds_numpys_blas_as_torchs_bounds_its_own():
+    # See Note [BLAS threads]: without it one BLAS product used every core whatever was asked
+    from dyngrad.runtime import blas_threads
+
+    if not blas_threads.blas_threads_settable() or blas_threads.get_blas_threads() is None:
+        pytest.skip("NumPy's BLAS here has no thread count dyngrad can set")
+    before = dyngrad.get_num_threads()
+    try:
+        dyngrad.set_num_threads(1)
+        assert blas_threads.get_blas_threads() == 1
+        dyngrad.set_num_threads(2)
+        assert blas_threads.get_blas_threads() == 2
+    finally:
+        dyngrad.set_num_threads(before)
+
+
+def test_numpys_own_openblas_is_reached_without_threadpoolctl(monkeypatch):
+    from dyngrad.runtime import blas_threads
+
+    monkeypatch.setitem(__import__("sys").modules, "threadpoolctl", None)  # as if not installed
+    setter, getter = blas_threads._find()
+    if setter is None or getter is None:
+        pytest.skip("NumPy here does not bundle OpenBLAS")
+    before = getter()
+    try:
+        setter(1)
+        assert getter() == 1
+    finally:
+        setter(before)

@@ -20,6 +20,8 @@ import threading
 
 import numpy as np
 
+from .blas_threads import set_blas_threads
+
 __all__ = ["elementwise", "foreach", "get_num_threads", "set_num_threads"]
 
 GRAIN = 1 << 16  # elements per thread below which one call is faster
@@ -45,6 +47,7 @@ def set_num_threads(n: int) -> None:
         if _pool is not None:
             _pool.shutdown(wait=False)
             _pool = None
+    set_blas_threads(n)  # as PyTorch's bounds its BLAS: See Note [BLAS threads]
 
 
 def _get_pool():
