@@ -137,6 +137,21 @@ def test_workers_run_with_grad_disabled():
     assert dyngrad.is_grad_enabled()
 
 
+class Threads(Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return dyngrad.get_num_threads()
+
+
+def test_workers_run_on_one_thread_as_torchs():
+    assert DataLoader(Threads(), batch_size=2, num_workers=1).__iter__().__next__().tolist() == [
+        1,
+        1,
+    ]
+
+
 class Randomness(Dataset):
     def __len__(self):
         return 8

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...graph.grad_mode import state as grad_state
 from ...runtime.random import manual_seed
+from ...runtime.threads import set_num_threads
 from .result_pipe import STATUS_CHECK_INTERVAL, ResultWriter
 
 __all__ = [
@@ -202,6 +203,7 @@ def worker_loop(spec: dict, index_queue, result_conn, done_event, base_seed: int
     """
     global _worker_info
     grad_state.enabled = False
+    set_num_threads(1)  # as PyTorch's workers: one thread each, BLAS's included
     watchdog = ManagerWatchdog(spec["main_pid"], spec["start_method"])
     seed = seed_worker(base_seed, worker_id)
     _worker_info = worker_info_class()(worker_id, spec["num_workers"], seed, spec["dataset"])
