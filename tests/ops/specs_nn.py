@@ -147,6 +147,42 @@ SPECS: list[OpSpec] = [
     ),
     OpSpec("constant_pad_nd", lambda t, x: _f(t).pad(x, (1, 2, -1, 1), value=0.5), [(T((3, 4)),)]),
     OpSpec(
+        "reflection_pad1d",
+        lambda t, x: _f(t).pad(x, (2, 3), mode="reflect"),
+        [(T((2, 5)),), (T((2, 3, 4), nc=True),)],
+        covers=("reflection_pad1d_backward",),
+    ),
+    OpSpec(
+        "reflection_pad2d",
+        lambda t, x: _f(t).pad(x, (1, -1, 2, 0), mode="reflect"),
+        [(T((1, 2, 3, 4)),), (T((2, 3, 4), nc=True),)],
+        covers=("reflection_pad2d_backward",),
+    ),
+    OpSpec(
+        "reflection_pad3d",
+        lambda t, x: _f(t).pad(x, (1, 1, 0, 2, 1, 0), mode="reflect"),
+        [(T((1, 2, 2, 3, 3)),)],
+        covers=("reflection_pad3d_backward",),
+    ),
+    OpSpec(
+        "replication_pad1d",
+        lambda t, x: _f(t).pad(x, (4, 1), mode="replicate"),
+        [(T((2, 3)),), (T((2, 3, 4), nc=True),)],
+        covers=("replication_pad1d_backward",),
+    ),
+    OpSpec(
+        "replication_pad2d",
+        lambda t, x: _f(t).pad(x, (2, 0, -1, 3), mode="replicate"),
+        [(T((1, 2, 3, 4)),), (T((2, 3, 4), nc=True),)],
+        covers=("replication_pad2d_backward",),
+    ),
+    OpSpec(
+        "replication_pad3d",
+        lambda t, x: _f(t).pad(x, (1, 2, 1, 0, 0, 2), mode="replicate"),
+        [(T((1, 2, 2, 3, 2)),)],
+        covers=("replication_pad3d_backward",),
+    ),
+    OpSpec(
         "max_pool2d_with_indices",
         lambda t, x: _f(t).max_pool2d(x, 2, stride=1, padding=1, ceil_mode=True),
         [(T((1, 2, 3, 4)),)],
