@@ -147,6 +147,22 @@ SPECS: list[OpSpec] = [
     ),
     OpSpec("constant_pad_nd", lambda t, x: _f(t).pad(x, (1, 2, -1, 1), value=0.5), [(T((3, 4)),)]),
     OpSpec(
+        "weight_norm_interface",
+        lambda t, v, g: t._weight_norm(v, g, 0),
+        [(T((3, 2, 2)), T((3, 1, 1), 0.5, 2.0)), (T((4, 3)), T((4, 1), 0.5, 2.0))],
+    ),
+    OpSpec(
+        "weight_norm_interface_last",
+        lambda t, v, g: t._weight_norm(v, g, 2),
+        [(T((2, 2, 3), nc=True), T((1, 1, 3), 0.5, 2.0))],
+        covers=("weight_norm_interface",),
+    ),
+    OpSpec(
+        "norm",
+        lambda t, v: t.norm_except_dim(v, 2, -1),
+        [(T((3, 4)),), (T((2, 3), nc=True),)],
+    ),
+    OpSpec(
         "reflection_pad1d",
         lambda t, x: _f(t).pad(x, (2, 3), mode="reflect"),
         [(T((2, 5)),), (T((2, 3, 4), nc=True),)],

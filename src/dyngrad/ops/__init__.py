@@ -63,6 +63,7 @@ from .nn import (  # noqa: F401
     pool_functional,
     shrink,
     upsample,
+    weight_norm,
 )
 from .reduction import (  # noqa: F401
     aten_norms,
