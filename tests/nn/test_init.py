@@ -150,3 +150,44 @@ def test_embedding_padding_row_is_zero():
     emb = nn.Embedding(5, 3, padding_idx=1)
     assert not emb.weight.detach().numpy()[1].any()
     assert abs(_values(nn.Embedding(500, 100).weight).std() - 1.0) < 0.02
+
+
+DEPRECATED = [
+    ("uniform", (-0.5, 0.5)),
+    ("normal", (0.0, 2.0)),
+    ("constant", (0.3,)),
+    ("eye", ()),
+    ("dirac", ()),
+    ("xavier_uniform", (0.5,)),
+    ("xavier_normal", ()),
+    ("kaiming_uniform", ()),
+    ("kaiming_normal", (0.1, "fan_out")),
+    ("orthogonal", ()),
+    ("sparse", (0.5,)),
+]
+
+
+@pytest.mark.parametrize("name,args", DEPRECATED, ids=[n for n, _ in DEPRECATED])
+def test_deprecated_init_aliases_warn_and_fill_as_the_new_names(name, args, lib):
+    shape = (4, 3, 3) if name == "dirac" else (4, 6)
+    lib.manual_seed(5)
+    expected = getattr(lib.nn.init, name + "_")(lib.empty(shape), *args)
+    lib.manual_seed(5)
+    with pytest.warns(FutureWarning) as caught:
+        got = getattr(lib.nn.init, name)(lib.empty(shape), *args)
+    assert str(caught[0].message) == (
+        f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`."
+    )
+    assert caught[0].filename == __file__
+    assert getattr(lib.nn.init, name).__name__ == name
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("name", ["uniform", "normal", "xavier_normal", "kaiming_uniform"])
+def test_deprecated_init_aliases_draw_torch_values(name, torch):
+    values = []
+    for lib in (dyngrad, torch):
+        lib.manual_seed(11)
+        with pytest.warns(FutureWarning):
+            values.append(getattr(lib.nn.init, name)(lib.empty(5, 4)).numpy())
+    np.testing.assert_allclose(values[0], values[1], rtol=1e-6)

@@ -147,6 +147,58 @@ SPECS: list[OpSpec] = [
     ),
     OpSpec("constant_pad_nd", lambda t, x: _f(t).pad(x, (1, 2, -1, 1), value=0.5), [(T((3, 4)),)]),
     OpSpec(
+        "weight_norm_interface",
+        lambda t, v, g: t._weight_norm(v, g, 0),
+        [(T((3, 2, 2)), T((3, 1, 1), 0.5, 2.0)), (T((4, 3)), T((4, 1), 0.5, 2.0))],
+    ),
+    OpSpec(
+        "weight_norm_interface_last",
+        lambda t, v, g: t._weight_norm(v, g, 2),
+        [(T((2, 2, 3), nc=True), T((1, 1, 3), 0.5, 2.0))],
+        covers=("weight_norm_interface",),
+    ),
+    OpSpec(
+        "norm",
+        lambda t, v: t.norm_except_dim(v, 2, -1),
+        [(T((3, 4)),), (T((2, 3), nc=True),)],
+    ),
+    OpSpec(
+        "reflection_pad1d",
+        lambda t, x: _f(t).pad(x, (2, 3), mode="reflect"),
+        [(T((2, 5)),), (T((2, 3, 4), nc=True),)],
+        covers=("reflection_pad1d_backward",),
+    ),
+    OpSpec(
+        "reflection_pad2d",
+        lambda t, x: _f(t).pad(x, (1, -1, 2, 0), mode="reflect"),
+        [(T((1, 2, 3, 4)),), (T((2, 3, 4), nc=True),)],
+        covers=("reflection_pad2d_backward",),
+    ),
+    OpSpec(
+        "reflection_pad3d",
+        lambda t, x: _f(t).pad(x, (1, 1, 0, 2, 1, 0), mode="reflect"),
+        [(T((1, 2, 2, 3, 3)),)],
+        covers=("reflection_pad3d_backward",),
+    ),
+    OpSpec(
+        "replication_pad1d",
+        lambda t, x: _f(t).pad(x, (4, 1), mode="replicate"),
+        [(T((2, 3)),), (T((2, 3, 4), nc=True),)],
+        covers=("replication_pad1d_backward",),
+    ),
+    OpSpec(
+        "replication_pad2d",
+        lambda t, x: _f(t).pad(x, (2, 0, -1, 3), mode="replicate"),
+        [(T((1, 2, 3, 4)),), (T((2, 3, 4), nc=True),)],
+        covers=("replication_pad2d_backward",),
+    ),
+    OpSpec(
+        "replication_pad3d",
+        lambda t, x: _f(t).pad(x, (1, 2, 1, 0, 0, 2), mode="replicate"),
+        [(T((1, 2, 2, 3, 2)),)],
+        covers=("replication_pad3d_backward",),
+    ),
+    OpSpec(
         "max_pool2d_with_indices",
         lambda t, x: _f(t).max_pool2d(x, 2, stride=1, padding=1, ceil_mode=True),
         [(T((1, 2, 3, 4)),)],

@@ -56,6 +56,12 @@ _FP32 = (
     "quantile",
     "nanquantile",
     "polar",
+    # padding (reflection_pad3d is not on PyTorch's list)
+    "reflection_pad1d",
+    "reflection_pad2d",
+    "replication_pad1d",
+    "replication_pad2d",
+    "replication_pad3d",
     # losses
     "mse_loss",
     "l1_loss",

@@ -1,12 +1,10 @@
-"""`torch.nn.functional.pad`: constant padding is one op; reflect, replicate and circular index
-the input, with PyTorch's checks of the pad lengths against the input."""
+"""`torch.nn.functional.pad`: constant, reflect and replicate padding are ops (PyTorch's nodes);
+circular padding copies slices as PyTorch does, with its checks of the pad lengths."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from .._tensor import Tensor
 from ..ops.nn.conv import constant_pad
+from ..ops.nn.pad import index_pad
 from ..ops.table.arguments import int_list
 
 # (pad length, input dims) that the non-constant modes take: 1-d padding of a 2-d or 3-d input,
@@ -38,11 +36,9 @@ def pad(input, pad, mode="constant", value=None):
             f"Padding size {len(pad)} is not supported for {ndim}D input tensor."
         )
     _check_sizes(input.shape, pad, mode)
-    for i in range(len(pad) // 2):
-        dim = ndim - 1 - i
-        index = _source_index(input.shape[dim], pad[2 * i], pad[2 * i + 1], mode)
-        input = input[(slice(None),) * dim + (Tensor._wrap(index),)]
-    return input
+    if mode == "circular":
+        return _circular_pad(input, pad)
+    return index_pad(input, pad, mode)
 
 
 def _check_crops(shape, pad) -> None:
@@ -79,15 +75,32 @@ def _check_sizes(shape, pad, mode) -> None:
             raise RuntimeError(f"input ({have}) is too small. Calculated output {got}")
 
 
-def _source_index(size: int, lo: int, hi: int, mode: str) -> np.ndarray:
-    """For each output position along one dim, the input position it copies."""
-    if mode == "circular":  # negative pads crop first; positive ones wrap what is left
-        start, stop = max(-lo, 0), size - max(-hi, 0)
-        kept = np.arange(start, stop)
-        return kept[np.arange(-max(lo, 0), len(kept) + max(hi, 0)) % max(len(kept), 1)]
-    index = np.arange(-lo, size + hi)
-    if mode == "replicate":
-        return np.clip(index, 0, size - 1)
-    period = 2 * (size - 1)
-    index = np.abs((index + period) % period if period else index * 0)
-    return np.where(index >= size, period - index, index)
+def _narrow(tensor, dim: int, start: int, stop: int):
+    return tensor[(slice(None),) * dim + (slice(start, stop),)]
+
+
+def _circular_pad(input, pad):
+    """PyTorch's circular padding, step for step, so the graph is its chain of `CopySlices`:
+    the (cropped) input is copied into the middle of an empty output, then each padded dim's
+    low and high pads are copied from the far end of what is already there (corners too)."""
+    ndim = input.dim()
+    dims = [(ndim - 1 - i, pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]
+    shape = list(input.shape)
+    for dim, lo, hi in dims:
+        shape[dim] += lo + hi
+    out = input.new_empty(shape)
+    middle, source = out, input
+    for dim, lo, hi in dims:
+        middle = _narrow(middle, dim, max(lo, 0), shape[dim] - max(hi, 0))
+        source = _narrow(source, dim, max(-lo, 0), input.shape[dim] - max(-hi, 0))
+    middle.copy_(source)
+    for dim, lo, hi in dims:
+        end = shape[dim] - max(hi, 0)
+        if lo > 0:
+            _narrow(out, dim, 0, lo).copy_(_narrow(out, dim, end - lo, end))
+        if hi > 0:
+            start = max(lo, 0)
+            _narrow(out, dim, shape[dim] - hi, shape[dim]).copy_(
+                _narrow(out, dim, start, start + hi)
+            )
+    return out

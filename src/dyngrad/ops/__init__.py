@@ -39,6 +39,7 @@ from .linalg import (  # noqa: F401
     decomposition,
     distance,
     einsum,
+    fused_inplace,
     fused_products,
     least_squares,
     matrix_functions,
@@ -55,12 +56,14 @@ from .nn import (  # noqa: F401
     linear,
     loss,
     norm,
+    pad,
     pixel,
     pool,
     pool_adaptive,
     pool_functional,
     shrink,
     upsample,
+    weight_norm,
 )
 from .reduction import (  # noqa: F401
     aten_norms,

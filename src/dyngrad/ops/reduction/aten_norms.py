@@ -24,6 +24,16 @@ NORM_DIM = defop(
 )
 
 
+# ATen's `norm(input, p)` over every element (NormBackward0), which C++ composites call
+# (`norm_except_dim(v, p, -1)`); Python's `torch.norm` goes to linalg.vector_norm instead.
+NORM = defop("norm", _vector_norm_fwd, {"x": _vector_norm_grad}, node="NormBackward0")
+
+
+def norm_all(input, p):
+    """ATen's `norm(input, p)`: the p-norm of every element (NormBackward0)."""
+    return apply(NORM, (input,), {"ord": p, "dim": None, "keepdim": False})
+
+
 def norm_dim(input, p, dim: int, keepdim: bool = False):
     """ATen's `norm(input, p, dim, keepdim)`: the node `pairwise_distance` records."""
     return apply(NORM_DIM, (input,), {"ord": p, "dim": (dim % input.dim(),), "keepdim": keepdim})

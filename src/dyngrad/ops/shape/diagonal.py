@@ -1,4 +1,5 @@
-"""Diagonals and triangles: diagonal (a view), diag, diag_embed, trace, tril, triu."""
+"""Diagonals and triangles: diagonal (a view), diag, diag_embed, trace, tril, triu,
+fill_diagonal_."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
 from .reshaping import wrap_dim
+from .storage import as_strided
 
 
 def diagonal_view(x, offset: int, dim1: int, dim2: int):
@@ -162,3 +164,26 @@ def _triangle(name):
 
 tril = _triangle("tril")
 triu = _triangle("triu")
+
+
+@public(function=False)
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Matches `torch.Tensor.fill_diagonal_`: fills the main diagonal (of a matrix, or of a
+    tensor whose dims are all equal) in place; `wrap` restarts it every `width + 1` rows of a
+    tall matrix, stepping through memory as PyTorch does."""
+    shape, strides = self.shape, self.stride()
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = shape[0], shape[1]
+    if len(shape) > 2 and any(size != height for size in shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    # PyTorch fills strided views of the storage (so the history is CopySlices, one per view)
+    offset, step = self.storage_offset(), sum(strides)
+    length = min(height, width)
+    as_strided(self, (length,), (step,), offset).fill_(fill_value)
+    if wrap and len(shape) == 2 and height > width + 1:
+        extra = -(-self.numel() // (width + 1)) - length
+        if extra > 0:
+            start = offset + (width + 1) * strides[0]
+            as_strided(self, (extra,), (step,), start).fill_(fill_value)
+    return self

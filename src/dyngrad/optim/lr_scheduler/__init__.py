@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .base import LRScheduler
 from .composite import ChainedScheduler, SequentialLR
+from .cyclic import CosineAnnealingWarmRestarts, CyclicLR
 from .multiplicative import (
     ConstantLR,
     CosineAnnealingLR,
@@ -35,4 +36,6 @@ __all__ = [
     "ReduceLROnPlateau",
     "OneCycleLR",
     "PolynomialLR",
+    "CyclicLR",
+    "CosineAnnealingWarmRestarts",
 ]
