@@ -7,13 +7,15 @@ from .ops.linalg.cholesky import linalg_cholesky as cholesky
 from .ops.linalg.decomposition import _LinAlgError as LinAlgError
 from .ops.linalg.decomposition import inv, svd, svdvals
 from .ops.linalg.least_squares import lstsq, matrix_rank
-from .ops.linalg.matrix_functions import det, matrix_exp, matrix_power, slogdet
+from .ops.linalg.matrix_functions import det, matrix_exp, slogdet
+from .ops.linalg.matrix_functions import matrix_power as _matrix_power
 from .ops.linalg.multi_dot import multi_dot
 from .ops.linalg.products import linalg_cross as cross
 from .ops.linalg.products import matmul
 from .ops.linalg.qr import linalg_qr as qr
+from .ops.linalg.solvers import inv_ex, solve, solve_ex
 from .ops.reduction.norms import matrix_norm, norm, vector_norm
-from .ops.table.out import with_out
+from .ops.table.out import with_out, write_into
 
 __all__ = [
     "LinAlgError",
@@ -25,6 +27,7 @@ __all__ = [
     "matrix_power",
     "slogdet",
     "inv",
+    "inv_ex",
     "lstsq",
     "matmul",
     "matrix_norm",
@@ -32,14 +35,43 @@ __all__ = [
     "multi_dot",
     "norm",
     "qr",
+    "solve",
+    "solve_ex",
     "solve_triangular",
     "svd",
     "svdvals",
     "vector_norm",
 ]
 
-# torch.linalg's functions take out= (matrix_exp excepted), written as the top-level ones are
-# (Note [out= arguments]); PyTorch's messages name them `linalg_<name>`
-for _name in sorted(set(__all__) - {"LinAlgError", "matrix_exp"}):
-    globals()[_name] = with_out(globals()[_name], "linalg_" + _name)
+# torch.linalg's functions take out= (matrix_exp, diagonal and vander excepted), written as
+# the top-level ones are (Note [out= arguments]). PyTorch's refusal of inputs that require grad
+# names the op that does the work; its composites write into `out` recorded instead (None).
+_OUT_OPS = {
+    "cholesky": "linalg_cholesky_ex",
+    "det": "_linalg_det",
+    "slogdet": "_linalg_slogdet",
+    "inv": "linalg_inv_ex",
+    "multi_dot": "mm",
+    "matmul": "matmul",
+    "matrix_norm": None,
+    "matrix_rank": None,
+    "norm": None,
+    "solve": "_linalg_solve_ex",
+    "solve_ex": "_linalg_solve_ex",
+    "svd": "_linalg_svd",
+    "svdvals": "_linalg_svd",
+}
+for _name in sorted(set(__all__) - {"LinAlgError", "matrix_exp", "matrix_power"}):
+    globals()[_name] = with_out(
+        globals()[_name], "linalg_" + _name, _OUT_OPS.get(_name, "linalg_" + _name)
+    )
 del _name
+
+
+def matrix_power(A, n, *, out=None):  # noqa: N803
+    """Matches `torch.linalg.matrix_power`: A^n (n < 0: the inverse's power)."""
+    if out is None:
+        return _matrix_power(A, n)
+    # PyTorch's refusal names the op the power is made of; n = 0 or 1 is a copy
+    op = "linalg_inv_ex" if n < 0 else "matmul" if n > 1 else None
+    return write_into(op, out, lambda: _matrix_power(A, n), (A,))

@@ -220,4 +220,24 @@ SPECS = [
             + np.linalg.norm(x, "nuc", axis=(-2, -1))[..., None, None]
         ),
     ),
+    # Solvers: A is made well conditioned (+3I), B a matrix, a vector, a batch of vectors
+    OpSpec(
+        "linalg_solve_ex",
+        lambda t, a, b: t.linalg.solve(a + 3 * t.eye(a.shape[-1], dtype=a.dtype), b),
+        [(T((3, 3)), T((3, 2))), (T((2, 3, 3)), T((3,))), (T((2, 3, 3)), T((2, 3)))]
+        + [(T((3, 3), nc=True), T((4, 1, 3, 2))), (T((2, 3, 3)), T((3, 3), grad=False))],
+    ),
+    OpSpec(
+        "linalg_solve_right",
+        lambda t, a, b: t.linalg.solve_ex(a + 3 * t.eye(a.shape[-1], dtype=a.dtype), b, left=False)[
+            0
+        ],
+        [(T((3, 3)), T((2, 3))), (T((2, 3, 3)), T((1, 4, 3)))],
+        covers=("linalg_solve_ex",),
+    ),
+    OpSpec(
+        "linalg_inv_ex",
+        lambda t, a: t.linalg.inv_ex(a + 3 * t.eye(a.shape[-1], dtype=a.dtype))[0],
+        [(T((3, 3)),), (T((2, 4, 4)),)],
+    ),
 ]
