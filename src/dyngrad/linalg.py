@@ -14,6 +14,7 @@ from .ops.linalg.products import linalg_cross as cross
 from .ops.linalg.products import matmul
 from .ops.linalg.qr import linalg_qr as qr
 from .ops.linalg.solvers import inv_ex, solve, solve_ex
+from .ops.linalg.spectral import eigh, eigvalsh
 from .ops.reduction.norms import matrix_norm, norm, vector_norm
 from .ops.table.out import with_out, write_into
 
@@ -23,6 +24,8 @@ __all__ = [
     "cholesky_ex",
     "cross",
     "det",
+    "eigh",
+    "eigvalsh",
     "matrix_exp",
     "matrix_power",
     "slogdet",
@@ -49,6 +52,8 @@ __all__ = [
 _OUT_OPS = {
     "cholesky": "linalg_cholesky_ex",
     "det": "_linalg_det",
+    "eigh": "_linalg_eigh",
+    "eigvalsh": "_linalg_eigh",
     "slogdet": "_linalg_slogdet",
     "inv": "linalg_inv_ex",
     "multi_dot": "mm",

@@ -240,4 +240,21 @@ SPECS = [
         lambda t, a: t.linalg.inv_ex(a + 3 * t.eye(a.shape[-1], dtype=a.dtype))[0],
         [(T((3, 3)),), (T((2, 4, 4)),)],
     ),
+    # eigh: random symmetric matrices have distinct eigenvalues; the vectors are defined up
+    # to sign, so specs test gauge-invariant functions of them. A is read as a general
+    # matrix (PyTorch does not symmetrize the gradient), so inputs are symmetrized first.
+    OpSpec(
+        "linalg_eigh",
+        lambda t, a: t.linalg.eigvalsh(a + a.mT),
+        [(T((3, 3)),), (T((2, 4, 4)),), (T((3, 3), nc=True),)],
+        ref=lambda np, a: np.linalg.eigvalsh(a + a.swapaxes(-1, -2)),
+    ),
+    OpSpec(
+        "linalg_eigh_vectors",
+        lambda t, a: (lambda r: r.eigenvectors * r.eigenvectors * r.eigenvalues.unsqueeze(-1))(
+            t.linalg.eigh(a + a.mT, "U")
+        ),
+        [(T((3, 3)),), (T((2, 4, 4)),)],
+        covers=("linalg_eigh",),
+    ),
 ]

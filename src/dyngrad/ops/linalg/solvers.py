@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...return_types import _result_type
+from ...return_types import linalg_inv_ex, linalg_solve_ex
 from ..table.errors import broadcast_error, expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
 from .cholesky import _substitute
 from .decomposition import _LinAlgError
-
-linalg_solve_ex = _result_type("linalg_solve_ex", ("result", "info"))
-linalg_inv_ex = _result_type("linalg_inv_ex", ("inverse", "info"))
 
 # ---- forwards on arrays ---------------------------------------------------------------------
 
