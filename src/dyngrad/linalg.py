@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from .ops.linalg.cholesky import cholesky_ex, solve_triangular
 from .ops.linalg.cholesky import linalg_cholesky as cholesky
 from .ops.linalg.decomposition import _LinAlgError as LinAlgError
@@ -14,6 +16,7 @@ from .ops.linalg.products import linalg_cross as cross
 from .ops.linalg.products import matmul
 from .ops.linalg.qr import linalg_qr as qr
 from .ops.linalg.solvers import inv_ex, solve, solve_ex
+from .ops.linalg.solvers import pinv as _pinv
 from .ops.linalg.spectral import eigh, eigvalsh
 from .ops.reduction.norms import matrix_norm, norm, vector_norm
 from .ops.table.out import with_out, write_into
@@ -37,6 +40,7 @@ __all__ = [
     "matrix_rank",
     "multi_dot",
     "norm",
+    "pinv",
     "qr",
     "solve",
     "solve_ex",
@@ -66,7 +70,7 @@ _OUT_OPS = {
     "svd": "_linalg_svd",
     "svdvals": "_linalg_svd",
 }
-for _name in sorted(set(__all__) - {"LinAlgError", "matrix_exp", "matrix_power"}):
+for _name in sorted(set(__all__) - {"LinAlgError", "matrix_exp", "matrix_power", "pinv"}):
     globals()[_name] = with_out(
         globals()[_name], "linalg_" + _name, _OUT_OPS.get(_name, "linalg_" + _name)
     )
@@ -80,3 +84,13 @@ def matrix_power(A, n, *, out=None):  # noqa: N803
     # PyTorch's refusal names the op the power is made of; n = 0 or 1 is a copy
     op = "linalg_inv_ex" if n < 0 else "matmul" if n > 1 else None
     return write_into(op, out, lambda: _matrix_power(A, n), (A,))
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):  # noqa: N803
+    """Matches `torch.linalg.pinv`: the Moore-Penrose pseudo-inverse."""
+    call = functools.partial(_pinv, A, rcond, hermitian, atol=atol, rtol=rtol)
+    if out is None:
+        return call()
+    # PyTorch's refusal names linalg_pinv; given tolerances, it writes through a recorded copy
+    op = "linalg_pinv" if atol is None and rtol is None and rcond is None else None
+    return write_into(op, out, call, (A,))

@@ -257,4 +257,18 @@ SPECS = [
         [(T((3, 3)),), (T((2, 4, 4)),)],
         covers=("linalg_eigh",),
     ),
+    OpSpec(
+        "linalg_pinv_tolerances",
+        lambda t, a: t.linalg.pinv(a) + t.linalg.pinv(a, atol=1e-3) + t.linalg.pinv(a, rtol=1e-2),
+        [(T((3, 4)),), (T((4, 2)),), (T((2, 3, 3)),)],
+        covers=("linalg_pinv",),
+        ref=lambda np, a: 3 * np.linalg.pinv(a),
+    ),
+    OpSpec(
+        "linalg_pinv_hermitian",
+        lambda t, a: t.linalg.pinv(a + a.mT, hermitian=True),
+        [(T((3, 3)),), (T((2, 4, 4)),)],
+        covers=("linalg_pinv",),
+        ref=lambda np, a: np.linalg.pinv(a + a.swapaxes(-1, -2), hermitian=True),
+    ),
 ]

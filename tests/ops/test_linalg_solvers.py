@@ -81,3 +81,37 @@ def test_solve_writes_into_out(lib):
     result, info = lib.empty(2), lib.empty(0, dtype=lib.int32)
     returned = lib.linalg.solve_ex(a, lib.ones(2), out=(result, info))
     assert returned.result is result and returned.info is info and info.item() == 0
+
+
+PINV = """t.linalg.pinv(r) | t.linalg.pinv(b) | t.linalg.pinv(ab) | t.linalg.pinv(a, hermitian=True)
+t.linalg.pinv(ab, atol=0.5) | t.linalg.pinv(ab, rtol=0.3) | t.linalg.pinv(r, 0.1)
+t.linalg.pinv(ab, atol=t.tensor([0.5, 100.0], dtype=t.float64)) | t.linalg.pinv(a, rcond=0.1)
+t.linalg.pinv(ab, rtol=t.tensor([0.1, 0.9], dtype=t.float64), atol=t.tensor(0.2, dtype=t.float64))"""
+
+PINV_CHECKS = """t.linalg.pinv(v) | t.linalg.pinv(i) | t.linalg.pinv(r, hermitian=True) | t.linalg.pinv(f.half())
+t.linalg.pinv(v, hermitian=True) | t.linalg.pinv(ab, atol=t.ones(3)) | t.linalg.pinv(t.empty(0, 3))
+t.linalg.pinv(t.diag(t.tensor([3.0, 2.0, 1e-8])), atol=0.0) | t.linalg.pinv(s, atol=2.0)
+t.linalg.pinv(t.tensor([[1.0, 5.0], [0.0, -2.0]]), hermitian=True)
+t.linalg.pinv(t.diag(t.tensor([3.0, 2.0, 1e-8])), atol=-1.0) | t.linalg.pinv(z)"""
+
+
+@pytest.mark.parametrize("expr", _exprs(PINV))
+def test_pinv_gradients_match_torch(torch, expr):
+    same_grads(torch, expr, **ENV)
+
+
+@pytest.mark.parametrize("expr", _exprs(PINV_CHECKS))
+def test_pinv_checks_match_torch(torch, expr):
+    same(torch, expr, **ENV)
+
+
+def test_pinv_out_refuses_grad_only_without_tolerances(lib):
+    a = lib.tensor([[2.0, 0.0], [0.0, 4.0]], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^linalg_pinv\(\): functions with out="):
+        lib.linalg.pinv(a, out=lib.empty(0))
+    out = lib.empty(0)
+    assert lib.linalg.pinv(a, atol=0.1, out=out) is out
+    assert out.grad_fn.name().endswith("CopyBackwards") and out.tolist() == [
+        [0.5, 0.0],
+        [0.0, 0.25],
+    ]

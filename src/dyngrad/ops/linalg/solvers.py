@@ -1,15 +1,18 @@
-"""General linear systems: `linalg.solve`, `linalg.solve_ex` and `linalg.inv_ex`, on LU."""
+"""General linear systems: `linalg.solve`, `linalg.solve_ex` and `linalg.inv_ex` on LU, and
+the pseudo-inverse `linalg.pinv`."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..._tensor import Tensor
 from ...return_types import linalg_inv_ex, linalg_solve_ex
 from ..table.errors import broadcast_error, expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
 from .cholesky import _substitute
 from .decomposition import _LinAlgError
+from .matrix_functions import PINV
 
 # ---- forwards on arrays ---------------------------------------------------------------------
 
@@ -234,3 +237,42 @@ def raise_not_invertible(name: str, info, ndim: int) -> None:
                 f"{name}: {batch if ndim > 2 else ''}The diagonal element {info[index]} is zero, "
                 f"the inversion could not be completed because the input matrix is singular."
             )
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):  # noqa: N803
+    """Matches `torch.linalg.pinv`: singular values at or below max(atol, rtol * the largest)
+    count as zero (rtol is eps * max(m, n) unless atol > 0 alone is given); `rcond` is the
+    older name of rtol; `hermitian=True` reads A's lower triangle through eigh."""
+    expect_tensor("linalg_pinv", "input", 1, A)
+    shape = A._data.shape
+    if len(shape) < 2 or A.dtype._legacy not in (
+        "Float",
+        "Double",
+        "ComplexFloat",
+        "ComplexDouble",
+    ):
+        raise RuntimeError(
+            f"linalg.pinv({A.dtype._legacy}{{{list(shape)}}}): expected a tensor with 2 or more "
+            f"dimensions of float, double, cfloat or cdouble types"
+        )
+    if hermitian and shape[-1] != shape[-2]:
+        raise RuntimeError(
+            f"linalg.eigh: A must be batches of square matrices, but they are "
+            f"{shape[-2]} by {shape[-1]} matrices"
+        )
+    rtol = rcond if rcond is not None else rtol
+    if rtol is None:
+        given = atol is not None and bool(np.all(_tolerance(atol) > 0))
+        rtol = 0.0 if given else float(np.finfo(A._data.dtype).eps) * max(shape[-2:])
+    atol = 0.0 if atol is None else atol
+    atol, rtol = _tolerance(atol), _tolerance(rtol)
+    error = broadcast_error([np.shape(atol), np.shape(rtol), shape[:-2]])
+    if error is not None:
+        raise error
+    attrs = {"atol": atol, "rtol": rtol, "hermitian": bool(hermitian)}
+    return apply(PINV, (A,), attrs)
+
+
+def _tolerance(value):
+    # a number, or a tensor broadcast against the batch
+    return np.asarray(value._data, np.float64) if isinstance(value, Tensor) else float(value)
