@@ -63,17 +63,24 @@ def _solve_fwd(xp, a, b, *, left, vector):
         x, info = xp.linalg.solve(a, b), np.zeros(a.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
         x, info = _singular_solve(xp, a, b)
-    if not left:
-        x = x.swapaxes(-1, -2)
-    return (x[..., 0] if vector else x), info
+    if vector:
+        return x[..., 0], info
+    # LAPACK's layouts, as PyTorch returns them (and a later reshape names its node by them)
+    return (column_major(x) if left else xp.ascontiguousarray(x.swapaxes(-1, -2))), info
+
+
+def column_major(x):
+    """`x` with each matrix stored column by column, as LAPACK writes its results."""
+    return x.swapaxes(-1, -2).copy().swapaxes(-1, -2)
 
 
 def _inv_ex_fwd(xp, a):
     try:
-        return xp.linalg.inv(a), np.zeros(a.shape[:-2], np.int32)
+        inverse, info = xp.linalg.inv(a), np.zeros(a.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
         identity = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
-        return _singular_solve(xp, a, identity)
+        inverse, info = _singular_solve(xp, a, identity)
+    return column_major(inverse), info
 
 
 # ---- backward formulas ----------------------------------------------------------------------

@@ -7,6 +7,7 @@ from ..creation.ranges import eye
 from ..table.errors import expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
+from .solvers import column_major
 
 
 def _eigh_grad(g, out):
@@ -29,9 +30,14 @@ def _eigh_grad(g, out):
     return vectors @ inner @ vectors.mT
 
 
+def _eigh_fwd(xp, a, uplo):
+    values, vectors = xp.linalg.eigh(a, UPLO=uplo)
+    return values, column_major(vectors)  # LAPACK's layout, as PyTorch returns it
+
+
 EIGH = defop(
     "linalg_eigh",
-    lambda xp, a, *, uplo: tuple(xp.linalg.eigh(a, UPLO=uplo)),
+    lambda xp, a, *, uplo: _eigh_fwd(xp, a, uplo),
     {"a": _eigh_grad},
     outputs=2,
     node="LinalgEighBackward0",
