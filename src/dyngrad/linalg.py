@@ -1,4 +1,4 @@
-"""`torch.linalg`: the norms, matmul, the SVD, the inverse and the cross product."""
+"""`torch.linalg`: norms, products, decompositions, solvers and their composites."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import functools
 
 from .ops.linalg.cholesky import cholesky_ex, solve_triangular
 from .ops.linalg.cholesky import linalg_cholesky as cholesky
+from .ops.linalg.composites import cond, diagonal, tensorinv, tensorsolve, vander
+from .ops.linalg.composites import vecdot as _vecdot
 from .ops.linalg.decomposition import _LinAlgError as LinAlgError
 from .ops.linalg.decomposition import inv, svd, svdvals
 from .ops.linalg.least_squares import lstsq, matrix_rank
@@ -25,28 +27,34 @@ __all__ = [
     "LinAlgError",
     "cholesky",
     "cholesky_ex",
+    "cond",
     "cross",
     "det",
+    "diagonal",
     "eigh",
     "eigvalsh",
-    "matrix_exp",
-    "matrix_power",
-    "slogdet",
     "inv",
     "inv_ex",
     "lstsq",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
+    "matrix_power",
     "matrix_rank",
     "multi_dot",
     "norm",
     "pinv",
     "qr",
+    "slogdet",
     "solve",
     "solve_ex",
     "solve_triangular",
     "svd",
     "svdvals",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
+    "vecdot",
     "vector_norm",
 ]
 
@@ -64,13 +72,19 @@ _OUT_OPS = {
     "matmul": "matmul",
     "matrix_norm": None,
     "matrix_rank": None,
+    "cond": None,
+    "tensorinv": None,
+    "tensorsolve": None,
     "norm": None,
     "solve": "_linalg_solve_ex",
     "solve_ex": "_linalg_solve_ex",
     "svd": "_linalg_svd",
     "svdvals": "_linalg_svd",
 }
-for _name in sorted(set(__all__) - {"LinAlgError", "matrix_exp", "matrix_power", "pinv"}):
+_OWN_FORMS = {"matrix_power", "pinv", "vecdot"}  # out= forms written below
+for _name in sorted(
+    set(__all__) - {"LinAlgError", "matrix_exp", "diagonal", "vander"} - _OWN_FORMS
+):
     globals()[_name] = with_out(
         globals()[_name], "linalg_" + _name, _OUT_OPS.get(_name, "linalg_" + _name)
     )
@@ -94,3 +108,11 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):  # 
     # PyTorch's refusal names linalg_pinv; given tolerances, it writes through a recorded copy
     op = "linalg_pinv" if atol is None and rtol is None and rcond is None else None
     return write_into(op, out, call, (A,))
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """Matches `torch.linalg.vecdot`: sum(conj(x) * y) over `dim`."""
+    if out is None:
+        return _vecdot(x, y, dim=dim)
+    op = "vdot" if x.dim() == 1 and y.dim() == 1 else "sum"  # what PyTorch's is made of
+    return write_into(op, out, lambda: _vecdot(x, y, dim=dim), (x, y))

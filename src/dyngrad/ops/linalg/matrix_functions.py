@@ -237,4 +237,10 @@ def vdot(input, other):
             "dot : expected both vectors to have same dtype, but found "
             f"{input.dtype._legacy} and {other.dtype._legacy}"
         )
+    if input.shape != other.shape:
+        n, m = input.shape[0], other.shape[0]
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+            f"number of elements, but got {n} and {m} elements respectively"
+        )
     return apply(VDOT, (input, other))
