@@ -9,6 +9,7 @@ from ..reduction.norms import matrix_norm
 from ..shape.joining import cat
 from ..shape.rearrange import movedim
 from ..table.errors import expect_tensor
+from ..table.record import autocast_entry
 from .decomposition import _check as _check_svd
 from .decomposition import svdvals
 from .matrix_functions import vdot
@@ -17,6 +18,7 @@ from .solvers import inv_ex, raise_not_invertible, solve
 _INTEGER = ("Byte", "Char", "Short", "Int", "Long")
 
 
+@autocast_entry("linalg_vecdot")  # See Note [Autocast policy]
 def vecdot(x, y, *, dim=-1, out=None):
     """Matches `torch.linalg.vecdot`: sum(conj(x) * y) over `dim`, broadcasting."""
     expect_tensor("linalg_vecdot", "x", 1, x)

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...return_types import linalg_inv_ex, linalg_solve_ex
+from ..table import record
 from ..table.errors import broadcast_error, expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
@@ -277,7 +278,10 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):  # 
     if error is not None:
         raise error
     attrs = {"atol": atol, "rtol": rtol, "hermitian": bool(hermitian)}
-    return apply(PINV, (A,), attrs)
+    result = apply(PINV, (A,), attrs)
+    if record.autocast is not None:  # PyTorch's pinv ends in a matmul, which autocast lowers
+        result = record.autocast("matmul", (result,))[0]
+    return result
 
 
 def _tolerance(value):
