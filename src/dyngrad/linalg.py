@@ -11,6 +11,7 @@ from .ops.linalg.composites import vecdot as _vecdot
 from .ops.linalg.decomposition import _LinAlgError as LinAlgError
 from .ops.linalg.decomposition import inv, svd, svdvals
 from .ops.linalg.least_squares import lstsq, matrix_rank
+from .ops.linalg.lu import lu, lu_factor, lu_factor_ex
 from .ops.linalg.matrix_functions import det, matrix_exp, slogdet
 from .ops.linalg.matrix_functions import matrix_power as _matrix_power
 from .ops.linalg.multi_dot import multi_dot
@@ -36,6 +37,9 @@ __all__ = [
     "inv",
     "inv_ex",
     "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
     "matmul",
     "matrix_exp",
     "matrix_norm",
@@ -68,6 +72,7 @@ _OUT_OPS = {
     "eigvalsh": "_linalg_eigh",
     "slogdet": "_linalg_slogdet",
     "inv": "linalg_inv_ex",
+    "lu_factor": "linalg_lu_factor_ex",
     "multi_dot": "mm",
     "matmul": "matmul",
     "matrix_norm": None,

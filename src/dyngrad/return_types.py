@@ -28,6 +28,9 @@ __all__ = [
     "linalg_eigh",
     "linalg_inv_ex",
     "linalg_solve_ex",
+    "linalg_lu",
+    "linalg_lu_factor",
+    "linalg_lu_factor_ex",
 ]
 
 
@@ -66,3 +69,6 @@ histogramdd = _result_type("histogramdd", ("hist", "bin_edges"))
 linalg_eigh = _result_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 linalg_inv_ex = _result_type("linalg_inv_ex", ("inverse", "info"))
 linalg_solve_ex = _result_type("linalg_solve_ex", ("result", "info"))
+linalg_lu = _result_type("linalg_lu", ("P", "L", "U"))
+linalg_lu_factor = _result_type("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex = _result_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))

@@ -271,4 +271,21 @@ SPECS = [
         covers=("linalg_pinv",),
         ref=lambda np, a: np.linalg.pinv(a + a.swapaxes(-1, -2), hermitian=True),
     ),
+    # LU: random matrices pivot away from ties; the factors are unique given the pivots
+    OpSpec(
+        "linalg_lu_factor_ex",
+        lambda t, a: t.linalg.lu_factor(a).LU,
+        [(T((3, 3)),), (T((2, 4, 4)),), (T((3, 5)),), (T((5, 3)),), (T((3, 3), nc=True),)],
+    ),
+    OpSpec(
+        "linalg_lu",
+        lambda t, a: (lambda r: (r.L, r.U))(t.linalg.lu(a)),
+        [(T((3, 3)),), (T((2, 4, 4)),), (T((3, 5)),), (T((5, 3)),)],
+    ),
+    OpSpec(
+        "linalg_lu_upper_only",
+        lambda t, a: t.linalg.lu(a).U,
+        [(T((4, 4)),), (T((3, 5)),), (T((5, 3)),)],
+        covers=("linalg_lu",),
+    ),
 ]

@@ -1,0 +1,69 @@
+"""linalg.lu, lu_factor and lu_factor_ex against torch: factors, pivots, info, gradients of
+square, wide and tall matrices, zero pivots and the checks' messages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .oracle import same, same_grads
+
+RNG = np.random.default_rng(11)
+ENV = {
+    "a": RNG.standard_normal((4, 4)),
+    "ab": RNG.standard_normal((2, 3, 3)),
+    "w": RNG.standard_normal((3, 5)),
+    "h": RNG.standard_normal((5, 3)),
+    "z": np.zeros((2, 2, 2)),
+    "s": np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]]),
+    "v": RNG.standard_normal(3),
+    "i": np.eye(3, dtype=np.int64),
+    "f": RNG.standard_normal((3, 3)).astype(np.float32),
+}
+
+
+def _exprs(text):
+    return [e.strip() for line in text.splitlines() for e in line.split("|")]
+
+
+GRADS = """t.linalg.lu(a) | t.linalg.lu(ab) | t.linalg.lu(w) | t.linalg.lu(h) | t.linalg.lu(a).L
+t.linalg.lu_factor(a) | t.linalg.lu_factor(ab) | t.linalg.lu_factor(w) | t.linalg.lu_factor(h)
+t.linalg.lu_factor_ex(a) | t.linalg.lu_factor_ex(h).LU | t.linalg.lu(w).U"""
+
+CHECKS = """t.linalg.lu_factor_ex(z) | t.linalg.lu_factor_ex(s) | t.linalg.lu(z) | t.linalg.lu(s)
+t.linalg.lu_factor(z) | t.linalg.lu_factor(s) | t.linalg.lu_factor(z[0])
+t.linalg.lu_factor_ex(z, check_errors=True) | t.linalg.lu_factor_ex(s, check_errors=True)
+t.linalg.lu_factor(v) | t.linalg.lu(v) | t.linalg.lu_factor(i) | t.linalg.lu(i) | t.linalg.lu(f.half())
+t.linalg.lu_factor(a, pivot=False) | t.linalg.lu(a, pivot=False) | t.linalg.lu_factor(1)
+t.linalg.lu(t.empty(0, 2)) | t.linalg.lu_factor(t.empty(2, 0, 3)) | t.linalg.lu_factor_ex(t.empty(0, 0))
+t.linalg.lu(f)[0] | type(t.linalg.lu(a)).__name__ | type(t.linalg.lu_factor(a)).__name__"""
+
+
+@pytest.mark.parametrize("expr", _exprs(GRADS))
+def test_lu_gradients_match_torch(torch, expr):
+    same_grads(torch, expr, **ENV)
+
+
+@pytest.mark.parametrize("expr", _exprs(CHECKS))
+def test_lu_checks_match_torch(torch, expr):
+    same(torch, expr, **ENV)
+
+
+def test_lu_reconstructs_the_matrix(lib):
+    a = lib.tensor([[0.0, 2.0, 1.0], [3.0, 1.0, 0.0], [1.0, 1.0, 5.0]], dtype=lib.float64)
+    P, L, U = lib.linalg.lu(a)  # noqa: N806
+    assert lib.allclose(P @ L @ U, a)
+    assert L.diagonal().tolist() == [1.0, 1.0, 1.0] and P.dtype == lib.float64
+
+
+def test_lu_out_names_the_op_torch_names(lib):
+    a = lib.eye(2, requires_grad=True)
+    e = lib.empty
+    with pytest.raises(RuntimeError, match=r"^linalg_lu\(\): functions with out="):
+        lib.linalg.lu(a, out=(e(0), e(0), e(0)))
+    with pytest.raises(RuntimeError, match=r"^linalg_lu_factor_ex\(\): functions with out="):
+        lib.linalg.lu_factor(a, out=(e(0), e(0, dtype=lib.int32)))
+    LU, pivots = e(0), e(0, dtype=lib.int32)  # noqa: N806
+    returned = lib.linalg.lu_factor(a.detach() * 2, out=(LU, pivots))
+    assert returned.LU is LU and LU.tolist() == [[2.0, 0.0], [0.0, 2.0]]
+    assert pivots.tolist() == [1, 2]
