@@ -11,7 +11,7 @@ from .ops.linalg.composites import vecdot as _vecdot
 from .ops.linalg.decomposition import _LinAlgError as LinAlgError
 from .ops.linalg.decomposition import inv, svd, svdvals
 from .ops.linalg.least_squares import lstsq, matrix_rank
-from .ops.linalg.lu import lu, lu_factor, lu_factor_ex
+from .ops.linalg.lu import lu, lu_factor, lu_factor_ex, lu_solve
 from .ops.linalg.matrix_functions import det, matrix_exp, slogdet
 from .ops.linalg.matrix_functions import matrix_power as _matrix_power
 from .ops.linalg.multi_dot import multi_dot
@@ -40,6 +40,7 @@ __all__ = [
     "lu",
     "lu_factor",
     "lu_factor_ex",
+    "lu_solve",
     "matmul",
     "matrix_exp",
     "matrix_norm",

@@ -288,4 +288,23 @@ SPECS = [
         [(T((4, 4)),), (T((3, 5)),), (T((5, 3)),)],
         covers=("linalg_lu",),
     ),
+    OpSpec(
+        "linalg_lu_solve",
+        lambda t, a, b: (lambda f: t.linalg.lu_solve(f.LU, f.pivots, b))(
+            t.linalg.lu_factor(a + 3 * t.eye(a.shape[-1], dtype=a.dtype))
+        ),
+        [(T((3, 3)), T((3, 2))), (T((2, 3, 3)), T((4, 1, 3, 2))), (T((3, 3), nc=True), T((3, 3)))],
+    ),
+    OpSpec(
+        "linalg_lu_solve_forms",
+        lambda t, a, b: (
+            lambda f: (
+                t.linalg.lu_solve(f.LU, f.pivots, b, adjoint=True)
+                + t.linalg.lu_solve(f.LU, f.pivots, b.mT, left=False).mT
+                + t.linalg.lu_solve(f.LU, f.pivots, b.mT, left=False, adjoint=True).mT
+            )
+        )(t.linalg.lu_factor(a + 3 * t.eye(a.shape[-1], dtype=a.dtype))),
+        [(T((3, 3)), T((3, 2))), (T((2, 3, 3)), T((2, 3, 3)))],
+        covers=("linalg_lu_solve",),
+    ),
 ]

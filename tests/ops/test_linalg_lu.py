@@ -19,6 +19,8 @@ ENV = {
     "v": RNG.standard_normal(3),
     "i": np.eye(3, dtype=np.int64),
     "f": RNG.standard_normal((3, 3)).astype(np.float32),
+    "b": RNG.standard_normal((4, 2)),
+    "p": np.array([2, 2, 4, 4], np.int32),
 }
 
 
@@ -67,3 +69,36 @@ def test_lu_out_names_the_op_torch_names(lib):
     returned = lib.linalg.lu_factor(a.detach() * 2, out=(LU, pivots))
     assert returned.LU is LU and LU.tolist() == [[2.0, 0.0], [0.0, 2.0]]
     assert pivots.tolist() == [1, 2]
+
+
+# LU and pivots made by the expression itself (p: pivots of a, read from lu_factor(a))
+SOLVE = """t.linalg.lu_solve(*t.linalg.lu_factor(a), b) | t.linalg.lu_solve(*t.linalg.lu_factor(a), b, adjoint=True)
+t.linalg.lu_solve(*t.linalg.lu_factor(a), b.mT, left=False)
+t.linalg.lu_solve(*t.linalg.lu_factor(a), b.mT, left=False, adjoint=True)
+t.linalg.lu_solve(*t.linalg.lu_factor(ab), t.ones(2, 1, 3, 2, dtype=ab.dtype))"""
+
+SOLVE_CHECKS = """t.linalg.lu_solve(a, p, b[:, 0]) | t.linalg.lu_solve(a, p, b.float()) | t.linalg.lu_solve(a, p.long(), b)
+t.linalg.lu_solve(a, p[:3], b) | t.linalg.lu_solve(a[:3], p, b) | t.linalg.lu_solve(a, p, b[:3])
+t.linalg.lu_solve(a, p, b, left=False) | t.linalg.lu_solve(i, p[:3], i) | t.linalg.lu_solve(v, p, b)
+t.linalg.lu_solve(a.expand(2, 4, 4), p, b) | t.linalg.lu_solve(a.expand(2, 4, 4), p.expand(3, 4), b)
+t.linalg.lu_solve(f.half(), p[:3], f.half()) | t.linalg.lu_solve(a, p, t.ones(3, 4, 2, dtype=a.dtype))
+t.linalg.lu_solve(t.zeros(2, 2), t.tensor([1, 2], dtype=t.int32), t.ones(2, 1)) | t.linalg.lu_solve(a, 1, b)
+t.linalg.lu_solve(a, p - 2, b)
+t.linalg.lu_solve(a.expand(2, 4, 4), p.expand(2, 4), t.ones(3, 4, 2, dtype=a.dtype))"""
+
+
+@pytest.mark.parametrize("expr", _exprs(SOLVE))
+def test_lu_solve_gradients_match_torch(torch, expr):
+    same_grads(torch, expr, **ENV)
+
+
+@pytest.mark.parametrize("expr", _exprs(SOLVE_CHECKS))
+def test_lu_solve_checks_match_torch(torch, expr):
+    same(torch, expr, **ENV)
+
+
+def test_lu_solve_out_names_the_op_torch_names(lib):
+    a = lib.eye(2, requires_grad=True)
+    pivots = lib.tensor([1, 2], dtype=lib.int32)
+    with pytest.raises(RuntimeError, match=r"^linalg_lu_solve\(\): functions with out="):
+        lib.linalg.lu_solve(a, pivots, lib.ones(2, 1), out=lib.empty(0))

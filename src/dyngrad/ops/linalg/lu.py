@@ -1,4 +1,5 @@
-"""The LU factorization with partial pivoting: `linalg.lu_factor(_ex)` and `linalg.lu`."""
+"""The LU factorization with partial pivoting: `linalg.lu_factor(_ex)`, `linalg.lu`, and the
+solves with its factors, `linalg.lu_solve`."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import numpy as np
 from ...return_types import linalg_lu, linalg_lu_factor, linalg_lu_factor_ex
 from ..creation.ranges import eye
 from ..shape.joining import cat
-from ..table.errors import expect_tensor
+from ..table.errors import broadcast_error, expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
-from .cholesky import _solve
+from .cholesky import _solve, solve_triangular_array
+from .solvers import column_major
 
 # ---- forwards on arrays ---------------------------------------------------------------------
 
@@ -75,6 +77,20 @@ def _lu_fwd(xp, a):
     return permutation(pivots, a.shape[-2], a.dtype), low, up
 
 
+def _lu_solve_fwd(xp, lu, pivots, b, *, left, adjoint):
+    """X with op(A) X = B (X op(A) = B when not left), A = P L U, op(A) = A or A^H."""
+    if not left:  # X op(A) = B  <=>  op(A)^H X^H = B^H
+        x = _lu_solve_fwd(xp, lu, pivots, b.swapaxes(-1, -2).conj(), left=True, adjoint=not adjoint)
+        return xp.ascontiguousarray(x.swapaxes(-1, -2).conj())
+    P = permutation(pivots, lu.shape[-1], lu.dtype)  # noqa: N806
+    if adjoint:  # A^H = U^H L^H P^T
+        y = solve_triangular_array(xp, lu.swapaxes(-1, -2).conj(), b, upper=False)
+        y = solve_triangular_array(xp, lu.swapaxes(-1, -2).conj(), y, True, unitriangular=True)
+        return column_major(P @ y)
+    y = solve_triangular_array(xp, lu, P.swapaxes(-1, -2) @ b, False, unitriangular=True)
+    return column_major(solve_triangular_array(xp, lu, y, upper=True))
+
+
 # ---- backward formulas ----------------------------------------------------------------------
 
 
@@ -118,6 +134,26 @@ def _lu_grad(g, out):
     return lu_backward(g[1], g[2], out[0], out[1], out[2])
 
 
+def _lu_solve_grad_b(g, lu, pivots, left, adjoint):
+    # X = op(A)^-1 B: gB = op(A)^-H gX (X = B op(A)^-1: gB = gX op(A)^-H)
+    return apply(LU_SOLVE, (lu, pivots, g), {"left": left, "adjoint": not adjoint})
+
+
+def _lu_solve_grad_lu(g, lu, pivots, out, left, adjoint):
+    # gA as for solve (A X = B: gA = -gB X^H, and so on per case), then through A = P L U:
+    # gL = tril(P^T gA U^H, -1), gU = triu(L^H P^T gA), packed as LU packs them
+    grad_b, x = _lu_solve_grad_b(g, lu, pivots, left, adjoint), out
+    if left:
+        grad = -(x @ grad_b.mT) if adjoint else -(grad_b @ x.mT)
+    else:
+        grad = -(grad_b.mT @ x) if adjoint else -(x.mT @ grad_b)
+    n = lu.shape[-1]
+    P = lu.new_tensor(permutation(pivots._data, n, lu._data.dtype))  # noqa: N806
+    grad = P.mT @ grad
+    low = lu.tril(-1) + eye(n, dtype=lu.dtype)
+    return (grad @ lu.triu().mT).tril(-1) + (low.mT @ grad).triu()
+
+
 # ---- the table ------------------------------------------------------------------------------
 
 LU_FACTOR_EX = defop(
@@ -135,6 +171,13 @@ LU = defop(
     outputs=3,
     differentiable=(1, 2),
     node="LinalgLuBackward0",
+)
+
+LU_SOLVE = defop(
+    "linalg_lu_solve",
+    _lu_solve_fwd,
+    {"lu": _lu_solve_grad_lu, "b": _lu_solve_grad_b},
+    node="LinalgLuSolveBackward0",
 )
 
 # ---- the public surface ----------------------------------------------------------------------
@@ -190,3 +233,70 @@ def lu(A, *, pivot=True, out=None):  # noqa: N803
     expect_tensor("linalg_lu", "A", 1, A)
     _check(A, "linalg.lu", pivot)
     return linalg_lu(*apply(LU, (A,)))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N803
+    """Matches `torch.linalg.lu_solve`: X with A X = B for A = P L U from `lu_factor`
+    (X A = B when left=False; A^H in place of A when adjoint=True)."""
+    for position, (arg, value) in enumerate((("LU", LU), ("pivots", pivots), ("B", B)), 1):
+        expect_tensor("linalg_lu_solve", arg, position, value)
+    _check_lu_solve(LU, pivots, B, bool(left))
+    return apply(LU_SOLVE, (LU, pivots, B), {"left": bool(left), "adjoint": bool(adjoint)})
+
+
+def _check_lu_solve(LU, pivots, B, left: bool) -> None:  # noqa: N803
+    name, shape = "linalg.lu_solve", LU._data.shape
+    if len(shape) < 2:
+        raise RuntimeError(f"torch.{name}: The input tensor A must have at least 2 dimensions.")
+    n = shape[-1]
+    if shape[-2] != n:
+        raise RuntimeError(
+            f"torch.{name}: A must be batches of square matrices, but they are "
+            f"{shape[-2]} by {n} matrices"
+        )
+    if not (LU.is_floating_point() or LU.is_complex()):
+        raise RuntimeError(
+            f"torch.{name}: Expected a floating point or complex tensor as input. "
+            f"Got {LU.dtype._legacy}"
+        )
+    if LU.dtype != B.dtype:
+        raise RuntimeError(
+            f"{name}: Expected LU and B to have the same dtype, but found LU of type "
+            f"{LU.dtype._legacy} and B of type {B.dtype._legacy} instead"
+        )
+    if pivots.dtype._legacy != "Int":
+        raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
+    if pivots.dim() == 0 or pivots.shape[-1] != n:
+        raise RuntimeError(
+            f"{name}: Number of pivots per batch should be same as the dimension of the matrix"
+        )
+    if tuple(pivots.shape) != shape[:-1]:
+        raise RuntimeError(
+            f"{name}: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots "
+            f"with shape {list(pivots.shape)} instead"
+        )
+    if B.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    rows, cols = B.shape[-2], B.shape[-1]
+    if (rows if left else cols) != n:
+        raise RuntimeError(
+            f"{name}: Incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {rows}x{cols})"
+        )
+    error = broadcast_error([B._data.shape[:-2], shape[:-2]])
+    if error is not None:
+        raise error
+    if pivots.numel() and int(pivots._data.min()) < 1:
+        raise RuntimeError(
+            "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass "
+            "the result of lu_factor?"
+        )
+    if pivots.numel() and int(pivots._data.max()) > shape[-2]:
+        raise RuntimeError(
+            "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you "
+            "properly pass the result of lu_factor?"
+        )
+    if LU.dtype._legacy in ("Half", "BFloat16"):
+        raise NotImplementedError(
+            f"\"linalg.lu_solve_cpu\" not implemented for '{LU.dtype._legacy}'"
+        )
