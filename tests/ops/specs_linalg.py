@@ -307,4 +307,10 @@ SPECS = [
         [(T((3, 3)), T((3, 2))), (T((2, 3, 3)), T((2, 3, 3)))],
         covers=("linalg_lu_solve",),
     ),
+    OpSpec(
+        "lu_unpack",
+        lambda t, a: (lambda f: t.lu_unpack(f.LU, f.pivots)[1:])(t.linalg.lu_factor(a)),
+        [(T((3, 3)),), (T((2, 4, 4)),), (T((3, 5)),), (T((5, 3)),)],
+        covers=("linalg_lu_factor_ex",),
+    ),
 ]

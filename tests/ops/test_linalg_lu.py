@@ -3,8 +3,13 @@ square, wide and tall matrices, zero pivots and the checks' messages."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+
+import dyngrad
+from dyngrad.ops.linalg import cholesky as warn_once_registry
 
 from .oracle import same, same_grads
 
@@ -102,3 +107,52 @@ def test_lu_solve_out_names_the_op_torch_names(lib):
     pivots = lib.tensor([1, 2], dtype=lib.int32)
     with pytest.raises(RuntimeError, match=r"^linalg_lu_solve\(\): functions with out="):
         lib.linalg.lu_solve(a, pivots, lib.ones(2, 1), out=lib.empty(0))
+
+
+OLDER = """t.lu(a) | t.lu(h, get_infos=True) | t.lu_unpack(*t.linalg.lu_factor(w)) | a.lu()[0]
+t.lu_unpack(*t.linalg.lu_factor(h))
+t.lu_unpack(*t.linalg.lu_factor(a), unpack_pivots=False) | t.lu_solve(b, *t.linalg.lu_factor(a))
+b.lu_solve(*t.linalg.lu_factor(a))"""
+
+OLDER_CHECKS = """t.lu(z) | t.lu(z, get_infos=True) | t.lu(v) | t.lu_unpack(a, p.long()) | t.lu_unpack(v, p)
+t.lu_unpack(i, p[:3] - 1) | type(t.lu(a, get_infos=True)).__name__ | type(t.lu(a)).__name__
+type(t.lu_unpack(a, p)).__name__ | hasattr(a, "lu_unpack") | t.lu(a, pivot=False)
+t.lu_unpack(*t.linalg.lu_factor(ab), unpack_data=False)"""
+
+
+@pytest.mark.parametrize("expr", _exprs(OLDER))
+def test_older_lu_forms_match_torch(torch, expr):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_grads(torch, expr, **ENV)
+
+
+@pytest.mark.parametrize("expr", _exprs(OLDER_CHECKS))
+def test_older_lu_checks_match_torch(torch, expr):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(torch, expr, **ENV)
+
+
+def test_lu_unpack_without_data_has_torchs_backward_error(lib):
+    a = lib.eye(3, dtype=lib.float64).requires_grad_()
+    result = lib.lu_unpack(*lib.linalg.lu_factor(a), unpack_data=False)
+    assert result.L.shape == (0,) and result.U.grad_fn.name() == "LuUnpackBackward0"
+    with pytest.raises(RuntimeError, match="^triu: input tensor must have at least 2 dimensions"):
+        (result.L.sum() + result.U.sum()).backward()
+
+
+def test_older_lu_forms_warn_once_as_torch():
+    warn_once_registry._warned.difference_update({"lu", "lu_solve"})
+    a = dyngrad.eye(3, dtype=dyngrad.float64) * 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        factors, pivots = dyngrad.lu(a)
+        dyngrad.lu(a)
+        dyngrad.lu_solve(dyngrad.ones(3, 1, dtype=dyngrad.float64), factors, pivots)
+    assert [str(w.message).split("\n")[0] for w in caught] == [
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
+        "and will be removed in a future PyTorch release.",
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+        "future PyTorch release.",
+    ]

@@ -36,16 +36,20 @@ from .elementwise import (  # noqa: F401
 )
 from .linalg import (  # noqa: F401
     cholesky,
+    composites,
     decomposition,
     distance,
     einsum,
     fused_products,
     least_squares,
+    lu,
     matrix_functions,
     multi_dot,
     pdist,
     products,
     qr,
+    solvers,
+    spectral,
 )
 from .nn import (  # noqa: F401
     channel_shuffle,

@@ -1,18 +1,22 @@
-"""The LU factorization with partial pivoting: `linalg.lu_factor(_ex)`, `linalg.lu`, and the
-solves with its factors, `linalg.lu_solve`."""
+"""The LU factorization with partial pivoting: `linalg.lu_factor(_ex)`, `linalg.lu`, the
+solves with its factors, `linalg.lu_solve`, and the older `torch.lu`, `lu_unpack`, `lu_solve`."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...return_types import linalg_lu, linalg_lu_factor, linalg_lu_factor_ex
+from ...return_types import _result_type, linalg_lu, linalg_lu_factor, linalg_lu_factor_ex
 from ..creation.ranges import eye
 from ..shape.joining import cat
 from ..table.errors import broadcast_error, expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
-from .cholesky import _solve, solve_triangular_array
+from ..table.surface import public
+from .cholesky import _solve, _warn_once, solve_triangular_array
 from .solvers import column_major
+
+lu_unpack_result = _result_type("lu_unpack", ("P", "L", "U"))
+lu_with_info = _result_type("_lu_with_info", ("LU", "pivots", "info"))
 
 # ---- forwards on arrays ---------------------------------------------------------------------
 
@@ -77,6 +81,13 @@ def _lu_fwd(xp, a):
     return permutation(pivots, a.shape[-2], a.dtype), low, up
 
 
+def _lu_unpack_fwd(xp, lu, pivots, *, unpack_data, unpack_pivots):
+    empty = xp.zeros(0, lu.dtype)
+    low, up = _unpack(lu) if unpack_data else (empty, empty)
+    P = permutation(pivots, lu.shape[-2], lu.dtype) if unpack_pivots else empty  # noqa: N806
+    return P, low, up
+
+
 def _lu_solve_fwd(xp, lu, pivots, b, *, left, adjoint):
     """X with op(A) X = B (X op(A) = B when not left), A = P L U, op(A) = A or A^H."""
     if not left:  # X op(A) = B  <=>  op(A)^H X^H = B^H
@@ -134,6 +145,24 @@ def _lu_grad(g, out):
     return lu_backward(g[1], g[2], out[0], out[1], out[2])
 
 
+def _lu_unpack_grad(g, lu_shape):
+    # L's strict lower triangle and U's upper one are where they sit in LU. Unpacked without
+    # the data, L and U are empty and this raises as PyTorch's does (triu of a 1-d tensor)
+    m, n = lu_shape[-2], lu_shape[-1]
+    k = min(m, n)
+    grad = None
+    if g[2] is not None:
+        grad = g[2].triu()
+        if m > k:
+            grad = cat([grad, grad.new_zeros((*grad.shape[:-2], m - k, n))], -2)
+    if g[1] is not None:
+        low = g[1].tril(-1)
+        if n > k:
+            low = cat([low, low.new_zeros((*low.shape[:-1], n - k))], -1)
+        grad = low if grad is None else grad + low
+    return grad
+
+
 def _lu_solve_grad_b(g, lu, pivots, left, adjoint):
     # X = op(A)^-1 B: gB = op(A)^-H gX (X = B op(A)^-1: gB = gX op(A)^-H)
     return apply(LU_SOLVE, (lu, pivots, g), {"left": left, "adjoint": not adjoint})
@@ -173,6 +202,14 @@ LU = defop(
     node="LinalgLuBackward0",
 )
 
+LU_UNPACK = defop(
+    "lu_unpack",
+    _lu_unpack_fwd,
+    {"lu": _lu_unpack_grad},
+    outputs=3,
+    differentiable=(1, 2),
+    node="LuUnpackBackward0",
+)
 LU_SOLVE = defop(
     "linalg_lu_solve",
     _lu_solve_fwd,
@@ -300,3 +337,58 @@ def _check_lu_solve(LU, pivots, B, left: bool) -> None:  # noqa: N803
         raise NotImplementedError(
             f"\"linalg.lu_solve_cpu\" not implemented for '{LU.dtype._legacy}'"
         )
+
+
+# ---- the older top-level forms ----------------------------------------------------------------
+
+
+@public(name="lu")
+def torch_lu(A, pivot=True, get_infos=False, out=None):  # noqa: N803
+    """Matches the deprecated `torch.lu`: `(LU, pivots)`, or with `get_infos` `(LU, pivots,
+    info)`; it never raises on a zero pivot."""
+    _warn_once("lu", _LU_DEPRECATED)
+    expect_tensor("_lu_with_info", "self", 1, A)
+    _check(A, "torch.lu_factor", pivot)
+    factors, pivots, info = apply(LU_FACTOR_EX, (A,))
+    return lu_with_info(factors, pivots, info) if get_infos else (factors, pivots)
+
+
+@public(name="lu_unpack", method=False)
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):  # noqa: N803
+    """Matches `torch.lu_unpack`: `(P, L, U)` from `lu_factor`'s packed factors; the parts
+    not asked for come back empty."""
+    expect_tensor("lu_unpack", "LU_data", 1, LU_data)
+    expect_tensor("lu_unpack", "LU_pivots", 2, LU_pivots)
+    if LU_data.dim() < 2:
+        raise RuntimeError(
+            f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+            f"{list(LU_data.shape)} instead"
+        )
+    if LU_pivots.dtype._legacy != "Int":
+        raise RuntimeError(
+            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype."
+        )
+    attrs = {"unpack_data": bool(unpack_data), "unpack_pivots": bool(unpack_pivots)}
+    return lu_unpack_result(*apply(LU_UNPACK, (LU_data, LU_pivots), attrs))
+
+
+@public(name="lu_solve")
+def torch_lu_solve(b, LU_data, LU_pivots, *, out=None):  # noqa: N803
+    """Matches the deprecated `torch.lu_solve(b, LU, pivots)`: `linalg.lu_solve(LU, pivots, b)`."""
+    _warn_once("lu_solve", _LU_SOLVE_DEPRECATED)
+    return lu_solve(LU_data, LU_pivots, b)
+
+
+_LU_DEPRECATED = (
+    "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
+    "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\n"
+    "should be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+    "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+    "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)"
+)
+_LU_SOLVE_DEPRECATED = (
+    "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+    "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
+    "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+    "X = torch.linalg.lu_solve(LU, pivots, B)"
+)
