@@ -156,3 +156,16 @@ def test_older_lu_forms_warn_once_as_torch():
         "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
         "future PyTorch release.",
     ]
+
+
+def test_older_lu_forms_out_as_torch(lib):
+    a = (lib.eye(3) * 2).requires_grad_()
+    pivots = lib.tensor([1, 2, 3], dtype=lib.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        factors, piv = lib.empty(0), lib.empty(0, dtype=lib.int32)
+        assert lib.lu(a, out=(factors, piv))[0] is factors and factors.requires_grad
+        with pytest.raises(RuntimeError, match=r"^linalg_lu_solve\(\): functions with out="):
+            lib.lu_solve(lib.ones(3, 1), a, pivots, out=lib.empty(0))
+    with pytest.raises(RuntimeError, match=r"^lu_unpack\(\): functions with out="):
+        lib.lu_unpack(a, pivots, out=(lib.empty(0), lib.empty(0), lib.empty(0)))

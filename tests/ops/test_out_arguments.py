@@ -56,6 +56,13 @@ SPECIAL = {
     "randint": lambda lib: (0, 5, (3,)),
     "cholesky": lambda lib: (lib.eye(3) * 2,),
     "inverse": lambda lib: (lib.eye(3) * 2,),
+    "lu": lambda lib: (lib.eye(3) * 2,),
+    "lu_unpack": lambda lib: (lib.eye(3) * 2, lib.tensor([1, 2, 3], dtype=lib.int32)),
+    "lu_solve": lambda lib: (
+        lib.ones(3, 1),
+        lib.eye(3) * 2,
+        lib.tensor([1, 2, 3], dtype=lib.int32),
+    ),
     "bitwise_and": lambda lib: (lib.tensor([1, 2]), lib.tensor([3, 1])),
     "bitwise_or": lambda lib: (lib.tensor([1, 2]), lib.tensor([3, 1])),
     "bitwise_xor": lambda lib: (lib.tensor([1, 2]), lib.tensor([3, 1])),

@@ -23,7 +23,7 @@ from ...graph.grad_mode import state as grad_state
 from ...runtime import dtypes
 from .generated import generated_function, parameters
 
-__all__ = ["OUT_FUNCTIONS", "with_out", "write_into"]
+__all__ = ["OUT_FUNCTIONS", "OUT_OPS", "with_out", "write_into"]
 
 # torch 2.13's top-level functions that accept `out=` (and that dyngrad has)
 OUT_FUNCTIONS = frozenset(
@@ -144,6 +144,9 @@ OUT_FUNCTIONS = frozenset(
         "log1p",
         "log2",
         "log_softmax",
+        "lu",
+        "lu_solve",
+        "lu_unpack",
         "logaddexp",
         "logaddexp2",
         "logical_and",
@@ -233,6 +236,10 @@ OUT_FUNCTIONS = frozenset(
     }
 )
 
+# the op PyTorch names when it refuses inputs that require grad, where not the function's own
+# name; None where the function is a composite whose writing into `out` is recorded instead
+OUT_OPS = {"lu": None, "lu_solve": "linalg_lu_solve"}
+
 _RESIZED = (
     "An output with one or more elements was resized since it had shape {}, which does not "
     "match the required output shape {}. This behavior is deprecated, and in a future PyTorch "
@@ -311,24 +318,21 @@ def write_into(name: str | None, out, compute, inputs: tuple):
     composites do.
     """
     outs = out if isinstance(out, (tuple, list)) else (out,)
-    if name is None:
-        result = compute()
-        _copy_recorded(result, out)
-        return out
-    if grad_state.enabled and any(_requires_grad(v) for v in (*inputs, *outs)):
+    if name is not None and grad_state.enabled and any(_requires_grad(v) for v in (*inputs, *outs)):
         raise RuntimeError(
             f"{name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
+    copy = _copy_into if name is not None else _copy_recorded
     result = compute()
     if isinstance(out, Tensor):
-        _copy_into(result, out)
+        copy(result, out)
         return out
     results = result if isinstance(result, tuple) else (result,)
     if len(results) != len(outs):
         raise TypeError(f"{name}(): argument 'out' must be tuple of {len(results)} Tensors")
     for r, o in zip(results, outs):
-        _copy_into(r, o)
+        copy(r, o)
     kind = type(result)
     return kind(*outs) if hasattr(kind, "_fields") else tuple(outs)
 
