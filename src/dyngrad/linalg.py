@@ -101,9 +101,10 @@ def matrix_power(A, n, *, out=None):  # noqa: N803
     """Matches `torch.linalg.matrix_power`: A^n (n < 0: the inverse's power)."""
     if out is None:
         return _matrix_power(A, n)
-    # PyTorch's refusal names the op the power is made of; n = 0 or 1 is a copy
+    # PyTorch's refusal names the op the power is made of; n = 1 is a recorded copy, and n = 0
+    # an identity written with no history
     op = "linalg_inv_ex" if n < 0 else "matmul" if n > 1 else None
-    return write_into(op, out, lambda: _matrix_power(A, n), (A,))
+    return write_into(op, out, lambda: _matrix_power(A.detach() if n == 0 else A, n), (A,))
 
 
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):  # noqa: N803

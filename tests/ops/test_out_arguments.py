@@ -253,6 +253,7 @@ def _linalg_calls(lib):
         "matmul": lambda: L.matmul(x, y, out=e()),
         "matrix_norm": lambda: L.matrix_norm(x, out=e()),
         "matrix_power_-1": lambda: L.matrix_power(x, -1, out=e()),
+        "matrix_power_0": lambda: L.matrix_power(x, 0, out=e()),
         "matrix_power_1": lambda: L.matrix_power(x, 1, out=e()),
         "matrix_power_3": lambda: L.matrix_power(x, 3, out=e()),
         "matrix_rank": lambda: L.matrix_rank(x, out=e(lib.int64)),
