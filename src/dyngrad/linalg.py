@@ -10,6 +10,7 @@ from .ops.linalg.composites import cond, diagonal, tensorinv, tensorsolve, vande
 from .ops.linalg.composites import vecdot as _vecdot
 from .ops.linalg.decomposition import _LinAlgError as LinAlgError
 from .ops.linalg.decomposition import inv, svd, svdvals
+from .ops.linalg.householder import householder_product
 from .ops.linalg.least_squares import lstsq, matrix_rank
 from .ops.linalg.lu import lu, lu_factor, lu_factor_ex, lu_solve
 from .ops.linalg.matrix_functions import det, matrix_exp, slogdet
@@ -34,6 +35,7 @@ __all__ = [
     "diagonal",
     "eigh",
     "eigvalsh",
+    "householder_product",
     "inv",
     "inv_ex",
     "lstsq",

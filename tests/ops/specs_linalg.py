@@ -313,4 +313,10 @@ SPECS = [
         [(T((3, 3)),), (T((2, 4, 4)),), (T((3, 5)),), (T((5, 3)),)],
         covers=("linalg_lu_factor_ex",),
     ),
+    OpSpec(
+        "linalg_householder_product",
+        lambda t, a, tau: t.linalg.householder_product(a, tau),
+        [(T((4, 3)), T((2,), low=0.0, high=1.5)), (T((3, 3)), T((3,), low=0.0, high=1.5))]
+        + [(T((2, 5, 3)), T((2, 3), low=0.0, high=1.5)), (T((4, 2), nc=True), T((2,), grad=False))],
+    ),
 ]

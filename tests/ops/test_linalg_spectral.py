@@ -1,5 +1,5 @@
 """linalg.eigh and eigvalsh against torch: values, the triangle read, gradients (of the
-matrix read as a general one, as torch's), nodes and errors."""
+matrix read as a general one, as torch's), nodes and errors; and householder_product."""
 
 from __future__ import annotations
 
@@ -64,3 +64,32 @@ def test_eigh_out_names_the_op_torch_names(lib):
     values, vectors = lib.empty(0), lib.empty(0)
     returned = lib.linalg.eigh(a.detach() * 2, out=(values, vectors))
     assert returned.eigenvalues is values and values.tolist() == [2.0, 2.0]
+
+
+HOUSEHOLDER = """t.linalg.householder_product(h, tau) | t.linalg.householder_product(h, tau[:1])
+t.linalg.householder_product(hb, taub) | t.linalg.householder_product(s, tau3)"""
+
+HOUSEHOLDER_CHECKS = """t.linalg.householder_product(h, tau3[:0]) | t.linalg.householder_product(h, tau4)
+t.linalg.householder_product(h.mT, tau) | t.linalg.householder_product(v, tau)
+t.linalg.householder_product(h, tau[0]) | t.linalg.householder_product(h, tau.float())
+t.linalg.householder_product(i, tau3.long()) | t.linalg.householder_product(hb, tau)
+t.linalg.householder_product(hb, taub[:1].expand(3, 3)) | t.linalg.householder_product(1, tau)"""
+
+HENV = {
+    "h": RNG.standard_normal((4, 3)),
+    "hb": RNG.standard_normal((2, 5, 3)),
+    "tau": RNG.random(2),
+    "tau3": RNG.random(3),
+    "tau4": RNG.random(4),
+    "taub": RNG.random((2, 3)),
+}
+
+
+@pytest.mark.parametrize("expr", _exprs(HOUSEHOLDER))
+def test_householder_product_gradients_match_torch(torch, expr):
+    same_grads(torch, expr, **ENV, **HENV)
+
+
+@pytest.mark.parametrize("expr", _exprs(HOUSEHOLDER_CHECKS))
+def test_householder_product_checks_match_torch(torch, expr):
+    same(torch, expr, **ENV, **HENV)

@@ -247,6 +247,7 @@ def _linalg_calls(lib):
         "det": lambda: L.det(x, out=e()),
         "eigh": lambda: L.eigh(x, out=(e(), e())),
         "eigvalsh": lambda: L.eigvalsh(x, out=e()),
+        "householder_product": lambda: L.householder_product(x, v[:2].detach(), out=e()),
         "inv": lambda: L.inv(x, out=e()),
         "inv_ex": lambda: L.inv_ex(x, out=(e(), e(info))),
         "lstsq": lambda: L.lstsq(x, y, out=(e(), e(), e(lib.int64), e())),

@@ -41,6 +41,7 @@ from .linalg import (  # noqa: F401
     distance,
     einsum,
     fused_products,
+    householder,
     least_squares,
     lu,
     matrix_functions,
