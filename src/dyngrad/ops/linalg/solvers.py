@@ -71,7 +71,10 @@ def _solve_fwd(xp, a, b, *, left, vector):
 
 
 def column_major(x):
-    """`x` with each matrix stored column by column, as LAPACK writes its results."""
+    """`x` with each matrix stored column by column, as LAPACK writes its results (real
+    dtypes: dyngrad's `.real` of a complex tensor needs its last axis contiguous)."""
+    if x.dtype.kind == "c":
+        return x
     return x.swapaxes(-1, -2).copy().swapaxes(-1, -2)
 
 
@@ -93,7 +96,7 @@ def _solve(a, b, left, vector):
 
 def _solve_grad_b(g, a, left, vector):
     # X = A^-1 B: gB = A^-H gX (X = B A^-1: gB = gX A^-H)
-    return _solve(a.mT, g[0], left, vector) if g[0] is not None else None
+    return _solve(a.mH, g[0], left, vector) if g[0] is not None else None
 
 
 def _solve_grad_a(g, a, out, left, vector):
@@ -102,13 +105,13 @@ def _solve_grad_a(g, a, out, left, vector):
         return None
     grad_b, x = _solve_grad_b(g, a, left, vector), out[0]
     if vector:
-        return -(grad_b.unsqueeze(-1) @ x.unsqueeze(-2))
-    return -(grad_b @ x.mT) if left else -(x.mT @ grad_b)
+        return -(grad_b.unsqueeze(-1) @ x.conj().unsqueeze(-2))
+    return -(grad_b @ x.mH) if left else -(x.mH @ grad_b)
 
 
 def _inv_ex_grad(g, out):
-    # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-T gX A^-T
-    return -(out[0].mT @ g[0] @ out[0].mT)
+    # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-H gX A^-H
+    return -(out[0].mH @ g[0] @ out[0].mH)
 
 
 # ---- the table ------------------------------------------------------------------------------
