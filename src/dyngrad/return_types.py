@@ -25,6 +25,12 @@ __all__ = [
     "qr",
     "linalg_lstsq",
     "histogramdd",
+    "linalg_eigh",
+    "linalg_inv_ex",
+    "linalg_solve_ex",
+    "linalg_lu",
+    "linalg_lu_factor",
+    "linalg_lu_factor_ex",
 ]
 
 
@@ -60,3 +66,9 @@ histogram = _result_type("histogram", ("hist", "bin_edges"))
 qr = _result_type("qr", ("Q", "R"))
 linalg_lstsq = _result_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 histogramdd = _result_type("histogramdd", ("hist", "bin_edges"))
+linalg_eigh = _result_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_inv_ex = _result_type("linalg_inv_ex", ("inverse", "info"))
+linalg_solve_ex = _result_type("linalg_solve_ex", ("result", "info"))
+linalg_lu = _result_type("linalg_lu", ("P", "L", "U"))
+linalg_lu_factor = _result_type("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex = _result_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))

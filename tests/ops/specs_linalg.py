@@ -220,4 +220,103 @@ SPECS = [
             + np.linalg.norm(x, "nuc", axis=(-2, -1))[..., None, None]
         ),
     ),
+    # Solvers: A is made well conditioned (+3I), B a matrix, a vector, a batch of vectors
+    OpSpec(
+        "linalg_solve_ex",
+        lambda t, a, b: t.linalg.solve(a + 3 * t.eye(a.shape[-1], dtype=a.dtype), b),
+        [(T((3, 3)), T((3, 2))), (T((2, 3, 3)), T((3,))), (T((2, 3, 3)), T((2, 3)))]
+        + [(T((3, 3), nc=True), T((4, 1, 3, 2))), (T((2, 3, 3)), T((3, 3), grad=False))],
+    ),
+    OpSpec(
+        "linalg_solve_right",
+        lambda t, a, b: t.linalg.solve_ex(a + 3 * t.eye(a.shape[-1], dtype=a.dtype), b, left=False)[
+            0
+        ],
+        [(T((3, 3)), T((2, 3))), (T((2, 3, 3)), T((1, 4, 3)))],
+        covers=("linalg_solve_ex",),
+    ),
+    OpSpec(
+        "linalg_inv_ex",
+        lambda t, a: t.linalg.inv_ex(a + 3 * t.eye(a.shape[-1], dtype=a.dtype))[0],
+        [(T((3, 3)),), (T((2, 4, 4)),)],
+    ),
+    # eigh: random symmetric matrices have distinct eigenvalues; the vectors are defined up
+    # to sign, so specs test gauge-invariant functions of them. A is read as a general
+    # matrix (PyTorch does not symmetrize the gradient), so inputs are symmetrized first.
+    OpSpec(
+        "linalg_eigh",
+        lambda t, a: t.linalg.eigvalsh(a + a.mT),
+        [(T((3, 3)),), (T((2, 4, 4)),), (T((3, 3), nc=True),)],
+        ref=lambda np, a: np.linalg.eigvalsh(a + a.swapaxes(-1, -2)),
+    ),
+    OpSpec(
+        "linalg_eigh_vectors",
+        lambda t, a: (lambda r: r.eigenvectors * r.eigenvectors * r.eigenvalues.unsqueeze(-1))(
+            t.linalg.eigh(a + a.mT, "U")
+        ),
+        [(T((3, 3)),), (T((2, 4, 4)),)],
+        covers=("linalg_eigh",),
+    ),
+    OpSpec(
+        "linalg_pinv_tolerances",
+        lambda t, a: t.linalg.pinv(a) + t.linalg.pinv(a, atol=1e-3) + t.linalg.pinv(a, rtol=1e-2),
+        [(T((3, 4)),), (T((4, 2)),), (T((2, 3, 3)),)],
+        covers=("linalg_pinv",),
+        ref=lambda np, a: 3 * np.linalg.pinv(a),
+    ),
+    OpSpec(
+        "linalg_pinv_hermitian",
+        lambda t, a: t.linalg.pinv(a + a.mT, hermitian=True),
+        [(T((3, 3)),), (T((2, 4, 4)),)],
+        covers=("linalg_pinv",),
+        ref=lambda np, a: np.linalg.pinv(a + a.swapaxes(-1, -2), hermitian=True),
+    ),
+    # LU: random matrices pivot away from ties; the factors are unique given the pivots
+    OpSpec(
+        "linalg_lu_factor_ex",
+        lambda t, a: t.linalg.lu_factor(a).LU,
+        [(T((3, 3)),), (T((2, 4, 4)),), (T((3, 5)),), (T((5, 3)),), (T((3, 3), nc=True),)],
+    ),
+    OpSpec(
+        "linalg_lu",
+        lambda t, a: (lambda r: (r.L, r.U))(t.linalg.lu(a)),
+        [(T((3, 3)),), (T((2, 4, 4)),), (T((3, 5)),), (T((5, 3)),)],
+    ),
+    OpSpec(
+        "linalg_lu_upper_only",
+        lambda t, a: t.linalg.lu(a).U,
+        [(T((4, 4)),), (T((3, 5)),), (T((5, 3)),)],
+        covers=("linalg_lu",),
+    ),
+    OpSpec(
+        "linalg_lu_solve",
+        lambda t, a, b: (lambda f: t.linalg.lu_solve(f.LU, f.pivots, b))(
+            t.linalg.lu_factor(a + 3 * t.eye(a.shape[-1], dtype=a.dtype))
+        ),
+        [(T((3, 3)), T((3, 2))), (T((2, 3, 3)), T((4, 1, 3, 2))), (T((3, 3), nc=True), T((3, 3)))],
+    ),
+    OpSpec(
+        "linalg_lu_solve_forms",
+        lambda t, a, b: (
+            lambda f: (
+                t.linalg.lu_solve(f.LU, f.pivots, b, adjoint=True)
+                + t.linalg.lu_solve(f.LU, f.pivots, b.mT, left=False).mT
+                + t.linalg.lu_solve(f.LU, f.pivots, b.mT, left=False, adjoint=True).mT
+            )
+        )(t.linalg.lu_factor(a + 3 * t.eye(a.shape[-1], dtype=a.dtype))),
+        [(T((3, 3)), T((3, 2))), (T((2, 3, 3)), T((2, 3, 3)))],
+        covers=("linalg_lu_solve",),
+    ),
+    OpSpec(
+        "lu_unpack",
+        lambda t, a: (lambda f: t.lu_unpack(f.LU, f.pivots)[1:])(t.linalg.lu_factor(a)),
+        [(T((3, 3)),), (T((2, 4, 4)),), (T((3, 5)),), (T((5, 3)),)],
+        covers=("linalg_lu_factor_ex",),
+    ),
+    OpSpec(
+        "linalg_householder_product",
+        lambda t, a, tau: t.linalg.householder_product(a, tau),
+        [(T((4, 3)), T((2,), low=0.0, high=1.5)), (T((3, 3)), T((3,), low=0.0, high=1.5))]
+        + [(T((2, 5, 3)), T((2, 3), low=0.0, high=1.5)), (T((4, 2), nc=True), T((2,), grad=False))],
+    ),
 ]

@@ -56,6 +56,13 @@ SPECIAL = {
     "randint": lambda lib: (0, 5, (3,)),
     "cholesky": lambda lib: (lib.eye(3) * 2,),
     "inverse": lambda lib: (lib.eye(3) * 2,),
+    "lu": lambda lib: (lib.eye(3) * 2,),
+    "lu_unpack": lambda lib: (lib.eye(3) * 2, lib.tensor([1, 2, 3], dtype=lib.int32)),
+    "lu_solve": lambda lib: (
+        lib.ones(3, 1),
+        lib.eye(3) * 2,
+        lib.tensor([1, 2, 3], dtype=lib.int32),
+    ),
     "bitwise_and": lambda lib: (lib.tensor([1, 2]), lib.tensor([3, 1])),
     "bitwise_or": lambda lib: (lib.tensor([1, 2]), lib.tensor([3, 1])),
     "bitwise_xor": lambda lib: (lib.tensor([1, 2]), lib.tensor([3, 1])),
@@ -181,6 +188,9 @@ def _linalg_samples(lib):
         "det": (x,),
         "slogdet": (x,),
         "inv": (x,),
+        "inv_ex": (x,),
+        "solve": (x, y),
+        "solve_ex": (x, y),
         "lstsq": (x, y),
         "matmul": (x, y),
         "matrix_norm": (x,),
@@ -220,3 +230,64 @@ def test_linalg_out_refuses_inputs_that_require_grad(lib):
     x = lib.eye(2, requires_grad=True)
     with pytest.raises(RuntimeError, match=re.escape(NO_AUTOGRAD)):
         lib.linalg.det(x, out=lib.empty(()))
+
+
+def _linalg_calls(lib):
+    x = lib.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]], requires_grad=True)
+    y = lib.tensor([[1.0, 2.0], [0.5, -1.0], [2.0, 0.0]])
+    v = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    L, e = lib.linalg, lambda dtype=lib.float32: lib.empty(0, dtype=dtype)  # noqa: N806
+    info = lib.int32
+    return {
+        "cholesky": lambda: L.cholesky(x, out=e()),
+        "cholesky_ex": lambda: L.cholesky_ex(x, out=(e(), e(info))),
+        "cond": lambda: L.cond(x, out=e()),
+        "cond_fro": lambda: L.cond(x, "fro", out=e()),
+        "cross": lambda: L.cross(x, x.flip(0), out=e()),
+        "det": lambda: L.det(x, out=e()),
+        "eigh": lambda: L.eigh(x, out=(e(), e())),
+        "eigvalsh": lambda: L.eigvalsh(x, out=e()),
+        "householder_product": lambda: L.householder_product(x, v[:2].detach(), out=e()),
+        "inv": lambda: L.inv(x, out=e()),
+        "inv_ex": lambda: L.inv_ex(x, out=(e(), e(info))),
+        "lstsq": lambda: L.lstsq(x, y, out=(e(), e(), e(lib.int64), e())),
+        "matmul": lambda: L.matmul(x, y, out=e()),
+        "matrix_norm": lambda: L.matrix_norm(x, out=e()),
+        "matrix_power_-1": lambda: L.matrix_power(x, -1, out=e()),
+        "matrix_power_0": lambda: L.matrix_power(x, 0, out=e()),
+        "matrix_power_1": lambda: L.matrix_power(x, 1, out=e()),
+        "matrix_power_3": lambda: L.matrix_power(x, 3, out=e()),
+        "matrix_rank": lambda: L.matrix_rank(x, out=e(lib.int64)),
+        "multi_dot": lambda: L.multi_dot([x, x, y], out=e()),
+        "norm": lambda: L.norm(v, out=e()),
+        "pinv": lambda: L.pinv(x, out=e()),
+        "pinv_atol": lambda: L.pinv(x, atol=0.1, out=e()),
+        "pinv_hermitian": lambda: L.pinv(x, hermitian=True, out=e()),
+        "qr": lambda: L.qr(x, out=(e(), e())),
+        "slogdet": lambda: L.slogdet(x, out=(e(), e())),
+        "solve": lambda: L.solve(x, y, out=e()),
+        "solve_ex": lambda: L.solve_ex(x, y, out=(e(), e(info))),
+        "solve_triangular": lambda: L.solve_triangular(x, y, upper=True, out=e()),
+        "svd": lambda: L.svd(x, out=(e(), e(), e())),
+        "svdvals": lambda: L.svdvals(x, out=e()),
+        "tensorinv": lambda: L.tensorinv(x, ind=1, out=e()),
+        "tensorsolve": lambda: L.tensorsolve(x, v, out=e()),
+        "vecdot": lambda: L.vecdot(v, v, out=e()),
+        "vecdot_batch": lambda: L.vecdot(x, v, out=e()),
+        "vector_norm": lambda: L.vector_norm(x, out=e()),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_linalg_calls(dyngrad)))
+def test_linalg_out_with_grad_names_torchs_op_or_records_the_copy(torch, name):
+    """Each function refuses naming the op PyTorch names; its composites copy, recorded."""
+
+    def outcome(lib):
+        try:
+            result = _linalg_calls(lib)[name]()
+        except RuntimeError as exc:
+            return str(exc).split("(")[0]
+        results = result if isinstance(result, tuple) else (result,)
+        return [(r.requires_grad, type(r.grad_fn).__name__) for r in results]
+
+    assert outcome(dyngrad) == outcome(torch)

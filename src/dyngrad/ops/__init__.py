@@ -36,17 +36,22 @@ from .elementwise import (  # noqa: F401
 )
 from .linalg import (  # noqa: F401
     cholesky,
+    composites,
     decomposition,
     distance,
     einsum,
     fused_inplace,
     fused_products,
+    householder,
     least_squares,
+    lu,
     matrix_functions,
     multi_dot,
     pdist,
     products,
     qr,
+    solvers,
+    spectral,
 )
 from .nn import (  # noqa: F401
     channel_shuffle,

@@ -106,12 +106,13 @@ def _inv_fwd(xp, a):
     try:
         return xp.linalg.inv(a)
     except np.linalg.LinAlgError:
-        for m in a.reshape(-1, *a.shape[-2:]):
+        for i, m in enumerate(a.reshape(-1, *a.shape[-2:])):
             k = _zero_pivot(m)
             if k:
+                batch = f"(Batch element {i}): " if a.ndim > 2 else ""
                 raise _LinAlgError(
-                    f"linalg.inv: The diagonal element {k} is zero, the inversion could not be "
-                    f"completed because the input matrix is singular."
+                    f"linalg.inv: {batch}The diagonal element {k} is zero, the inversion could "
+                    f"not be completed because the input matrix is singular."
                 ) from None
         raise
 

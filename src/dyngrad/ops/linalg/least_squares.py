@@ -81,7 +81,7 @@ def _residual_parts(g, a, b, out, vector):
 
 def _pinv(a):
     m, n = a.shape[-2], a.shape[-1]
-    return apply(PINV, (a,), {"rcond": _eps(a) * max(m, n)})
+    return apply(PINV, (a,), {"atol": 0.0, "rtol": _eps(a) * max(m, n), "hermitian": False})
 
 
 def _eps(t) -> float:

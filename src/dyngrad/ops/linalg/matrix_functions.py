@@ -148,8 +148,21 @@ def matrix_power(input, n: int):
 # ---- the pseudo-inverse ---------------------------------------------------------------------
 
 
-def _pinv_fwd(xp, a, *, rcond):
-    return xp.linalg.pinv(a, rcond=rcond)
+def _pinv_fwd(xp, a, *, atol, rtol, hermitian):
+    # singular values (|eigenvalues| of a Hermitian A, its lower triangle read) at or below
+    # max(atol, rtol * the largest) count as zero; atol and rtol are numbers or batch arrays
+    if hermitian:
+        s, u = xp.linalg.eigh(a)
+        size, vh = xp.abs(s), u.swapaxes(-1, -2).conj()
+    else:
+        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+        size = s
+    largest = size.max(axis=-1, keepdims=True, initial=0.0)
+    cutoff = xp.maximum(xp.asarray(atol)[..., None], xp.asarray(rtol)[..., None] * largest)
+    keep = size > cutoff
+    inverse = xp.where(keep, 1 / xp.where(keep, s, 1), 0).astype(u.dtype)
+    # A^+ = V diag(1/s) U^H
+    return (vh.swapaxes(-1, -2).conj() * inverse[..., None, :]) @ u.swapaxes(-1, -2).conj()
 
 
 def _pinv_grad(g, a, out):
@@ -172,7 +185,7 @@ PINV = defop("linalg_pinv", _pinv_fwd, {"a": _pinv_grad}, node="LinalgPinvBackwa
 def pinverse(input, rcond: float = 1e-15):
     """Matches `torch.pinverse`: the Moore-Penrose pseudo-inverse."""
     _check(input, "linalg.pinv")
-    return apply(PINV, (input,), {"rcond": rcond})
+    return apply(PINV, (input,), {"atol": 0.0, "rtol": rcond, "hermitian": False})
 
 
 # ---- torch.svd, inner, vdot -----------------------------------------------------------------
@@ -223,5 +236,11 @@ def vdot(input, other):
         raise RuntimeError(
             "dot : expected both vectors to have same dtype, but found "
             f"{input.dtype._legacy} and {other.dtype._legacy}"
+        )
+    if input.shape != other.shape:
+        n, m = input.shape[0], other.shape[0]
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+            f"number of elements, but got {n} and {m} elements respectively"
         )
     return apply(VDOT, (input, other))

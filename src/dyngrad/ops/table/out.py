@@ -23,7 +23,7 @@ from ...graph.grad_mode import state as grad_state
 from ...runtime import dtypes
 from .generated import generated_function, parameters
 
-__all__ = ["OUT_FUNCTIONS", "with_out", "write_into"]
+__all__ = ["OUT_FUNCTIONS", "OUT_OPS", "with_out", "write_into"]
 
 # torch 2.13's top-level functions that accept `out=` (and that dyngrad has)
 OUT_FUNCTIONS = frozenset(
@@ -144,6 +144,9 @@ OUT_FUNCTIONS = frozenset(
         "log1p",
         "log2",
         "log_softmax",
+        "lu",
+        "lu_solve",
+        "lu_unpack",
         "logaddexp",
         "logaddexp2",
         "logical_and",
@@ -233,6 +236,10 @@ OUT_FUNCTIONS = frozenset(
     }
 )
 
+# the op PyTorch names when it refuses inputs that require grad, where not the function's own
+# name; None where the function is a composite whose writing into `out` is recorded instead
+OUT_OPS = {"lu": None, "lu_solve": "linalg_lu_solve"}
+
 _RESIZED = (
     "An output with one or more elements was resized since it had shape {}, which does not "
     "match the required output shape {}. This behavior is deprecated, and in a future PyTorch "
@@ -245,19 +252,24 @@ _OVERLAP = (
 )
 
 
-def with_out(fn, name: str):
-    """`fn` taking a keyword `out=` as PyTorch's `torch.<name>` does (Note [out= arguments])."""
+def with_out(fn, name: str, op: str | None = ""):
+    """`fn` taking a keyword `out=` as PyTorch's `torch.<name>` does (Note [out= arguments]).
+
+    `op` is the function PyTorch names when it refuses inputs that require grad (`name` by
+    default); None for a composite, whose writing into `out` is recorded instead.
+    """
     # a file name under the package, so that "the user's line" skips this frame
     filename = os.path.join(os.path.dirname(__file__), f"<out= form of torch.{name}>")
     namespace = {"__name__": __name__, "_fn": fn, "_write_into": write_into}
-    source = functools.partial(_out_form_source, fn, name)  # written at the first call
+    op = name if op == "" else op
+    source = functools.partial(_out_form_source, fn, name, op)  # written at the first call
     wrapper = generated_function(name, source, filename, namespace)  # Note [Generated functions]
     wrapper.__doc__ = fn.__doc__
     wrapper.__wrapped__ = fn
     return wrapper
 
 
-def _out_form_source(fn, name: str, namespace: dict) -> str:
+def _out_form_source(fn, name: str, op: str | None, namespace: dict) -> str:
     """The source of `fn`'s out= form, its defaults put in `namespace`."""
     params, call, defaults = [], [], {}
     star = False
@@ -294,27 +306,33 @@ def _out_form_source(fn, name: str, namespace: dict) -> str:
         f"def {name}({', '.join(params)}):\n"
         f"    if out is None:\n"
         f"        return _fn({args})\n"
-        f"    return _write_into({name!r}, out, lambda: _fn({args}), ({inputs},))\n"
+        f"    return _write_into({op!r}, out, lambda: _fn({args}), ({inputs},))\n"
     )
 
 
-def write_into(name: str, out, compute, inputs: tuple):
-    """Run `compute` and write its result(s) into `out`: See Note [out= arguments]."""
+def write_into(name: str | None, out, compute, inputs: tuple):
+    """Run `compute` and write its result(s) into `out`: See Note [out= arguments].
+
+    With `name` None (a composite: `linalg.matrix_norm`, `linalg.cond`), inputs that require
+    grad are accepted and the writing is recorded, `out` resized then copied into as PyTorch's
+    composites do.
+    """
     outs = out if isinstance(out, (tuple, list)) else (out,)
-    if grad_state.enabled and any(_requires_grad(v) for v in (*inputs, *outs)):
+    if name is not None and grad_state.enabled and any(_requires_grad(v) for v in (*inputs, *outs)):
         raise RuntimeError(
             f"{name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
+    copy = _copy_into if name is not None else _copy_recorded
     result = compute()
     if isinstance(out, Tensor):
-        _copy_into(result, out)
+        copy(result, out)
         return out
     results = result if isinstance(result, tuple) else (result,)
     if len(results) != len(outs):
         raise TypeError(f"{name}(): argument 'out' must be tuple of {len(results)} Tensors")
     for r, o in zip(results, outs):
-        _copy_into(r, o)
+        copy(r, o)
     kind = type(result)
     return kind(*outs) if hasattr(kind, "_fields") else tuple(outs)
 
@@ -327,16 +345,33 @@ def _requires_grad(value) -> bool:
     return False
 
 
-def _copy_into(result: Tensor, out: Tensor) -> None:
+def _check_cast(result: Tensor, out) -> None:
     if not isinstance(out, Tensor):
         raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
-    data = result._data
-    src = dtypes.from_numpy_dtype(data.dtype)
+    src = dtypes.from_numpy_dtype(result._data.dtype)
     dst = dtypes.from_numpy_dtype(out._data.dtype)
     if not dtypes.can_cast(src, dst):
         raise RuntimeError(
             f"result type {src._legacy} can't be cast to the desired output type {dst._legacy}"
         )
+
+
+def _copy_recorded(result: Tensor, out) -> None:
+    # out.resize_(shape).copy_(result): a CopyBackwards node when the result requires grad
+    _check_cast(result, out)
+    shape = tuple(result._data.shape)
+    if out._data.shape != shape:
+        if out._data.size:
+            warnings.warn(
+                _RESIZED.format(list(out._data.shape), list(shape)), UserWarning, stacklevel=4
+            )
+        out.resize_(shape)
+    out.copy_(result)
+
+
+def _copy_into(result: Tensor, out: Tensor) -> None:
+    _check_cast(result, out)
+    data = result._data
     for watcher in saved_hooks.write_watchers:  # See Note [Writes into saved tensors]
         watcher(out)
     if out._data.shape != data.shape:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .argument_errors import method_copy, register
 from .fast import unary
 from .inplace import apply_inplace
-from .out import OUT_FUNCTIONS, with_out
+from .out import OUT_FUNCTIONS, OUT_OPS, with_out
 
 __all__ = ["FUNCTIONS", "METHODS", "public", "public_unary", "install"]
 
@@ -57,7 +57,7 @@ def install(cls) -> None:
     for key, fn in FUNCTIONS.items():
         register(fn, key, method=False)
     for key in OUT_FUNCTIONS & FUNCTIONS.keys():  # See Note [out= arguments]
-        FUNCTIONS[key] = with_out(FUNCTIONS[key], key)
+        FUNCTIONS[key] = with_out(FUNCTIONS[key], key, OUT_OPS.get(key, ""))
         register(FUNCTIONS[key], key, method=False)  # the frame argument errors look for
     for key, fn in METHODS.items():
         if id(fn) in functions and not key.startswith("__"):
