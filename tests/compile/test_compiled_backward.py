@@ -191,3 +191,33 @@ def test_multi_output_rows_with_one_output_take_a_tuple(program_runs):
     torch.compile(f)(x).backward()
     assert np.array_equal(eager, x.grad.numpy())
     assert not program_runs
+
+
+def test_in_place_change_of_an_output_is_caught_as_in_eager(lib):
+    # the output shares its version counter with the tensor ExpBackward0 saved
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
+    out = lib.compile(lambda x: (x * w).exp(), backend="aot_eager")(lib.ones(2))
+    out.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def test_a_view_of_an_intermediate_is_an_output_of_the_node(lib):
+    w = lib.ones(4, 3, requires_grad=True)
+    out = lib.compile(lambda x: (x @ w).relu().reshape(-1), backend="aot_eager")(lib.ones(2, 4))
+    assert out.grad_fn.name() == "CompiledFunctionBackward" and out._base is None
+
+
+def test_a_model_ending_in_a_reshape_runs_the_program(program_runs):
+    torch.manual_seed(0)
+    w = torch.randn(4, 3, requires_grad=True)
+
+    def f(x):
+        return (x @ w).relu().reshape(-1)
+
+    x = torch.randn(2, 4)
+    (f(x) * torch.arange(6.0)).sum().backward()
+    eager, w.grad = w.grad.numpy().copy(), None
+    (torch.compile(f)(x) * torch.arange(6.0)).sum().backward()
+    assert np.array_equal(eager, w.grad.numpy())
+    assert not program_runs

@@ -40,6 +40,7 @@ from ..graph.grad_mode import state as grad_state
 from ..graph.node import SECOND_BACKWARD, AccumulateGrad, Node
 from ..ops.table import record as recording
 from ..ops.table.nodes import OpNode
+from ..ops.table.record import gradient_edge
 
 __all__ = ["CompiledFunctionBackward", "wrap_outputs"]
 
@@ -52,10 +53,10 @@ class CompiledFunctionBackward(Node):
     def __init__(self, outputs: list, edges: tuple, segment: list) -> None:
         super().__init__(edges)
         self._n_outputs = len(outputs)
-        self.captured = [t.grad_fn for t in outputs]
+        self._roots = [gradient_edge(t) for t in outputs]  # (a stale view's, rebuilt)
+        self.captured = [fn for fn, _ in self._roots]
         self._outputs = outputs
         self._segment = segment  # the captured graph's nodes
-        self._roots = [(t._grad_fn, t._out_nr) for t in outputs]
 
     def apply(self, grads: tuple) -> tuple:
         if self._outputs is None:
@@ -200,20 +201,37 @@ def _array(t, seen: dict):
 
 def wrap_outputs(result, start_seq: int):
     """`result` with each tensor the call made that requires grad re-hung from one
-    CompiledFunctionBackward (its data shared, as PyTorch's graph outputs are new tensors)."""
+    CompiledFunctionBackward (its data shared, as PyTorch's graph outputs are new tensors).
+
+    A new output keeps the version counter of the tensor it stands for, so that an in-place
+    change of it is seen by the captured nodes that saved that tensor (or its base), as in
+    eager: the backward then raises "modified by an inplace operation" instead of using the
+    changed values. A view the call returns is an output too when its base was made in the
+    call (a model's last `reshape`) and is not returned itself; a view of an input, or of a
+    returned tensor, keeps its eager history (PyTorch regenerates such aliases)."""
     found: list = []
     _collect(result, start_seq, found)
+    found = [t for t in found if t._base is None or all(t._base is not f for f in found)]
     if not found:
         return result
-    edges, segment = _boundary([t.grad_fn for t in found], start_seq)
+    edges, segment = _boundary([gradient_edge(t)[0] for t in found], start_seq)
     node = CompiledFunctionBackward(found, edges, segment)
-    replaced = {id(t): new_tensor(t._data, True, node, i) for i, t in enumerate(found)}
+    replaced = {}
+    for i, t in enumerate(found):
+        out = replaced[id(t)] = new_tensor(t._data, True, node, i)
+        out._version_counter = t._version_counter
     return _rebuild(result, replaced)
 
 
 def _made_here(t, start_seq: int) -> bool:
     fn = t._grad_fn
-    return fn is not None and t._base is None and fn._seq >= start_seq
+    if fn is None or fn._seq < start_seq:
+        return False
+    base = t._base
+    if base is None:
+        return True
+    fn = base._grad_fn  # a view: an output only if the call made its base too
+    return fn is not None and fn._seq >= start_seq
 
 
 def _collect(value, start_seq: int, found: list) -> None:
