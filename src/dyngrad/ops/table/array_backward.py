@@ -89,44 +89,39 @@ FORMULAS = _Formulas()
 # of names and makes no call beyond the kernel's own (Note [Hot path]). An input's (shape,
 # dtype) is recorded exactly when it needs a gradient, so the meta doubles as `needs`.
 _RUN = """
-def run(node, g):
-    if type(g) is tuple:  # a multi-output node (split, unbind): one gradient per output
+def run(node, {parameter}):
+{read}
+    if type(ref) is not _ndarray or ref.dtype.kind != "f":
+        return None
+    if node._saved:
+        env = _saved_arrays(node, ref.dtype, mixed_dtypes)
+        if env is None:
+            return None
+    else:
+        env = _EMPTY
+    meta = node._meta
+    attrs = node._attrs or _EMPTY
+    grads = {grads}
+    return None if grads is None else {hand_back}
+"""
+# (its parameter, how it reads the arrays, how it hands the gradients back) for the runner on
+# tensors, which the node calls, and the same runner on arrays, for the compiled backward (See
+# Note [Compiled backward] in _dynamo/compiled_node.py): there gradients in and out are arrays
+# (None where there is none), each conformed to its input's shape and dtype as `_wrap` does.
+_ON_TENSORS = (
+    "g",
+    """    if type(g) is tuple:  # a multi-output node (split, unbind): one gradient per output
         ref = next(t._data for t in g if t is not None)
         gd = tuple(None if t is None else t._data for t in g)
     else:
-        ref = gd = g._data
-    if type(ref) is not _ndarray or ref.dtype.kind != "f":
-        return None
-    if node._saved:
-        env = _saved_arrays(node, ref.dtype, mixed_dtypes)
-        if env is None:
-            return None
-    else:
-        env = _EMPTY
-    meta = node._meta
-    attrs = node._attrs or _EMPTY
-    grads = {grads}
-    return None if grads is None else _wrap(grads, {edge_meta}, g)
-"""
-# The same runner on arrays, for the compiled backward (See Note [Compiled backward] in
-# _dynamo/compiled_node.py): gradients in and out are arrays (None where there is none), each
-# output conformed to its input's shape and dtype exactly as `_wrap` conforms it.
-_RUN_ARRAYS = """
-def run(node, gd):
-    ref = gd if type(gd) is not tuple else next(a for a in gd if a is not None)
-    if type(ref) is not _ndarray or ref.dtype.kind != "f":
-        return None
-    if node._saved:
-        env = _saved_arrays(node, ref.dtype, mixed_dtypes)
-        if env is None:
-            return None
-    else:
-        env = _EMPTY
-    meta = node._meta
-    attrs = node._attrs or _EMPTY
-    grads = {grads}
-    return None if grads is None else _conformed(grads, {edge_meta})
-"""
+        ref = gd = g._data""",
+    "_wrap(grads, {edge_meta}, g)",
+)
+_ON_ARRAYS = (
+    "gd",
+    "    ref = gd if type(gd) is not tuple else next(a for a in gd if a is not None)",
+    "_conformed(grads, {edge_meta})",
+)
 _EMPTY: dict = {}
 
 
@@ -152,8 +147,12 @@ def _generated(op, grads: str, mixed_dtypes: bool, names: dict):
     if type(op.edges) is tuple:
         edge_meta = "(" + "".join(f"meta[{i}], " for i in op.edges) + ")"
     runners = []
-    for template, kind in ((_RUN, "array backward"), (_RUN_ARRAYS, "compiled backward")):
-        source = template.format(grads=grads, edge_meta=edge_meta)
+    for (parameter, read, hand_back), kind in (
+        (_ON_TENSORS, "array backward"),
+        (_ON_ARRAYS, "compiled backward"),
+    ):
+        hand_back = hand_back.format(edge_meta=edge_meta)
+        source = _RUN.format(parameter=parameter, read=read, grads=grads, hand_back=hand_back)
         source = source.replace("def run(", f"def {name}(", 1)
         filename = os.path.join(os.path.dirname(__file__), f"<{kind} of {name}>")
         namespace = {
