@@ -27,13 +27,12 @@ _SCALARS = (int, float, bool, str, type(None))
 @dataclass
 class Guards:
     tensors: dict  # name -> [dtype, list of sizes (None: dynamic), requires_grad]
-    values: dict  # name -> ("value", v) or ("type", type)
+    # name -> ("value", v, type(v)) (the type too, so that `==` between two Guards, the
+    # cache's fast hit, tells 1 from 1.0 and True, as `failures` does) or ("type", type)
+    values: dict
     grad_mode: bool
     autocast: tuple
     module: tuple | None  # (id, training flags, parameter ids)
-    # the scalar values' types, so that `==` between two Guards (the cache's fast hit) tells
-    # 1 from 1.0 and True, as `failures` does
-    value_types: tuple = ()
 
 
 def observe(names: list, args: tuple, kwargs: dict, module, dynamic) -> Guards:
@@ -46,7 +45,7 @@ def observe(names: list, args: tuple, kwargs: dict, module, dynamic) -> Guards:
             sizes = [None] * value.dim() if dynamic else list(value.shape)
             tensors[name] = [value.dtype, sizes, value.requires_grad]
         elif isinstance(value, _SCALARS):
-            values[name] = ("value", value)
+            values[name] = ("value", value, type(value))
         else:
             values[name] = ("type", type(value))
     state = None
@@ -56,8 +55,7 @@ def observe(names: list, args: tuple, kwargs: dict, module, dynamic) -> Guards:
         _module_state(module, flags, params, set())
         state = (id(module), tuple(flags), tuple(params))
     autocast = (is_autocast_enabled("cpu"), get_autocast_dtype("cpu"))
-    value_types = tuple(type(v) for _, v in values.values())
-    return Guards(tensors, values, grad_state.enabled, autocast, state, value_types)
+    return Guards(tensors, values, grad_state.enabled, autocast, state)
 
 
 def _module_state(module, flags: list, params: list, seen: set) -> None:
@@ -99,8 +97,8 @@ def failures(entry: Guards, now: Guards) -> list:
                         f"expected {size}, actual {now_size}"
                     )
                     break
-    for name, (kind, value) in entry.values.items():
-        now_kind, now_value = now.values.get(name, (None, None))
+    for name, (kind, value, *_) in entry.values.items():
+        now_kind, now_value, *_ = now.values.get(name, (None, None))
         if kind == "value" and (
             now_kind != kind or now_value != value or type(now_value) is not type(value)
         ):

@@ -105,7 +105,7 @@ def guard_lines(guards) -> list:
             f"| +- TENSOR_MATCH: check_tensor(L['{name}'], Tensor, {dtype}, "
             f"requires_grad={requires_grad}, size={shown})"
         )
-    for name, (kind, value) in guards.values.items():
+    for name, (kind, value, *_) in guards.values.items():
         if kind == "value":
             lines.append(f"| +- EQUALS_MATCH: L['{name}'] == {value!r}")
         else:

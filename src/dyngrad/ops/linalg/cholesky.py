@@ -14,6 +14,7 @@ from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
 from .decomposition import _LinAlgError
+from .lapack_checks import check_square, first_failure
 
 linalg_cholesky_ex = _result_type("linalg_cholesky_ex", ("L", "info"))
 triangular_solve_result = _result_type("triangular_solve", ("solution", "cloned_coefficient"))
@@ -61,14 +62,14 @@ def _cholesky_fwd(xp, a, *, upper):
 
 
 def _raise_not_pd(name, info, ndim) -> None:
-    for index in np.ndindex(info.shape):
-        if info[index]:
-            batch = f"(Batch element {int(np.ravel_multi_index(index, info.shape))}): "
-            raise _LinAlgError(
-                f"{name}: {batch if ndim > 2 else ''}The factorization could not be completed "
-                f"because the input is not positive-definite (the leading minor of order "
-                f"{info[index]} is not positive-definite)."
-            )
+    failed = first_failure(info, ndim)
+    if failed is not None:
+        order, batch = failed
+        raise _LinAlgError(
+            f"{name}: {batch}The factorization could not be completed because the input is "
+            f"not positive-definite (the leading minor of order {order} is not "
+            f"positive-definite)."
+        )
 
 
 def _substitute(xp, t, b, upper):
@@ -247,14 +248,7 @@ CHOLESKY_INVERSE = defop("cholesky_inverse", _cholesky_inverse_fwd, {"low": _cho
 
 
 def _check_square(A, name: str, dtype: bool = True) -> None:
-    shape = A._data.shape
-    if len(shape) < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if shape[-1] != shape[-2]:
-        raise RuntimeError(
-            f"{name}: A must be batches of square matrices, but they are "
-            f"{shape[-2]} by {shape[-1]} matrices"
-        )
+    check_square(name, A._data.shape, at_least_2d=True)
     if dtype and A._data.dtype.kind not in "fc":
         raise RuntimeError(
             f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype._legacy}"
@@ -330,11 +324,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
 
 def _check_sizes(name: str, b, A) -> None:
     a_shape, b_shape = A._data.shape, b._data.shape
-    if a_shape[-1] != a_shape[-2]:
-        raise RuntimeError(
-            f"{name}: A must be batches of square matrices, but they are "
-            f"{a_shape[-2]} by {a_shape[-1]} matrices"
-        )
+    check_square(name, a_shape)
     if a_shape[-1] != b_shape[-2]:
         raise RuntimeError(
             f"Incompatible matrix sizes for {name}: each A matrix is "

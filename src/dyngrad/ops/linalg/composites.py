@@ -12,6 +12,7 @@ from ..table.errors import expect_tensor
 from ..table.record import autocast_entry
 from .decomposition import _check as _check_svd
 from .decomposition import svdvals
+from .lapack_checks import check_square
 from .matrix_functions import vdot
 from .solvers import inv_ex, raise_not_invertible, solve
 
@@ -117,11 +118,7 @@ def _cond_empty(A):  # noqa: N803
 
 
 def _check_square(A, name: str) -> None:  # noqa: N803
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(
-            f"{name}: A must be batches of square matrices, but they are "
-            f"{A.shape[-2]} by {A.shape[-1]} matrices"
-        )
+    check_square(name, A.shape)
 
 
 def _ord_text(p) -> str:

@@ -15,6 +15,7 @@ from ...runtime import dtypes
 from ..table.errors import broadcast_error, expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
+from .lapack_checks import check_square
 from .matrix_functions import PINV, _pinv_grad
 
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -193,11 +194,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         atol, rtol = tol, 0.0
     a = A._data
     if hermitian:
-        if a.shape[-1] != a.shape[-2]:
-            raise RuntimeError(
-                f"linalg.eigh: A must be batches of square matrices, but they are "
-                f"{a.shape[-2]} by {a.shape[-1]} matrices"
-            )
+        check_square("linalg.eigh", a.shape)
         s = np.abs(np.linalg.eigvalsh(a)) if a.size else np.zeros(a.shape[:-1], a.real.dtype)
     elif min(a.shape[-2:]) == 0:
         s = np.zeros(a.shape[:-2] + (0,), a.real.dtype)

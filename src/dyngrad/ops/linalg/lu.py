@@ -13,6 +13,7 @@ from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
 from .cholesky import _solve, _warn_once, solve_triangular_array
+from .lapack_checks import check_square, first_failure
 from .solvers import column_major
 
 lu_unpack_result = _result_type("lu_unpack", ("P", "L", "U"))
@@ -234,16 +235,15 @@ def _check(A, name: str, pivot: bool) -> None:  # noqa: N803
 
 
 def _raise_zero_pivot(name: str, info, ndim: int) -> None:
-    for index in np.ndindex(info.shape):
-        if info[index]:
-            batch = f"(Batch element {int(np.ravel_multi_index(index, info.shape))}): "
-            k = info[index]
-            raise RuntimeError(
-                f"torch.{name}: {batch if ndim > 2 else ''}U[{k},{k}] is zero and using it on "
-                f"lu_solve would result in a division by zero. If you still want to perform the "
-                f"factorization, consider calling linalg.lu(A, pivot) or "
-                f"linalg.lu_factor_ex(A, pivot)"
-            )
+    failed = first_failure(info, ndim)
+    if failed is not None:
+        k, batch = failed
+        raise RuntimeError(
+            f"torch.{name}: {batch}U[{k},{k}] is zero and using it on "
+            f"lu_solve would result in a division by zero. If you still want to perform the "
+            f"factorization, consider calling linalg.lu(A, pivot) or "
+            f"linalg.lu_factor_ex(A, pivot)"
+        )
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):  # noqa: N803
@@ -283,14 +283,8 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N80
 
 def _check_lu_solve(LU, pivots, B, left: bool) -> None:  # noqa: N803
     name, shape = "linalg.lu_solve", LU._data.shape
-    if len(shape) < 2:
-        raise RuntimeError(f"torch.{name}: The input tensor A must have at least 2 dimensions.")
+    check_square(f"torch.{name}", shape, at_least_2d=True)
     n = shape[-1]
-    if shape[-2] != n:
-        raise RuntimeError(
-            f"torch.{name}: A must be batches of square matrices, but they are "
-            f"{shape[-2]} by {n} matrices"
-        )
     if not (LU.is_floating_point() or LU.is_complex()):
         raise RuntimeError(
             f"torch.{name}: Expected a floating point or complex tensor as input. "

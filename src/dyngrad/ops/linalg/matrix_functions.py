@@ -17,16 +17,13 @@ from ..table.surface import public
 from .decomposition import _check, inv
 from .decomposition import svd as linalg_svd
 from .einsum import tensordot
+from .lapack_checks import check_square
 from .products import matmul
 
 
 def _square(A, name: str) -> None:  # noqa: N803
     _check(A, name)
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(
-            f"{name}: A must be batches of square matrices, but they are "
-            f"{A.shape[-2]} by {A.shape[-1]} matrices"
-        )
+    check_square(name, A.shape)
 
 
 def _per_entry(g):  # a gradient per matrix, broadcast over its entries

@@ -13,6 +13,7 @@ from ..table.record import apply
 from ..table.registry import defop
 from .cholesky import _substitute
 from .decomposition import _LinAlgError
+from .lapack_checks import check_square, first_failure
 from .matrix_functions import PINV
 
 # ---- forwards on arrays ---------------------------------------------------------------------
@@ -161,12 +162,8 @@ def _check_solve(A, B, left: bool) -> bool:
     vector = len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1 and b_shape == a_shape[:-1])
     if len(a_shape) < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    check_square(name, a_shape)
     n = a_shape[-1]
-    if a_shape[-2] != n:
-        raise RuntimeError(
-            f"{name}: A must be batches of square matrices, but they are "
-            f"{a_shape[-2]} by {n} matrices"
-        )
     rows, cols = (b_shape[-1], 1) if vector else b_shape[-2:] if len(b_shape) >= 2 else (0, 0)
     if not vector and len(b_shape) < 2:
         raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
@@ -189,13 +186,11 @@ def _check_solve(A, B, left: bool) -> bool:
 
 
 def _raise_singular(name: str, info, ndim: int) -> None:
-    for index in np.ndindex(info.shape):
-        if info[index]:
-            batch = f"(Batch element {int(np.ravel_multi_index(index, info.shape))}): "
-            raise _LinAlgError(
-                f"torch.{name}: {batch if ndim > 2 else ''}The solver failed because the input "
-                f"matrix is singular."
-            )
+    failed = first_failure(info, ndim)
+    if failed is not None:
+        raise _LinAlgError(
+            f"torch.{name}: {failed[1]}The solver failed because the input matrix is singular."
+        )
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):  # noqa: N803
@@ -222,14 +217,7 @@ def solve(A, B, *, left=True, out=None):  # noqa: N803
 def inv_ex(A, *, check_errors=False, out=None):  # noqa: N803
     """Matches `torch.linalg.inv_ex`: `(inverse, info)`, info > 0 where A is singular."""
     expect_tensor("linalg_inv_ex", "A", 1, A)
-    shape = A._data.shape
-    if len(shape) < 2:
-        raise RuntimeError("linalg.inv: The input tensor A must have at least 2 dimensions.")
-    if shape[-1] != shape[-2]:
-        raise RuntimeError(
-            f"linalg.inv: A must be batches of square matrices, but they are "
-            f"{shape[-2]} by {shape[-1]} matrices"
-        )
+    check_square("linalg.inv", A._data.shape, at_least_2d=True)
     _check_floating(A, "linalg.inv")
     if _low_precision(A):
         raise RuntimeError(f"linalg.inv: Low precision dtypes not supported. Got {A.dtype._legacy}")
@@ -241,13 +229,13 @@ def inv_ex(A, *, check_errors=False, out=None):  # noqa: N803
 
 def raise_not_invertible(name: str, info, ndim: int) -> None:
     """PyTorch's error for the first singular matrix of a batch, its zero pivot named."""
-    for index in np.ndindex(info.shape):
-        if info[index]:
-            batch = f"(Batch element {int(np.ravel_multi_index(index, info.shape))}): "
-            raise _LinAlgError(
-                f"{name}: {batch if ndim > 2 else ''}The diagonal element {info[index]} is zero, "
-                f"the inversion could not be completed because the input matrix is singular."
-            )
+    failed = first_failure(info, ndim)
+    if failed is not None:
+        k, batch = failed
+        raise _LinAlgError(
+            f"{name}: {batch}The diagonal element {k} is zero, the inversion could not be "
+            f"completed because the input matrix is singular."
+        )
 
 
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):  # noqa: N803
@@ -266,11 +254,8 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):  # 
             f"linalg.pinv({A.dtype._legacy}{{{list(shape)}}}): expected a tensor with 2 or more "
             f"dimensions of float, double, cfloat or cdouble types"
         )
-    if hermitian and shape[-1] != shape[-2]:
-        raise RuntimeError(
-            f"linalg.eigh: A must be batches of square matrices, but they are "
-            f"{shape[-2]} by {shape[-1]} matrices"
-        )
+    if hermitian:
+        check_square("linalg.eigh", shape)
     rtol = rcond if rcond is not None else rtol
     if rtol is None:
         given = atol is not None and bool(np.all(_tolerance(atol) > 0))

@@ -7,6 +7,7 @@ from ..creation.ranges import eye
 from ..table.errors import expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
+from .lapack_checks import check_square
 from .solvers import column_major
 
 
@@ -46,14 +47,7 @@ EIGH = defop(
 
 def _check(A, UPLO, function: str) -> str:  # noqa: N803
     expect_tensor(function, "input", 1, A)
-    shape = A._data.shape
-    if len(shape) < 2:
-        raise RuntimeError("linalg.eigh: The input tensor A must have at least 2 dimensions.")
-    if shape[-1] != shape[-2]:
-        raise RuntimeError(
-            f"linalg.eigh: A must be batches of square matrices, but they are "
-            f"{shape[-2]} by {shape[-1]} matrices"
-        )
+    check_square("linalg.eigh", A._data.shape, at_least_2d=True)
     uplo = str(UPLO).upper()
     if len(str(UPLO)) != 1 or uplo not in "LU":
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
