@@ -8,7 +8,10 @@
 # returning an error status) first tells every peer that it left, on a channel of its own, and
 # a peer waiting for it in a collective raises DistBackendError instead of hanging; (3) every
 # wait polls against the group's timeout (init_process_group's `timeout`), as torch's
-# collectives time out.
+# collectives time out. A leaving rank lingers (up to LINGER seconds) until every peer has left
+# too: a launcher such as hydra kills the whole job the moment one rank exits with an error
+# status, which would cut off the peer's report (its traceback half written) before it ends
+# the job itself. A peer that ends the job (MPI_Abort) ends the lingering rank with it.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ __all__ = ["available", "job", "current_job", "wait", "launched_by_mpi", "write_
 
 LEFT = 7  # the tag of "this rank left the job" messages, on the control communicator
 GRACE = 1.0  # seconds a wait goes on after a member left, for what it sent before leaving
+LINGER = 15.0  # seconds a leaving rank waits for its peers to leave or end the job
 SPIN = 1e-3  # seconds a wait polls without sleeping
 PAUSE = 1e-4  # seconds between polls after that
 _LAUNCHER_VARIABLES = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
@@ -115,6 +119,11 @@ class Job:
         ]
         deadline = time.monotonic() + 1.0
         while sends and not MPI.Request.Testall(sends) and time.monotonic() < deadline:
+            time.sleep(1e-3)
+        # a peer waiting for this rank reports it and ends the job; one that finishes leaves
+        peers = self.size - 1
+        deadline = time.monotonic() + LINGER
+        while len(self.poll_left()) < peers and time.monotonic() < deadline:
             time.sleep(1e-3)
         if self._listen is not None:
             self._listen.Cancel()
