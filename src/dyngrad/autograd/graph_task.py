@@ -23,17 +23,16 @@ __all__ = ["GraphTask", "sum_gradient", "sum_arrays"]
 # nobody else can see; it is *owned*, and further gradients for that slot are added into it
 # in place (a weight used at every step of an RNN collects its gradient in one array). Once
 # a buffer is handed to its node, the node may pass it on as is, so ownership ends there.
-# AccumulateGrad adopts a gradient as `.grad` without a copy only if no other buffer holds
-# it (`handed` counts the buffers each gradient is in: put in by `dispatch`, taken out by
-# `take`; of two leaves handed one gradient the first copies and the second adopts, as
-# PyTorch's use count lets its last holder steal), nothing outside the engine holds it (a
-# hook that kept it: accumulate.py counts references), it is not a view of another array, and
-# it is writable; root gradients from the user (counted once more) are never adopted.
+# AccumulateGrad adopts a gradient as `.grad` without a copy only if nothing else holds the
+# tensor, which is PyTorch's use count: accumulate.py counts its references, and every other
+# buffer it sits in, every hook that kept it, holds one (of two leaves handed one gradient
+# the first copies and the second adopts, as PyTorch's last holder steals); and only if it
+# is not a view of another array, is writable, and is not a root gradient from the user
+# (`given`, by id: a stale id can only make an adoption copy, never make one unsafe).
 # With create_graph the sums are recorded ops and nothing is ever written in place.
-# `handed` is keyed by the tensor's id(): a stale key (its tensor gone, its id reused) can
-# only make an adoption copy, never make one unsafe, as a count only ever grows. `owned` is
-# keyed by the sum's array's id (`sum_arrays`, which the compiled backward shares); an owned
-# sum stays in its buffer until `take`, which ends its ownership, so no owned key goes stale.
+# `owned` is keyed by the sum's array's id (`sum_arrays`, which the compiled backward
+# shares); an owned sum stays in its buffer until `take`, which ends its ownership, so no
+# owned key goes stale.
 
 
 class GraphTask:
@@ -48,7 +47,7 @@ class GraphTask:
         "needed",
         "captures",
         "captured",
-        "handed",
+        "given",
         "owned",
         "number",
         "callbacks",
@@ -63,7 +62,7 @@ class GraphTask:
         self.needed = None  # None: every node runs; else the nodes on a path to a target
         self.captures: dict = {}  # node -> [(output_nr, index in `captured`)]
         self.captured: list = []
-        self.handed: dict = {}
+        self.given = None  # id of the root gradient the caller gave (never adopted)
         self.owned: set = set()
         self.number = number
         self.callbacks: list = []  # run when the pass is done (queue_callback)
@@ -74,7 +73,7 @@ class GraphTask:
             root_buffer[0] = True  # GraphRoot holds its gradients; the slot only wakes it
         else:
             root_buffer[roots[0][1]] = grads[0]
-            self.handed[id(grads[0])] = 2  # See Note [Gradient buffer ownership]
+            self.given = id(grads[0])  # See Note [Gradient buffer ownership]
         heapq.heappush(self.ready, (-root._seq, id(root), root))
 
     # ---- which nodes run ------------------------------------------------------------------
@@ -95,19 +94,16 @@ class GraphTask:
         buffer = self.buffers.pop(node, None)
         if buffer is None:
             return [None] * node._n_outputs
-        owned, handed = self.owned, self.handed
-        for g in buffer:
-            key = id(g)
-            holders = handed.get(key)
-            if holders is not None:
-                handed[key] = holders - 1
-            if owned and g is not None:
-                owned.discard(id(g._data))
+        owned = self.owned
+        if owned:
+            for g in buffer:
+                if g is not None:
+                    owned.discard(id(g._data))
         return buffer
 
     def dispatch(self, node, outputs) -> None:
         """Put each gradient a node returned in its input's buffer; queue nodes now ready."""
-        dependencies, buffers, handed = self.dependencies, self.buffers, self.handed
+        dependencies, buffers = self.dependencies, self.buffers
         needed = self.needed
         for (child, nr), g in zip(node.next_functions, outputs):
             if child is None:
@@ -123,8 +119,6 @@ class GraphTask:
                 current = slot[nr]
                 if current is None:
                     slot[nr] = g
-                    key = id(g)
-                    handed[key] = handed.get(key, 0) + 1
                 else:
                     slot[nr] = sum_gradient(current, g, self.owned, self.create_graph)
             if left == 0:
@@ -140,7 +134,7 @@ class GraphTask:
     def adoptable(self, g: Tensor) -> bool:
         """Whether AccumulateGrad may keep `g` itself as `.grad` (no one else can see it)."""
         data = g._data
-        return self.handed.get(id(g), 0) <= 0 and data.base is None and data.flags.writeable
+        return id(g) != self.given and data.base is None and data.flags.writeable
 
 
 def sum_gradient(current: Tensor, g: Tensor, owned: set, create_graph: bool) -> Tensor:

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..._tensor import Tensor, new_tensor
 from ...graph.grad_mode import state as grad_state
+from ...runtime.dtypes import LOW_PRECISION
 from ..linalg.fused_products import ADDMM, addmm, addmm_forward
 from ..shape.reshaping import T
 from ..table import record as recording
@@ -21,6 +22,7 @@ _EMPTY: dict = {}
 _ADDMM_ATTRS = {"beta": 1, "alpha": 1}  # shared by every linear's node, never written
 _ADDMM_NODE = ADDMM.node_class()
 _ADDMM_PLANS = ADDMM.plans
+_ADDMM_FORWARD = addmm_forward.__wrapped__  # the product itself, in the operands' dtype
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -71,7 +73,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def _linear_2d(input: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
     # addmm(bias, input, weight.t()) for operands already checked: the row's forward, and its
     # node recorded over weight.t()'s own (Note [One recording path])
-    out = addmm_forward(np, bias._data, input._data, weight._data.T, beta=1, alpha=1)
+    x = input._data
+    # float16/bfloat16 go through the row's rounding wrapper (Note [Low-precision products])
+    forward = addmm_forward if x.dtype in LOW_PRECISION else _ADDMM_FORWARD
+    out = forward(np, bias._data, x, weight._data.T, beta=1, alpha=1)
     mask = bias._requires_grad | input._requires_grad << 1 | weight._requires_grad << 2
     if not mask:
         return new_tensor(out)

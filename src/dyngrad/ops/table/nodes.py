@@ -4,6 +4,8 @@ its saved tensors, and frees them.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..._tensor import Tensor
@@ -25,6 +27,7 @@ __all__ = [
     "check_unmodified",
     "sum_to_input",
     "freed_detail",
+    "saved_properties",
 ]
 
 _EMPTY: dict = {}
@@ -114,30 +117,12 @@ class OpNode(Node):
     def _output_differentiable(self, output_nr: int) -> bool:
         return self._op.is_differentiable(output_nr)
 
-    def __getattr__(self, name):
-        # PyTorch exposes saved values as `_saved_self`, `_saved_other`, `_saved_result`, and
-        # their SavedTensor handles as `_raw_saved_self`...
-        if name.startswith("_saved_") and not name.startswith("_saved_tensor"):
-            key = _TORCH_SAVED_NAMES.get(name[7:], name[7:])
-            if key.endswith(_LAYOUT_SUFFIXES) and type(self)._layouts:
-                return _layout(self, key)
-            saved = object.__getattribute__(self, "_saved")
-            if saved is None:
-                raise RuntimeError(SECOND_BACKWARD)
-            if key in saved:
-                return self._unpack_saved_slot(key)
-            attrs = object.__getattribute__(self, "_attrs") or _EMPTY
-            if key in attrs:
-                return attrs[key]
-            op = self._op
-            if not op.variadic and any(key == n for n, _ in op.plans[(1 << len(op.inputs)) - 1]):
-                return None  # saved only when an input that needs it requires grad
-        if name.startswith("_raw_saved_"):
-            key = _TORCH_SAVED_NAMES.get(name[11:], name[11:])
-            saved = object.__getattribute__(self, "_saved")
-            if saved is None or _is_tensor_slot(saved.get(key, 0)):
-                return saved_hooks.raw_saved(self, key)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    def __dir__(self):
+        # the `_saved_*` properties are every name a row may save; PyTorch lists none of them
+        made = type(self)._made_properties
+        return [n for n in super().__dir__() if n not in made]
+
+    _made_properties: frozenset = frozenset()  # See Note [Saved values as properties]
 
     # the SavedTensor protocol (graph/saved_hooks.py) ----------------------------------------
     def _saved_slot(self, key, freed: str):
@@ -156,6 +141,55 @@ class OpNode(Node):
 
     # the inputs whose sizes and strides PyTorch's node keeps (`_saved_mat1_sym_sizes`)
     _layouts: tuple = ()
+
+
+# Note [Saved values as properties]
+# PyTorch exposes what a node saved as `_saved_self`, `_saved_other`, `_saved_result` (and
+# the SavedTensor handles as `_raw_saved_self`...). Each node class gets these as properties,
+# made with the class from its row (every name the row may save, under dyngrad's and
+# PyTorch's names), rather than from a `__getattr__`: a class with `__getattr__` loses
+# CPython's fast attribute reads, and the engine and the recording path read node
+# attributes on every node.
+def saved_properties(op) -> dict:
+    """The `_saved_<name>` and `_raw_saved_<name>` properties of `op`'s node class."""
+    keys = set(op.inputs) | set(op.attrs)
+    for plan in op.plans.values():
+        keys.update(name for name, _ in plan)
+    if any(index < 0 for plan in op.plans.values() for _, index in plan):
+        keys.update(f"out{i}" for i in range(op.n_outputs or 0))
+    aliases = {ours: theirs for theirs, ours in _TORCH_SAVED_NAMES.items()}
+    body = {}
+    for key in keys:
+        for name in {key, aliases.get(key, key)}:
+            body[f"_saved_{name}"] = property(partial(_saved_value, key=key))
+            body[f"_raw_saved_{name}"] = property(partial(_raw_saved_value, key=key))
+        for suffix in _LAYOUT_SUFFIXES:
+            for name in {key, aliases.get(key, key)}:
+                body[f"_saved_{name}{suffix}"] = property(partial(_layout, key=name + suffix))
+    body["_made_properties"] = frozenset(body)
+    return body
+
+
+def _saved_value(node, key: str):
+    saved = node._saved
+    if saved is None:
+        raise RuntimeError(SECOND_BACKWARD)
+    if key in saved:
+        return node._unpack_saved_slot(key)
+    attrs = node._attrs or _EMPTY
+    if key in attrs:
+        return attrs[key]
+    op = node._op
+    if not op.variadic and any(key == n for n, _ in op.plans[(1 << len(op.inputs)) - 1]):
+        return None  # saved only when an input that needs it requires grad
+    raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_{key}'")
+
+
+def _raw_saved_value(node, key: str):
+    saved = node._saved
+    if saved is None or _is_tensor_slot(saved.get(key, 0)):
+        return saved_hooks.raw_saved(node, key)
+    raise AttributeError(f"'{type(node).__name__}' object has no attribute '_raw_saved_{key}'")
 
 
 def _is_tensor_slot(value) -> bool:

@@ -38,7 +38,7 @@ from operator import itemgetter
 from ...graph.node import REQUIRING_GRAD
 from ...graph.saved import SAVES_OUTPUT
 from .generated import parameters
-from .nodes import OpNode, StashOpNode, VariadicOpNode
+from .nodes import OpNode, StashOpNode, VariadicOpNode, saved_properties
 
 __all__ = ["OpDef", "defop", "sparse_forward", "OPS", "NOT_IMPLEMENTED"]
 
@@ -86,7 +86,7 @@ class OpDef:
         would slow every attribute read of every row.)
         """
         if self.node_cls is None and self.records:
-            body = {"__slots__": (), "_op": self, "_edges": self.edges}
+            body = {"__slots__": (), "_op": self, "_edges": self.edges, **saved_properties(self)}
             if self.n_outputs is not None:
                 body["_n_outputs"] = self.n_outputs
             if self.stash:
