@@ -272,13 +272,24 @@ def _targets(inputs, caller: str) -> list:
 # on a fresh thread (with this thread's grad mode), which starts with an empty stack. A chain
 # of 10,000 reentrant passes thus needs 10,000 / MAX_DEPTH waiting threads, never a deep stack.
 MAX_DEPTH = 24
-_local = threading.local()
+
+
+class _Passes(threading.local):
+    # this thread's running passes, innermost last: (task, whether a checkpoint may recompute
+    # in it); one thread-local read per pass, as each such read or write costs far more than
+    # a list's append or pop
+    def __init__(self):
+        self.running: list = []
+        self.checkpoint_valid = True  # outside any pass (a reentrant worker thread inherits it)
+
+
+_local = _Passes()
 
 
 def execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None, accumulate=True):
     """Run one backward pass from `roots` (edges) with `grads`; return captured gradients."""
-    depth = getattr(_local, "depth", 0)
-    if depth >= MAX_DEPTH:
+    running = _local.running
+    if len(running) >= MAX_DEPTH:
         return _execute_on_new_thread(roots, grads, keep_graph, create_graph, targets, accumulate)
     outer_pass = passes.start(roots)  # See Note [Backward passes]
     task = GraphTask(roots, grads, keep_graph, create_graph, passes.current[0])
@@ -289,10 +300,8 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None, ac
         watcher.pass_started(task, roots)
     prev_mode, prev_backward = grad_state.enabled, grad_state.backward
     grad_state.enabled, grad_state.backward = create_graph, True
-    _local.depth = depth + 1
-    outer_task, _local.task = getattr(_local, "task", None), task
-    prev_valid = getattr(_local, "checkpoint_valid", True)
-    _local.checkpoint_valid = prev_valid and targets is None  # See `_is_checkpoint_valid`
+    valid = running[-1][1] if running else _local.checkpoint_valid
+    running.append((task, valid and targets is None))  # See `_is_checkpoint_valid`
     hooks = saved_hooks.snapshot()  # See Note [Saved tensor hooks]
     try:
         with quiet_floating_point():  # See Note [Floating-point warnings]
@@ -303,9 +312,7 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None, ac
             watcher.pass_failed(task, exc)
         raise
     finally:
-        _local.depth = depth
-        _local.task = outer_task
-        _local.checkpoint_valid = prev_valid
+        running.pop()
         saved_hooks.restore(hooks)
         grad_state.enabled, grad_state.backward = prev_mode, prev_backward
         passes.finish(outer_pass)
@@ -316,7 +323,8 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, targets=None, ac
 
 def current_task():
     """The GraphTask running on this thread (the innermost, in a reentrant backward), or None."""
-    return getattr(_local, "task", None)
+    running = _local.running
+    return running[-1][0] if running else None
 
 
 def _run_final_callbacks(task: GraphTask) -> None:
@@ -349,6 +357,14 @@ def _run(task: GraphTask) -> None:
                     wrong_count(node, outputs)
             if not task.keep_graph:
                 node.release()
+        elif type(node) is AccumulateGrad and not (node._pre_hooks or node._hooks):
+            # a leaf's sink without node hooks (the leaf's own hooks run in accumulate.py)
+            accumulate.accumulate_leaf(
+                task, node, accumulate.tensor_pre_hooks(node, grads, task)[0]
+            )
+            if not task.keep_graph:
+                node.release()
+            continue
         else:
             outputs = _call(task, node, grads)
         if outputs:
@@ -425,7 +441,7 @@ def _execute_on_new_thread(*args):
     result: list = []
     modes = grad_mode.thread_modes()
     hooks = saved_hooks.snapshot()
-    valid = getattr(_local, "checkpoint_valid", True)
+    valid = _is_checkpoint_valid()
 
     def work():
         grad_mode.set_thread_modes(modes)
@@ -452,7 +468,8 @@ def _is_checkpoint_valid() -> bool:
     """Matches `torch.autograd._is_checkpoint_valid`: False inside a backward pass that runs
     only towards some inputs (`autograd.grad`, `backward(inputs=...)`), where a reentrant
     checkpoint cannot recompute its part of the graph."""
-    return getattr(_local, "checkpoint_valid", True)
+    running = _local.running
+    return running[-1][1] if running else _local.checkpoint_valid
 
 
 above.backward = backward  # Tensor.backward: See Note [Calls up the layers]

@@ -177,15 +177,16 @@ def _dependencies(root) -> dict:
     """How many gradients each node under `root` waits for: one per edge into it."""
     dependencies: dict = {}
     stack = [root]
-    seen = {root}
     while stack:
         for child, _ in stack.pop().next_functions:
             if child is None:
                 continue
-            dependencies[child] = dependencies.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
+            count = dependencies.get(child)
+            if count is None:  # first seen: walk under it once (the graph has no cycle)
+                dependencies[child] = 1
                 stack.append(child)
+            else:
+                dependencies[child] = count + 1
     return dependencies
 
 

@@ -63,6 +63,7 @@ class _State(threading.local):
 
 
 state = _State()
+_NONE: list = []  # an empty stack's snapshot, never written
 active: list = []  # one entry per pair pushed, on any thread: See Note [Saved tensor hooks]
 write_watchers: list = []  # See Note [Writes into saved tensors]
 
@@ -115,11 +116,14 @@ def current():
 
 def snapshot() -> list:
     """This thread's stack, to `restore` when a backward pass ends."""
-    return list(state.stack)
+    stack = state.stack
+    return list(stack) if stack else _NONE
 
 
 def restore(pairs: list) -> None:
     stack = state.stack
+    if not stack and not pairs:  # (every backward pass without hooks: nothing to undo)
+        return
     for _ in range(len(stack) - len(pairs)):
         active.pop()
     for _ in range(len(pairs) - len(stack)):
