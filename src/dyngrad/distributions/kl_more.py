@@ -1,0 +1,1 @@
+"""KL divergences PyTorch registers for the distributions added with Gumbel and friends."""
