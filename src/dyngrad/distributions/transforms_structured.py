@@ -22,11 +22,13 @@ __all__ = [
 
 
 def _check_dim(dim: int, value, name: str, size: int, what: str) -> None:
-    # PyTorch asserts these (AssertionError), with these messages
+    # PyTorch asserts these (AssertionError), with these messages: `name` is "x" or "y",
+    # called "tensor" in the range message of a call (not of log_abs_det_jacobian)
+    shown, name = name.split(":") if ":" in name else (name, name)
     if not -value.dim() <= dim < value.dim():
-        raise AssertionError(f"dim {dim} out of range for {name} with {value.dim()} dimensions")
+        raise AssertionError(f"dim {dim} out of range for {shown} with {value.dim()} dimensions")
     if value.size(dim) != size:
-        raise AssertionError(f"{name[0]}.size({dim}) = {value.size(dim)} must equal {what}")
+        raise AssertionError(f"{name}.size({dim}) = {value.size(dim)} must equal {what}")
 
 
 class IndependentTransform(Transform):
@@ -177,10 +179,10 @@ class CatTransform(Transform):
             start += length
 
     def _call(self, x):
-        return cat([t(piece) for t, piece in self._pieces(x, "tensor")], dim=self.dim)
+        return cat([t(piece) for t, piece in self._pieces(x, "tensor:x")], dim=self.dim)
 
     def _inverse(self, y):
-        return cat([t.inv(piece) for t, piece in self._pieces(y, "tensor")], dim=self.dim)
+        return cat([t.inv(piece) for t, piece in self._pieces(y, "tensor:y")], dim=self.dim)
 
     def log_abs_det_jacobian(self, x, y):
         terms = []
@@ -233,11 +235,11 @@ class StackTransform(Transform):
         return [value.select(self.dim, i) for i in range(value.size(self.dim))]
 
     def _call(self, x):
-        parts = zip(self._slices(x, "tensor"), self.transforms)
+        parts = zip(self._slices(x, "tensor:x"), self.transforms)
         return stack([t(piece) for piece, t in parts], dim=self.dim)
 
     def _inverse(self, y):
-        parts = zip(self._slices(y, "tensor"), self.transforms)
+        parts = zip(self._slices(y, "tensor:y"), self.transforms)
         return stack([t.inv(piece) for piece, t in parts], dim=self.dim)
 
     def log_abs_det_jacobian(self, x, y):
