@@ -19,6 +19,17 @@ def _simplex(*shape):
     return p / p.sum(-1, keepdims=True)
 
 
+def _spd(n, *batch):
+    a = R.standard_normal(batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def _corr_cholesky(n, *batch):
+    cov = _spd(n, *batch)
+    d = np.sqrt(np.diagonal(cov, axis1=-2, axis2=-1))
+    return np.linalg.cholesky(cov / d[..., :, None] / d[..., None, :])
+
+
 def _counts(total, k, *shape):
     return R.multinomial(total, np.full(k, 1.0 / k), shape).astype(float)
 
@@ -246,6 +257,36 @@ MORE_CASES = [
         GP_LOC + _uniform(0.05, 3.0, 4, 3),
         unit_value=U,
         grad_params=(0, 1, 2),
+    ),
+]
+MORE_CASES += [
+    Case(
+        "wishart_covariance",
+        lambda d, df, cov: d.Wishart(df, covariance_matrix=cov),
+        [np.array([3.5, 6.0]), _spd(3) / 3],
+        _spd(3, 4, 2) / 3,
+        grad_params=(0, 1),
+    ),
+    Case(
+        "wishart_precision",
+        lambda d, df, prec: d.Wishart(df, precision_matrix=prec),
+        [np.array(4.5), _spd(3, 2) / 3],
+        _spd(3, 4, 2) / 3,
+        grad_params=(0, 1),
+    ),
+    Case(
+        "wishart_scale_tril",
+        lambda d, df, tril: d.Wishart(df, scale_tril=tril),
+        [np.array([2.5, 7.0]), np.linalg.cholesky(_spd(2, 2) / 2)],
+        _spd(2, 4, 2) / 2,
+        grad_params=(0, 1),
+    ),
+    Case(
+        "lkj_cholesky",
+        lambda d, c: d.LKJCholesky(3, c),
+        [np.array([0.5, 1.0, 3.0])],
+        _corr_cholesky(3, 4, 3),
+        grad_params=(0,),
     ),
 ]
 MORE_IDS = [c.name for c in MORE_CASES]

@@ -6,7 +6,8 @@ dyngrad's normal, uniform, exponential, cauchy, geometric and multinomial draws 
 bit for bit, so every distribution built on them draws PyTorch's numbers for a seed. Its
 gamma, poisson and binomial samplers are not PyTorch's algorithms (Marsaglia-Tsang with
 PyTorch's own uniform/normal interleaving, PTRS, BTRS), so StudentT, Chi2, FisherSnedecor,
-InverseGamma (gamma), Binomial (binomial) and NegativeBinomial (gamma then poisson) draw
+InverseGamma, Wishart (gamma), LKJCholesky (Beta, a Dirichlet draw), Binomial (binomial) and
+NegativeBinomial (gamma then poisson) draw
 other numbers for the same seed: for those the tests check the moments of many draws and
 that the sampler calls the primitive PyTorch's calls.
 """
@@ -58,6 +59,10 @@ NOT_SEEDED = [
     "chi2",
     "fisher_snedecor",
     "inverse_gamma",
+    "wishart_covariance",
+    "wishart_precision",
+    "wishart_scale_tril",
+    "lkj_cholesky",
 ]
 BY_NAME = {c.name: c for c in MORE_CASES}
 

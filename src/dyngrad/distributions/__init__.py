@@ -20,6 +20,7 @@ from . import (  # noqa: F401
     kl_cross,
     kl_more,
     kumaraswamy,
+    lkj_cholesky,
     logistic_normal,
     lowrank_multivariate_normal,
     mixture_same_family,
@@ -31,6 +32,7 @@ from . import (  # noqa: F401
     transforms,
     von_mises,
     weibull,
+    wishart,
 )
 from . import student_t as studentT  # noqa: F401, N812 - PyTorch's module name
 from .bernoulli import Bernoulli
@@ -57,6 +59,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -97,6 +100,7 @@ from .transforms import (
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "AbsTransform",
@@ -128,6 +132,7 @@ __all__ = [
     "IndependentTransform",
     "InverseGamma",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LogisticNormal",
@@ -159,6 +164,7 @@ __all__ = [
     "Uniform",
     "VonMises",
     "Weibull",
+    "Wishart",
     "biject_to",
     "constraints",
     "identity_transform",
