@@ -131,3 +131,29 @@ def test_lowrank_kl_with_different_event_shapes_raises(torch):
                 d.kl_divergence(a, b)
             messages.append(str(info.value))
     assert messages[:2] == messages[2:]
+
+
+def test_exponential_family_paths_of_wishart_and_continuous_bernoulli_match_torch(torch):
+    # Wishart has no registered pair: the exponential-family Bregman divergence, whose
+    # gradient reaches q's parameters only (p's are detached, as in PyTorch)
+    outs = []
+    for lib in (dyngrad, torch):
+        d = lib.distributions
+        cov = lib.tensor([[2.0, 0.3], [0.3, 1.0]], dtype=lib.float64, requires_grad=True)
+        prec = lib.tensor([[1.0, 0.2], [0.2, 2.0]], dtype=lib.float64, requires_grad=True)
+        p = d.Wishart(lib.tensor([3.5, 5.0], dtype=lib.float64), covariance_matrix=cov)
+        q = d.Wishart(lib.tensor(4.0, dtype=lib.float64), precision_matrix=prec)
+        kl = d.kl_divergence(p, q)
+        kl.sum().backward()
+        assert cov.grad is None
+        cb = d.ContinuousBernoulli(lib.tensor([0.3, 0.7], dtype=lib.float64))
+        outs.append(
+            [
+                kl.detach().numpy(),
+                prec.grad.numpy(),
+                d.ExponentialFamily.entropy(p).detach().numpy(),
+                d.ExponentialFamily.entropy(cb).numpy(),
+            ]
+        )
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a, b, rtol=1e-9)
