@@ -152,7 +152,7 @@ def test_exponential_family_paths_of_wishart_and_continuous_bernoulli_match_torc
                 kl.detach().numpy(),
                 prec.grad.numpy(),
                 d.ExponentialFamily.entropy(p).detach().numpy(),
-                d.ExponentialFamily.entropy(cb).numpy(),
+                d.ExponentialFamily.entropy(cb).detach().numpy(),
             ]
         )
     for a, b in zip(*outs):
