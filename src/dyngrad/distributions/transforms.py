@@ -14,16 +14,39 @@ from ..ops.elementwise.compare import clamp
 from ..ops.shape.grids import broadcast_shapes
 from . import constraints
 from .transform_chain import ComposeTransform, Transform, identity_transform
+from .transforms_matrix import (
+    CorrCholeskyTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    StickBreakingTransform,
+)
+from .transforms_structured import (
+    CatTransform,
+    CumulativeDistributionTransform,
+    IndependentTransform,
+    ReshapeTransform,
+    StackTransform,
+)
 from .utils import broadcast_all, finfo
 
 __all__ = [
     "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
+    "CumulativeDistributionTransform",
     "ExpTransform",
+    "IndependentTransform",
+    "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
     "PowerTransform",
+    "ReshapeTransform",
     "SigmoidTransform",
     "SoftmaxTransform",
+    "SoftplusTransform",
+    "StackTransform",
+    "StickBreakingTransform",
     "TanhTransform",
     "Transform",
     "identity_transform",
@@ -75,6 +98,21 @@ class SigmoidTransform(_Elementwise):
     def log_abs_det_jacobian(self, x, y):
         softplus = _softplus
         return -softplus(-x) - softplus(x)
+
+
+class SoftplusTransform(_Elementwise):
+    """y = log(1 + exp(x)); log |dy/dx| = -softplus(-x)."""
+
+    codomain = constraints.positive
+
+    def _call(self, x):
+        return _softplus(x)
+
+    def _inverse(self, y):
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x, y):
+        return -_softplus(-x)
 
 
 class TanhTransform(_Elementwise):

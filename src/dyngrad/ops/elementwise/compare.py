@@ -48,43 +48,54 @@ WHERE = defop(
     promote=promotion.where_values,
 )
 
+
+def _pass(g, mask):
+    # the gradient where the mask holds, else 0: selected, not multiplied, so an infinite or
+    # nan gradient outside the mask gives 0 (0 * inf would be nan), as PyTorch's clamp_backward
+    return where(mask, g, 0.0)
+
+
 # The gradient goes to whichever of x, lo, hi the result came from. PyTorch's tie rules:
 # x keeps it on both bounds (lo <= x <= hi); when lo >= hi the result is hi, and hi takes the
 # gradient only when lo > hi strictly (at lo == hi > x nobody does).
 CLAMP = defop(
     "clamp",
     lambda xp, x, *, min, max: _clip(xp, x, min, max),
-    {"x": lambda g, x, min, max: g * _in_bounds(x, min, max)},
+    {"x": lambda g, x, min, max: _pass(g, _in_bounds(x, min, max))},
     node="ClampBackward1",
 )
 CLAMP_TENSOR = defop(
     "clamp_tensor",
     lambda xp, x, lo, hi: _clip(xp, x, lo, hi),
     {
-        "x": lambda g, x, lo, hi: g * _in_bounds(x, lo, hi),
-        "lo": lambda g, x, lo, hi: g * _lo_wins(x, lo, hi),
-        "hi": lambda g, x, lo, hi: g * _hi_wins(x, lo, hi),
+        "x": lambda g, x, lo, hi: _pass(g, _in_bounds(x, lo, hi)),
+        "lo": lambda g, x, lo, hi: _pass(g, _lo_wins(x, lo, hi)),
+        "hi": lambda g, x, lo, hi: _pass(g, _hi_wins(x, lo, hi)),
     },
     node="ClampBackward0",
     promote=promotion.binary,
 )
 CLAMP_MIN = defop(
-    "clamp_min", lambda xp, x, *, min: xp.maximum(x, min), {"x": lambda g, x, min: g * (x >= min)}
+    "clamp_min",
+    lambda xp, x, *, min: xp.maximum(x, min),
+    {"x": lambda g, x, min: _pass(g, x >= min)},
 )
 CLAMP_MAX = defop(
-    "clamp_max", lambda xp, x, *, max: xp.minimum(x, max), {"x": lambda g, x, max: g * (x <= max)}
+    "clamp_max",
+    lambda xp, x, *, max: xp.minimum(x, max),
+    {"x": lambda g, x, max: _pass(g, x <= max)},
 )
 CLAMP_MIN_TENSOR = defop(
     "clamp_min_tensor",
     lambda xp, x, lo: xp.maximum(x, lo),
-    {"x": lambda g, x, lo: g * (x >= lo), "lo": lambda g, x, lo: g * (x < lo)},
+    {"x": lambda g, x, lo: _pass(g, x >= lo), "lo": lambda g, x, lo: _pass(g, x < lo)},
     node="ClampMinBackward1",
     promote=promotion.binary,
 )
 CLAMP_MAX_TENSOR = defop(
     "clamp_max_tensor",
     lambda xp, x, hi: xp.minimum(x, hi),
-    {"x": lambda g, x, hi: g * (x <= hi), "hi": lambda g, x, hi: g * (x > hi)},
+    {"x": lambda g, x, hi: _pass(g, x <= hi), "hi": lambda g, x, hi: _pass(g, x > hi)},
     node="ClampMaxBackward1",
     promote=promotion.binary,
 )

@@ -308,10 +308,17 @@ _LIST_AS_TUPLE = (
 )
 
 
+def _bool_0d(k) -> bool:
+    # a 0-d bool tensor masks a 0-d tensor as a bool does (x[mask] has shape (1,) or (0,))
+    return isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype == np.bool_
+
+
 def _zero_dim_key(key) -> None:
     """PyTorch's checks of a key for a 0-d tensor, which takes only None, ... and bools."""
     keys = key if isinstance(key, tuple) else (key,)
-    if all(k is None or k is Ellipsis or isinstance(k, (bool, np.bool_)) for k in keys):
+    if all(
+        k is None or k is Ellipsis or isinstance(k, (bool, np.bool_)) or _bool_0d(k) for k in keys
+    ):
         return
     if len(keys) == 1 and isinstance(keys[0], slice):
         _normalize_slice(keys[0])

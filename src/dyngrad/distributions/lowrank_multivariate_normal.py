@@ -1,0 +1,161 @@
+"""`LowRankMultivariateNormal`: the Gaussian with covariance `cov_factor @ cov_factor.mT +
+diag(cov_diag)`, scored through the m x m capacitance matrix (m = cov_factor's columns)."""
+
+from __future__ import annotations
+
+import math
+
+from ..ops.creation.ranges import eye
+from ..ops.linalg.cholesky import linalg_cholesky, solve_triangular
+from ..ops.linalg.products import matmul
+from ..ops.shape.diagonal import diag_embed
+from ..ops.shape.grids import broadcast_tensors
+from ..size import Size
+from . import constraints
+from .distribution import Distribution
+from .multivariate_normal import _batch_mahalanobis, _batch_mv
+from .utils import _standard_normal, lazy_property
+
+__all__ = ["LowRankMultivariateNormal"]
+
+
+def _batch_capacitance_tril(W, D):
+    """Cholesky factor of the capacitance I + W^T D^-1 W."""
+    m = W.size(-1)
+    Wt_Dinv = W.mT / D.unsqueeze(-2)
+    return linalg_cholesky(matmul(Wt_Dinv, W) + eye(m, dtype=W.dtype))
+
+
+def _batch_lowrank_logdet(W, D, capacitance_tril):
+    """log det(W W^T + D) by the matrix determinant lemma."""
+    return 2 * capacitance_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) + D.log().sum(-1)
+
+
+def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
+    """x^T (W W^T + D)^-1 x by the Woodbury identity."""
+    Wt_Dinv = W.mT / D.unsqueeze(-2)
+    Wt_Dinv_x = _batch_mv(Wt_Dinv, x)
+    return (x.pow(2) / D).sum(-1) - _batch_mahalanobis(capacitance_tril, Wt_Dinv_x)
+
+
+class LowRankMultivariateNormal(Distribution):
+    """Matches `torch.distributions.LowRankMultivariateNormal(loc, cov_factor, cov_diag)`."""
+
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "cov_factor": constraints.independent(constraints.real, 2),
+        "cov_diag": constraints.independent(constraints.positive, 1),
+    }
+    support = constraints.real_vector
+    has_rsample = True
+
+    def __init__(self, loc, cov_factor, cov_diag, validate_args=None):
+        if loc.dim() < 1:
+            raise ValueError("loc must be at least one-dimensional.")
+        event_shape = loc.shape[-1:]
+        if cov_factor.dim() < 2:
+            raise ValueError(
+                "cov_factor must be at least two-dimensional, with optional leading batch "
+                "dimensions"
+            )
+        if cov_factor.shape[-2:-1] != event_shape:
+            raise ValueError(
+                f"cov_factor must be a batch of matrices with shape {event_shape[0]} x m"
+            )
+        if cov_diag.shape[-1:] != event_shape:
+            raise ValueError(f"cov_diag must be a batch of vectors with shape {event_shape}")
+        try:
+            loc_, self.cov_factor, cov_diag_ = broadcast_tensors(
+                loc.unsqueeze(-1), cov_factor, cov_diag.unsqueeze(-1)
+            )
+        except RuntimeError as e:
+            raise ValueError(
+                f"Incompatible batch shapes: loc {loc.shape}, cov_factor {cov_factor.shape}, "
+                f"cov_diag {cov_diag.shape}"
+            ) from e
+        self.loc = loc_[..., 0]
+        self.cov_diag = cov_diag_[..., 0]
+        batch_shape = self.loc.shape[:-1]
+        self._unbroadcasted_cov_factor = cov_factor
+        self._unbroadcasted_cov_diag = cov_diag
+        self._capacitance_tril = _batch_capacitance_tril(cov_factor, cov_diag)
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
+        batch_shape = Size(batch_shape)
+        loc_shape = batch_shape + self.event_shape
+        new.loc = self.loc.expand(loc_shape)
+        new.cov_diag = self.cov_diag.expand(loc_shape)
+        new.cov_factor = self.cov_factor.expand(loc_shape + self.cov_factor.shape[-1:])
+        new._unbroadcasted_cov_factor = self._unbroadcasted_cov_factor
+        new._unbroadcasted_cov_diag = self._unbroadcasted_cov_diag
+        new._capacitance_tril = self._capacitance_tril
+        super(LowRankMultivariateNormal, new).__init__(
+            batch_shape, self.event_shape, validate_args=False
+        )
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @lazy_property
+    def variance(self):
+        variance = self._unbroadcasted_cov_factor.pow(2).sum(-1) + self._unbroadcasted_cov_diag
+        return variance.expand(self._batch_shape + self._event_shape)
+
+    @lazy_property
+    def scale_tril(self):
+        # D^1/2 chol(I + D^-1/2 W W^T D^-1/2): no n x n inverse
+        n = self._event_shape[0]
+        sqrt_d = self._unbroadcasted_cov_diag.sqrt().unsqueeze(-1)
+        dinvsqrt_w = self._unbroadcasted_cov_factor / sqrt_d
+        k = matmul(dinvsqrt_w, dinvsqrt_w.mT) + eye(n, dtype=sqrt_d.dtype)
+        scale_tril = sqrt_d * linalg_cholesky(k)
+        return scale_tril.expand(self._batch_shape + self._event_shape + self._event_shape)
+
+    @lazy_property
+    def covariance_matrix(self):
+        W = self._unbroadcasted_cov_factor
+        covariance = matmul(W, W.mT) + diag_embed(self._unbroadcasted_cov_diag)
+        return covariance.expand(self._batch_shape + self._event_shape + self._event_shape)
+
+    @lazy_property
+    def precision_matrix(self):
+        # Woodbury: D^-1 - D^-1 W C^-1 W^T D^-1
+        Wt_Dinv = self._unbroadcasted_cov_factor.mT / self._unbroadcasted_cov_diag.unsqueeze(-2)
+        A = solve_triangular(self._capacitance_tril, Wt_Dinv, upper=False)
+        precision = diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - matmul(A.mT, A)
+        return precision.expand(self._batch_shape + self._event_shape + self._event_shape)
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        w_shape = shape[:-1] + self.cov_factor.shape[-1:]
+        eps_w = _standard_normal(w_shape, dtype=self.loc.dtype, device=None)
+        eps_d = _standard_normal(shape, dtype=self.loc.dtype, device=None)
+        return (
+            self.loc
+            + _batch_mv(self._unbroadcasted_cov_factor, eps_w)
+            + self._unbroadcasted_cov_diag.sqrt() * eps_d
+        )
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        diff = value - self.loc
+        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
+        M = _batch_lowrank_mahalanobis(W, D, diff, self._capacitance_tril)
+        log_det = _batch_lowrank_logdet(W, D, self._capacitance_tril)
+        return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + log_det + M)
+
+    def entropy(self):
+        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
+        log_det = _batch_lowrank_logdet(W, D, self._capacitance_tril)
+        H = 0.5 * (self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + log_det)
+        return H if len(self._batch_shape) == 0 else H.expand(self._batch_shape)
