@@ -343,3 +343,42 @@ def test_unknown_backend_raises_invalid_backend(lib):
     with pytest.raises(lib._dynamo.exc.InvalidBackend, match="Invalid backend: 'nope'"):
         lib.compile(lambda x: x, backend="nope")
     assert "inductor" in lib._dynamo.list_backends()
+
+
+_ITEM_SCRIPT = """
+import {lib} as torch
+
+def f(x):
+    y = x * 2
+    s = y.sum().item()
+    return y + s
+
+compiled = torch.compile(f, backend="eager")
+compiled(torch.ones(3))
+compiled(torch.ones(3))
+torch.compile(lambda x: x.sum().item(), backend="eager")(torch.ones(2))  # warned once only
+"""
+
+
+def _warning_lines(lib_name: str, tmp_path) -> list:
+    script = tmp_path / f"item_{lib_name}.py"
+    script.write_text(_ITEM_SCRIPT.format(lib=lib_name))
+    env = {k: v for k, v in os.environ.items() if k != "TORCH_LOGS"}
+    run = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    # the text after each line's header ("W1202 07:28:00.553000 6002 <site>] [0/0] ")
+    return [line.split("] ", 2)[2] for line in run.stderr.splitlines() if line.startswith("W")]
+
+
+def test_the_first_item_break_warns_by_default_as_torch(tmp_path):
+    ours = _warning_lines("dyngrad", tmp_path)
+    assert ours[0] == "Graph break from `Tensor.item()`, consider setting:"
+    assert "    s = y.sum().item()" in ours and "        ^^^^^^^^^^^^^^" in ours
+    assert ours.count(ours[0]) == 1  # once per process
+    pytest.importorskip("torch")
+    theirs = [
+        line.replace("item_torch", "item_dyngrad") for line in _warning_lines("torch", tmp_path)
+    ]
+    assert ours == theirs

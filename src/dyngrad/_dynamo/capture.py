@@ -23,8 +23,9 @@ import builtins
 import os
 import sys
 import threading
+import traceback
 
-from .. import _tensor
+from .. import _logging, _tensor
 from ..ops.table import record as recording
 from . import config, reasons
 from .exc import Unsupported
@@ -42,14 +43,15 @@ _watchers: dict = {}  # method name -> its watcher (See _hold)
 class Capture:
     """What one compiled call did: its op and break events (with stacks while `detailed`)."""
 
-    __slots__ = ("detailed", "fullgraph", "events", "stop", "quiet")
+    __slots__ = ("detailed", "fullgraph", "events", "stop", "quiet", "label")
 
-    def __init__(self, stop, *, detailed: bool, fullgraph: bool) -> None:
+    def __init__(self, stop, *, detailed: bool, fullgraph: bool, label: str = "0/0") -> None:
         self.stop = stop  # the frame that called the user's function: stacks end there
         self.detailed = detailed
         self.fullgraph = fullgraph
         self.events: list = []  # ("op", stack, name) or ("break", stack, Reason)
         self.quiet = False
+        self.label = label  # "frame/compile", as PyTorch's log lines name the compile
 
     def op(self, name: str) -> None:
         if self.detailed:
@@ -64,7 +66,58 @@ class Capture:
                 "graph break; remove the break or compile with fullgraph=False)"
             )
         if self.detailed:
-            self.events.append(("break", user_stack(self.stop, 3), reason))
+            stack = user_stack(self.stop, 3)
+            self.events.append(("break", stack, reason))
+            if reason.code == reasons.ITEM and not _warned:
+                _warn_item(self.label, stack)
+
+
+_warned: list = []  # PyTorch warns of the first `.item()` break only, once per process
+
+
+def _warn_item(label: str, stack: tuple) -> None:
+    # PyTorch's default-on warning at an `.item()` break: the setting that would capture it,
+    # and where the user's code asked (the frames still run, so the exact expression is known)
+    _warned.append(True)
+    summaries = []
+    for frame, line in stack:
+        if in_package(frame):
+            continue
+        code = frame.f_code
+        _, end, start_col, end_col = _position(code, frame.f_lasti)
+        summaries.append(
+            traceback.FrameSummary(
+                code.co_filename,
+                line,
+                code.co_name,
+                end_lineno=end,
+                colno=start_col,
+                end_colno=end_col,
+            )
+        )
+    _logging.warning(
+        label,
+        ITEM_WARNING % "".join(traceback.format_list(summaries)),
+        "dyngrad/_dynamo/capture.py",
+    )
+
+
+def _position(code, lasti: int) -> tuple:
+    for i, position in enumerate(code.co_positions()):
+        if i == lasti // 2:
+            return position
+    return (None, None, None, None)
+
+
+ITEM_WARNING = """Graph break from `Tensor.item()`, consider setting:
+    torch._dynamo.config.capture_scalar_outputs = True
+or:
+    env TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1
+to include these operations in the captured graph.
+
+Graph break: from user code at:
+%s
+"""
 
 
 def current() -> Capture | None:

@@ -203,7 +203,8 @@ def _call(fn, code, names, args, kwargs, opts: Options, module):
         logs.recompile(cache, code, failed)
         if opts.dynamic is not False and config.automatic_dynamic_shapes:
             now = guarding.widen([e.guards for e in cache.entries], now)
-    capture = Capture(sys._getframe(), detailed=compiling, fullgraph=opts.fullgraph)
+    label = f"{cache.frame_id}/{len(cache.entries)}"
+    capture = Capture(sys._getframe(), detailed=compiling, fullgraph=opts.fullgraph, label=label)
     start = next(_sequence)
     with active(capture):
         result = fn(*args, **kwargs)

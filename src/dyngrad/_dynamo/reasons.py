@@ -7,6 +7,7 @@ from dataclasses import dataclass
 __all__ = ["Reason", "branching", "item", "tolist", "data_dependent", "builtin", "user_break"]
 
 _SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/"
+ITEM = "gb0124"  # the code of an `.item()` break (PyTorch also warns of the first one)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def item() -> Reason:
             "`export TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1` to include these operations in "
             "the captured graph.",
         ),
-        "gb0124",
+        ITEM,
     )
 
 

@@ -11,7 +11,7 @@ import datetime
 import os
 import sys
 
-__all__ = ["set_logs", "enabled", "emit"]
+__all__ = ["set_logs", "enabled", "emit", "warning"]
 
 ARTIFACTS = ("graph_breaks", "recompiles", "guards", "graph_code", "graph", "dynamo")
 _on: set = set()
@@ -48,6 +48,16 @@ def emit(artifact: str, frame: str, text: str, site: str = "dyngrad/_dynamo") ->
     """Write `text` as PyTorch's log lines: a header per line, `[frame/compile] [__artifact]`."""
     now = datetime.datetime.now()
     head = f"V{now:%m%d %H:%M:%S.%f} {os.getpid()} {site}] [{frame}] [__{artifact}]"
+    stream = sys.stderr
+    for line in text.split("\n"):
+        stream.write(f"{head} {line}\n")
+    stream.flush()
+
+
+def warning(frame: str, text: str, site: str) -> None:
+    """Write `text` as PyTorch's default-on warnings (logged whatever TORCH_LOGS says)."""
+    now = datetime.datetime.now()
+    head = f"W{now:%m%d %H:%M:%S.%f} {os.getpid()} {site}] [{frame}]"
     stream = sys.stderr
     for line in text.split("\n"):
         stream.write(f"{head} {line}\n")
