@@ -236,3 +236,19 @@ def test_oscillating_values_match_mpmath(name, order):
     ref = np.array(ref)
     scale = np.maximum(np.abs(ref), 1.0) * _phase(name, x)
     assert np.all(np.abs(ours - ref) <= 2e-15 * scale), np.max(np.abs(ours - ref) / scale)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_half_and_complex_inputs_have_no_kernel_as_in_torch(name, lib):
+    fn = getattr(lib.special, name)
+    with pytest.raises(NotImplementedError, match=rf"^\"{name}_cpu\" not implemented for 'Complex"):
+        fn(lib.tensor([1.0 + 0j]))
+    if name in ("i0e", "i1e"):
+        x = lib.tensor([0.5, -2.0], dtype=lib.float16)
+        assert fn(x).dtype == lib.float16
+        np.testing.assert_allclose(fn(x).float().numpy(), fn(x.float()).numpy(), rtol=1e-3)
+    else:
+        with pytest.raises(
+            NotImplementedError, match=rf"^\"{name}_cpu\" not implemented for 'Half'"
+        ):
+            fn(lib.tensor([1.0], dtype=lib.float16))

@@ -105,3 +105,13 @@ def test_known_values():
     assert sp.legendre_polynomial_p(x, 2).item() == pytest.approx((3 * 0.25 - 1) / 2)
     assert sp.laguerre_polynomial_l(x, 2).item() == pytest.approx((0.25 - 4 * 0.5 + 2) / 2)
     assert sp.chebyshev_polynomial_t(x, -1).item() == 0.0
+
+
+@pytest.mark.parametrize("name", NAMES + ["zeta"])
+def test_half_and_complex_inputs_have_no_kernel_as_in_torch(name, lib):
+    fn = getattr(lib.special, name)
+    kernel = name + "_cpu"
+    with pytest.raises(NotImplementedError, match=rf"^\"{kernel}\" not implemented for 'Half'"):
+        fn(lib.tensor([1.0], dtype=lib.float16), 2)
+    with pytest.raises(NotImplementedError, match=rf"^\"{kernel}\" not implemented for 'Complex"):
+        fn(lib.tensor([1.0]), lib.tensor([2.0 + 0j]))

@@ -47,15 +47,21 @@ def ndtri(p):
 
 
 def _erfc_inverse_tail(q):
-    """y > 0.47 with erfc(y) = q, for 0 < q < 1/2."""
+    """y > 0.47 with erfc(y) = q, for 0 < q < 1/2. The start, from erfc(y) ~ e^(-y^2) /
+    (y sqrt(pi)), is within a few percent; each Newton step then squares the error, and an
+    element leaves the loop once its step is below its resolution."""
     target = np.log(q)
-    y = np.sqrt(-target)
+    t = -target - 0.5 * math.log(math.pi)
+    y = np.sqrt(np.maximum(t - 0.5 * np.log(np.maximum(t, 1.0)), 0.25))
+    todo = np.arange(q.size)
     for _ in range(50):
-        scaled = erfcx(np, y)
-        f = np.log(scaled) - y * y - target
+        yt = y[todo]
+        scaled = erfcx(np, yt)
+        f = np.log(scaled) - yt * yt - target[todo]
         # d/dy log erfc(y) = -2 / (sqrt(pi) erfcx(y))
         step = f * scaled / _TWO_OVER_SQRT_PI
-        y = y + step
-        if not np.any(np.abs(step) > 1e-16 * y):
+        y[todo] = yt + step
+        todo = todo[np.abs(step) > 1e-16 * yt]
+        if todo.size == 0:
             break
     return y

@@ -110,14 +110,14 @@ I0E = defop(
     _kernel(bessel.i0e),
     # d/dx (I0(x) e^-|x|) = I1(x) e^-|x| - sgn(x) I0(x) e^-|x|
     {"x": lambda g, x, out: g * (apply(I1E, (x,)) - x.sgn() * out)},
-    promote=promotion.floating,
+    promote=promotion.real_kernel("i0e_cpu", promotion.floating, half=True),
     node="SpecialI0EBackward0",
 )
 I1E = defop(
     "special_i1e",
     _kernel(bessel.i1e),
     {"x": _i1e_grad},
-    promote=promotion.floating,
+    promote=promotion.real_kernel("i1e_cpu", promotion.floating, half=True),
     node="SpecialI1EBackward0",
 )
 
@@ -137,7 +137,9 @@ _UNDIFFERENTIATED = {
     "spherical_bessel_j0": _kernel(bessel.spherical_j0),
 }
 BESSEL_ROWS = {
-    name: defop("special_" + name, fwd, promote=promotion.floating)
+    name: defop(
+        "special_" + name, fwd, promote=promotion.real_kernel(name + "_cpu", promotion.floating)
+    )
     for name, fwd in _UNDIFFERENTIATED.items()
 }
 

@@ -17,6 +17,10 @@ from ..table.record import apply
 from ..table.registry import defop
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
+_PROMOTE_ERFCX = promotion.real_kernel("erfcx_cpu", promotion.floating)
+_PROMOTE_LOG_NDTR = promotion.real_kernel("log_ndtr_cpu", promotion.floating)
+_PROMOTE_NDTRI = promotion.real_kernel("ndtri_cpu", promotion.floating)
+_PROMOTE_ZETA = promotion.real_kernel("zeta_cpu", promotion.binary_floating)
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
@@ -35,7 +39,7 @@ ERFCX = defop(
     _kernel(lambda x: erf_arrays.erfcx(np, x)),
     # d/dx e^(x^2) erfc(x) = 2x erfcx(x) - 2/sqrt(pi)
     {"x": lambda g, x, out: (2.0 * x * out - _TWO_OVER_SQRT_PI) * g},
-    promote=promotion.floating,
+    promote=_PROMOTE_ERFCX,
     node="SpecialErfcxBackward0",
 )
 LOG_NDTR = defop(
@@ -43,7 +47,7 @@ LOG_NDTR = defop(
     _kernel(normal_functions.log_ndtr),
     # d/dx log Phi(x) = phi(x) / Phi(x) = exp(-(log Phi(x) + x^2/2)) / sqrt(2 pi)
     {"x": lambda g, x, out: g / _SQRT_2PI * (out + x.pow(2) / 2).neg().exp()},
-    promote=promotion.floating,
+    promote=_PROMOTE_LOG_NDTR,
     node="SpecialLogNdtrBackward0",
 )
 NDTRI = defop(
@@ -51,7 +55,7 @@ NDTRI = defop(
     _kernel(normal_functions.ndtri),
     # dx/dp = 1 / phi(x) = sqrt(2 pi) exp(x^2 / 2)
     {"x": lambda g, out: g * _SQRT_2PI * (out.square() / 2).exp()},
-    promote=promotion.floating,
+    promote=_PROMOTE_NDTRI,
     node="SpecialNdtriBackward0",
 )
 
@@ -93,21 +97,21 @@ ZETA = defop(
     "special_zeta",
     _zeta_fwd,
     {"x": _zeta_x_grad, "q": _zeta_q_grad},
-    promote=promotion.binary_floating,
+    promote=_PROMOTE_ZETA,
 )
 # a Python number as `self` (Backward1) or as `other` (Backward2): one formula less
 ZETA_SCALAR_SELF = defop(
     "special_zeta_scalar_self",
     _zeta_fwd,
     {"q": _zeta_q_grad},
-    promote=promotion.binary_floating,
+    promote=_PROMOTE_ZETA,
     node="SpecialZetaBackward1",
 )
 ZETA_SCALAR_OTHER = defop(
     "special_zeta_scalar_other",
     _zeta_fwd,
     {"x": _zeta_x_grad},
-    promote=promotion.binary_floating,
+    promote=_PROMOTE_ZETA,
     node="SpecialZetaBackward2",
 )
 

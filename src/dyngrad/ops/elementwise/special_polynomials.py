@@ -30,27 +30,19 @@ _KERNELS = {
 
 def _forward(kernel):
     def fwd(xp, x, n):
-        x = np.asarray(x)
-        if x.dtype.kind != "f" or x.dtype.itemsize < 4:  # half precision: float32's loop
-            x = x.astype(np.float32)
+        # x is a float32 or float64 array (a Python number x is wrapped by the caller)
         with np.errstate(all="ignore"):
-            return kernel(x, np.asarray(n)).astype(np.result_type(x), copy=False)
-
-    return fwd
-
-
-def _fwd_with_dtype(kernel):
-    run = _forward(kernel)
-
-    def fwd(xp, x, n):
-        target = x.dtype if isinstance(x, np.ndarray) else np.asarray(n).dtype
-        return run(xp, x, n).astype(target, copy=False)
+            return kernel(x, np.asarray(n))
 
     return fwd
 
 
 POLYNOMIAL_ROWS = {
-    name: defop("special_" + name, _fwd_with_dtype(kernel), promote=promotion.binary_floating)
+    name: defop(
+        "special_" + name,
+        _forward(kernel),
+        promote=promotion.real_kernel(name + "_cpu", promotion.binary_floating),
+    )
     for name, kernel in _KERNELS.items()
 }
 
