@@ -64,26 +64,29 @@ class _Case:
         """Integers (n + 1, 2n + 1, ...) as the dtype, as C++ converts them."""
         return values.astype(self.dtype)
 
-    def recur(self, p, q, step, first=2, last=None):
-        """Run q_k = step(k, p, q) for k = first .. last(n) on the open elements; set the result
-        to q at each element's last k (or to q itself when there is no step)."""
+    def recur(self, p, q, step):
+        """Run q_k = step(k, x, p, q) for k = 2 .. n on the open elements (p, q: the first
+        two polynomials of x), each element until its own degree, or until its value is nan
+        (where PyTorch's loop stops too); the elements still running are kept packed."""
         idx = np.flatnonzero(self.open)
         if idx.size == 0:
             return self.finish()
-        n = self.n[idx] if last is None else last(self.n[idx])
-        x = self.x[idx]
+        n, x = self.n[idx], self.x[idx]
         p = np.broadcast_to(np.asarray(p(x), self.dtype), x.shape).copy()
         q = np.broadcast_to(np.asarray(q(x), self.dtype), x.shape).copy()
-        top = int(n.max())
+        result = np.empty_like(q)
+        where = np.arange(idx.size)
         with np.errstate(all="ignore"):
-            for k in range(first, top + 1):
-                active = n >= k
-                if not active.any():
-                    break
-                r = step(k, x, p, q)
-                p = np.where(active, q, p)
-                q = np.where(active, r, q)
-        self.out[idx] = q
+            for k in range(2, int(n.max()) + 1):
+                live = (n >= k) & ~np.isnan(q)
+                if not live.all():
+                    result[where[~live]] = q[~live]
+                    where, n, x, p, q = where[live], n[live], x[live], p[live], q[live]
+                    if where.size == 0:
+                        break
+                p, q = q, step(k, x, p, q)
+        result[where] = q
+        self.out[idx] = result
         self.open[:] = False
         return self.finish()
 

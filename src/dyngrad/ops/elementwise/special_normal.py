@@ -116,7 +116,7 @@ ZETA_SCALAR_OTHER = defop(
 )
 
 
-def _no_overload(name, a, b, first, second):
+def number_pair_error(name, a, b, first, second):
     return TypeError(
         f"special_{name}() received an invalid combination of arguments - got "
         f"({type(a).__name__}, {type(b).__name__}), but expected one of:\n"
@@ -131,7 +131,7 @@ def zeta(input, other):
     """Matches `torch.special.zeta`: the Hurwitz zeta function sum_k (k + other)^-input."""
     if not isinstance(input, Tensor):
         if not isinstance(other, Tensor):
-            raise _no_overload("zeta", input, other, "input", "other")
+            raise number_pair_error("zeta", input, other, "input", "other")
         dtype = promotion.result_type(input, other).np
         return apply(ZETA_SCALAR_SELF, (Tensor._wrap(np.asarray(input, dtype)), other))
     if not isinstance(other, Tensor):

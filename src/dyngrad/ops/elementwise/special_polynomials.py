@@ -10,7 +10,7 @@ from ..arrays import orthogonal_polynomials as kernels
 from ..table import promotion
 from ..table.record import apply
 from ..table.registry import defop
-from .special_normal import _no_overload
+from .special_normal import number_pair_error
 
 _KERNELS = {
     "chebyshev_polynomial_t": kernels.chebyshev_t,
@@ -51,7 +51,7 @@ def _publish(name, op):
     def fn(input, n):
         if not isinstance(input, Tensor):
             if not isinstance(n, Tensor):
-                raise _no_overload(name, input, n, "x", "n")
+                raise number_pair_error(name, input, n, "x", "n")
             dtype = promotion.result_type(input, n).np
             input = Tensor._wrap(np.asarray(input, dtype))
         return apply(op, (input, n))
