@@ -71,11 +71,20 @@ def test_values_match_torch(name, dtype, torch):
     assert np.all(np.abs(o - t) <= tol), np.max(np.abs(o - t) / tol)
 
 
-@pytest.mark.parametrize("name", ["hermite_polynomial_h", "legendre_polynomial_p"])
-def test_float32_recurrences_are_bit_exact(name, torch):
+@pytest.mark.parametrize(
+    "name",
+    [
+        "hermite_polynomial_h",
+        "hermite_polynomial_he",
+        "laguerre_polynomial_l",
+        "legendre_polynomial_p",
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_recurrences_are_bit_exact(name, dtype, torch):
+    # no closed form: the three-term recurrence with PyTorch's fused multiply-add throughout
     x, n = _grid()
-    keep = (np.abs(x) != INF) & (n >= 2)
-    ours, theirs = _both(torch, name, x[keep], n[keep], "float32")
+    ours, theirs = _both(torch, name, x, n, dtype)
     np.testing.assert_array_equal(ours, theirs)
 
 
@@ -115,3 +124,16 @@ def test_half_and_complex_inputs_have_no_kernel_as_in_torch(name, lib):
         fn(lib.tensor([1.0], dtype=lib.float16), 2)
     with pytest.raises(NotImplementedError, match=rf"^\"{kernel}\" not implemented for 'Complex"):
         fn(lib.tensor([1.0]), lib.tensor([2.0 + 0j]))
+
+
+def test_integer_inputs_follow_the_default_dtype(lib):
+    old = lib.get_default_dtype()
+    lib.set_default_dtype(lib.float64)
+    try:
+        ints = lib.tensor([1, 2, 3])
+        assert lib.special.legendre_polynomial_p(ints, ints).dtype == lib.float64
+        assert lib.special.zeta(ints + 1, ints).dtype == lib.float64
+        assert lib.special.bessel_j0(ints).dtype == lib.float64
+        assert lib.special.ndtri(lib.tensor([0, 1])).dtype == lib.float64
+    finally:
+        lib.set_default_dtype(old)

@@ -4,10 +4,12 @@ shifted forms, Hermite H and He, Laguerre L and Legendre P, on arrays.
 # Note [Polynomial degrees]
 # As in PyTorch, the degree is truncated to an integer (nan, inf and values beyond int64 count as
 # negative) and a negative degree gives 0. Each polynomial runs its three-term recurrence in the
-# input's own dtype, in PyTorch's order of operations, so float32 rounds (and overflows to inf,
-# then nan) where PyTorch's does; where PyTorch switches to a closed form (cos(n acos x) inside
-# (-1, 1) above a small degree, the values at +-1 and 0) so does this. The recurrence for an
-# element stops at its own degree. Hermite degrees above 512 (float64) or 128 (float32) are nan.
+# input's own dtype, in PyTorch's order of operations and with its compiled loop's fused
+# multiply-add (see `_fused`), so the values are PyTorch's bit for bit, overflow to inf and
+# then nan included; where PyTorch switches to a closed form (cos(n acos x) inside (-1, 1)
+# above a small degree, the values at +-1 and 0) so does this, within a few ulp of acos times
+# n. The recurrence for an element stops at its own degree or at nan. Hermite degrees above
+# 512 (float64) or 128 (float32) are nan.
 """
 
 from __future__ import annotations
@@ -113,12 +115,30 @@ def _one(x):
 
 
 def _fused(a, q, b):
-    """a q - b as PyTorch's compiled loop computes it: one fused multiply-add, so a q is not
-    rounded. float32 emulates it in float64 (a q is exact there); float64 rounds a q once more."""
+    """a q - b as PyTorch's compiled loop computes it: one fused multiply-add, a q unrounded.
+    float32 emulates it in float64 (a q is exact there); float64 splits a q into its rounded
+    value and exact error (Dekker's product), adds b without error (Knuth's sum), and rounds
+    once more at the end, which agrees with a true fused multiply-add but for rare ties."""
     if a.dtype == np.float32 or q.dtype == np.float32:
         exact = a.astype(np.float64) * q.astype(np.float64) - np.asarray(b, np.float64)
         return exact.astype(np.float32)
-    return a * q - b
+    product = a * q
+    a_high, a_low = _split(a)
+    q_high, q_low = _split(q)
+    error = ((a_high * q_high - product) + a_high * q_low + a_low * q_high) + a_low * q_low
+    total = product - b
+    back = total - product
+    sum_error = (product - (total - back)) + (-b - back)
+    out = total + (sum_error + error)
+    # the splits overflow past ~1e300 (and inf or nan propagate): the plain form there
+    return np.where(np.isfinite(out), out, total)
+
+
+def _split(v):
+    # Veltkamp's split: v = high + low, each half of the significand, so products are exact
+    c = v * 134217729.0  # 2^27 + 1
+    high = c - (c - v)
+    return high, v - high
 
 
 def _chebyshev_step(k, x, p, q):
