@@ -13,6 +13,7 @@ from . import (
     specs_reduction,
     specs_shape,
     specs_sparse,
+    specs_special_bessel,
     specs_special_gamma,
     specs_surface,
 )
@@ -30,6 +31,7 @@ SPECS = [
         specs_nn,
         specs_sparse,
         specs_special_gamma,
+        specs_special_bessel,
         specs_legacy,
         specs_surface,
     )

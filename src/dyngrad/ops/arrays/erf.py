@@ -217,3 +217,27 @@ def _erfinv_guess(xp, z):
     ln = xp.log((1 - z) * (1 + z))
     b = 2 / (math.pi * a) + ln / 2
     return xp.sqrt(xp.sqrt(b * b - ln / a) - b)
+
+
+def erfcx(xp, x):
+    """exp(x^2) erfc(x) in float64: the fitted erfcx pieces from 1 up (Note [erf
+    approximations]), the product below 1 (erfc(x) is near 1 there: no cancellation), and
+    2 exp(x^2) - erfcx(-x) for negative x, inf below -26.7 where exp(x^2) overflows."""
+    flat = x.astype(xp.float64).ravel()
+    a = xp.abs(flat)
+    out = flat.copy()  # NaN stays NaN
+    idx = _select(xp, a < 1)
+    out[idx] = xp.exp(flat[idx] * flat[idx]) * erfc(xp, flat[idx])
+    for lo, hi, piece in ((1.0, 2.0, _ERFCX_1_2), (2.0, 4.0, _ERFCX_2_4)):
+        idx = _select(xp, (a >= lo) & (a < hi))
+        out[idx] = _poly(piece, a[idx])
+    idx = _select(xp, a >= 4.0)
+    at = a[idx]
+    with np.errstate(over="ignore"):
+        inv = 1 / (at * at)  # 0 for huge x: the tail's value at 0 is 1/sqrt(pi)
+    out[idx] = _poly(_ERFCX_TAIL, inv) / at
+    idx = _select(xp, flat <= -1)
+    low = flat[idx]
+    with np.errstate(over="ignore"):
+        out[idx] = 2 * xp.exp(low * low) - out[idx]
+    return out.reshape(x.shape)

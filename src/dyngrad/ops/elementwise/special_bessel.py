@@ -1,11 +1,14 @@
-"""Modified Bessel functions of the first kind: `i0` (I0Backward0) and `special.i1`
-(SpecialI1Backward0), whose formulas refer to each other, so every order differentiates."""
+"""Bessel functions: `i0` (I0Backward0) and `special.i1` (SpecialI1Backward0), whose formulas
+refer to each other, so every order differentiates; `special.i0e` and `special.i1e` likewise; and
+torch.special's Bessel and Airy functions PyTorch does not differentiate."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..arrays import bessel
 from ..table import promotion
+from ..table.errors import expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public_unary
@@ -64,3 +67,104 @@ i0 = public_unary("i0", I0, lambda input: apply(I0, (input,)), inplace_function=
 def special_i1(input):
     """Matches `torch.special.i1`."""
     return apply(I1, (input,))
+
+
+# ---- torch.special's other Bessel functions --------------------------------------------------
+# See Note [Bessel function methods]. Every kernel computes in float64 and rounds to the input's
+# dtype; only i0e and i1e have derivatives in PyTorch (the rest record no node at all, so their
+# results never require grad).
+
+
+def _kernel(fn):
+    def fwd(xp, x):
+        flat = np.asarray(x, np.float64).ravel()
+        with np.errstate(all="ignore"):
+            out = fn(flat)
+        return out.reshape(x.shape).astype(x.dtype, copy=False)
+
+    return fwd
+
+
+def _exp_scaled(scaled, sign, at_inf):
+    """scaled(x) * exp(sign |x|), with exp taken in x's dtype so that float32 overflows (or
+    underflows) where PyTorch's float32 kernel does; +inf gives `at_inf`."""
+
+    def fwd(xp, x):
+        flat = np.asarray(x).ravel()
+        with np.errstate(all="ignore"):
+            out = scaled(flat.astype(np.float64)).astype(flat.dtype) * np.exp(sign * np.abs(flat))
+        out[flat == np.inf] = at_inf
+        return out.reshape(x.shape)
+
+    return fwd
+
+
+def _i1e_grad(g, x, out):
+    # d/dx (I1(x) e^-|x|) = i0e(x) - i1e(x) (sgn(x) + 1/x), and 1/2 at 0
+    ratio = (out / x).masked_fill(x == 0, 0.0)
+    return g * (apply(I0E, (x,)) - out * x.sgn() - ratio).masked_fill(x == 0, 0.5)
+
+
+I0E = defop(
+    "special_i0e",
+    _kernel(bessel.i0e),
+    # d/dx (I0(x) e^-|x|) = I1(x) e^-|x| - sgn(x) I0(x) e^-|x|
+    {"x": lambda g, x, out: g * (apply(I1E, (x,)) - x.sgn() * out)},
+    promote=promotion.real_kernel("i0e_cpu", promotion.floating, half=True),
+    node="SpecialI0EBackward0",
+)
+I1E = defop(
+    "special_i1e",
+    _kernel(bessel.i1e),
+    {"x": _i1e_grad},
+    promote=promotion.real_kernel("i1e_cpu", promotion.floating, half=True),
+    node="SpecialI1EBackward0",
+)
+
+# name -> forward of the rows without a derivative (PyTorch records no node for them)
+_UNDIFFERENTIATED = {
+    "airy_ai": _kernel(bessel.airy_ai),
+    "bessel_j0": _kernel(bessel.bessel_j0),
+    "bessel_j1": _kernel(bessel.bessel_j1),
+    "bessel_y0": _kernel(bessel.bessel_y0),
+    "bessel_y1": _kernel(bessel.bessel_y1),
+    "modified_bessel_i0": _exp_scaled(bessel.i0e, 1, np.nan),
+    "modified_bessel_i1": _exp_scaled(bessel.i1e, 1, np.nan),
+    "modified_bessel_k0": _exp_scaled(bessel.k0e, -1, 0.0),
+    "modified_bessel_k1": _exp_scaled(bessel.k1e, -1, 0.0),
+    "scaled_modified_bessel_k0": _kernel(bessel.k0e),
+    "scaled_modified_bessel_k1": _kernel(bessel.k1e),
+    "spherical_bessel_j0": _kernel(bessel.spherical_j0),
+}
+BESSEL_ROWS = {
+    name: defop(
+        "special_" + name, fwd, promote=promotion.real_kernel(name + "_cpu", promotion.floating)
+    )
+    for name, fwd in _UNDIFFERENTIATED.items()
+}
+
+
+# PyTorch's schemas name these inputs `x`, the rest `input`: its argument errors say which
+_NAMED_X = {
+    "airy_ai",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "spherical_bessel_j0",
+}
+
+
+def _publish(name, op):
+    argument = "x" if name in _NAMED_X else "input"
+
+    def fn(input):
+        expect_tensor("special_" + name, argument, 1, input)
+        return apply(op, (input,))
+
+    fn.__name__ = name
+    fn.__doc__ = f"Matches `torch.special.{name}`."
+    return fn
+
+
+i0e = _publish("i0e", I0E)
+i1e = _publish("i1e", I1E)
+BESSEL_FUNCTIONS = {name: _publish(name, op) for name, op in BESSEL_ROWS.items()}

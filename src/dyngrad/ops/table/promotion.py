@@ -24,6 +24,7 @@ __all__ = [
     "rpower",
     "integral",
     "no_bool",
+    "real_kernel",
     "result_type",
 ]
 
@@ -236,6 +237,24 @@ def no_bool(kernel: str):
     def promote(arrays: list, args: tuple) -> list:
         if arrays[0].dtype == np.bool_:
             raise _missing_kernel(kernel, arrays[0].dtype)
+        return arrays
+
+    return promote
+
+
+_SINGLE_DOUBLE = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+
+
+def real_kernel(kernel: str, base, half: bool = False):
+    """Promotion by `base`, then PyTorch's missing-kernel error for a result dtype its CPU
+    kernel lacks: complex always, float16 and bfloat16 unless `half` (torch.special's rows)."""
+
+    def promote(arrays: list, args: tuple) -> list:
+        arrays = base(arrays, args)
+        for a in arrays:
+            if type(a) is _ARRAY and a.dtype not in _SINGLE_DOUBLE:
+                if not half or a.dtype.kind == "c":
+                    raise _missing_kernel(kernel, a.dtype)
         return arrays
 
     return promote
