@@ -67,6 +67,7 @@ from .nn import (  # noqa: F401
     pool_adaptive,
     pool_functional,
     shrink,
+    unpool,
     upsample,
     weight_norm,
 )
