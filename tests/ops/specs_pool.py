@@ -1,4 +1,4 @@
-"""Specs for 3-d pooling, adaptive pooling's backward rows and max unpooling.
+"""Specs for 3-d pooling, adaptive pooling's backward rows, max unpooling and grid sampling.
 
 Each backward row (max_pool3d_with_indices_backward, ..._gather) is exercised by the
 gradgradcheck of the op whose formula uses it, hence the `covers`.
@@ -70,5 +70,38 @@ SPECS: list[OpSpec] = [
         "max_unpool3d",
         lambda t, x: _f(t).max_unpool3d(x, _indices(t, [[[[[0, 3]], [[20, 31]]]]]), 2),
         [(T((1, 1, 2, 1, 2)),)],
+    ),
+    OpSpec(
+        "grid_sampler_2d",
+        lambda t, x, g: _f(t).grid_sample(x, g, align_corners=False),
+        [(T((2, 2, 3, 4)), T((2, 3, 2, 2), -1.2, 1.2))],
+    ),
+    OpSpec(
+        "grid_sampler_2d_reflection",
+        lambda t, x, g: _f(t).grid_sample(x, g, padding_mode="reflection", align_corners=True),
+        [(T((1, 2, 3, 4)), T((1, 2, 3, 2), -1.6, 1.6))],
+        covers=("grid_sampler_2d",),
+    ),
+    OpSpec(
+        "grid_sampler_2d_nearest",
+        lambda t, x, g: _f(t).grid_sample(x, g, "nearest", "border", align_corners=False),
+        [(T((1, 2, 3, 4)), T((1, 2, 3, 2), -1.2, 1.2, grad=False))],
+        covers=("grid_sampler_2d",),
+    ),
+    OpSpec(
+        "grid_sampler_3d",
+        lambda t, x, g: _f(t).grid_sample(x, g, padding_mode="border", align_corners=False),
+        [(T((1, 2, 2, 3, 2)), T((1, 2, 1, 2, 3), -1.2, 1.2))],
+    ),
+    OpSpec(
+        "affine_grid_generator",
+        lambda t, theta: _f(t).affine_grid(theta, (2, 3, 4, 5), align_corners=False),
+        [(T((2, 2, 3)),)],
+    ),
+    OpSpec(
+        "affine_grid_generator_3d",
+        lambda t, theta: _f(t).affine_grid(theta, (1, 1, 2, 3, 2), align_corners=True),
+        [(T((1, 3, 4)),)],
+        covers=("affine_grid_generator",),
     ),
 ]

@@ -43,6 +43,7 @@ from ..ops.nn.channel_shuffle import rrelu_ as _rrelu_
 from ..ops.nn.conv import convolution, convolution_transpose
 from ..ops.nn.embedding import embedding  # noqa: F401
 from ..ops.nn.fold import fold, unfold  # noqa: F401
+from ..ops.nn.grid_sample import affine_grid, grid_sample  # noqa: F401
 from ..ops.nn.linear import linear  # noqa: F401
 from ..ops.nn.norm import batch_norm, group_norm, layer_norm  # noqa: F401
 from ..ops.nn.pixel import pixel_shuffle, pixel_unshuffle  # noqa: F401

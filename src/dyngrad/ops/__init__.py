@@ -58,6 +58,7 @@ from .nn import (  # noqa: F401
     conv,
     embedding,
     fold,
+    grid_sample,
     linear,
     loss,
     norm,
