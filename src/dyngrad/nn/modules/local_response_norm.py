@@ -75,9 +75,9 @@ class CrossMapLRN2d(Function):
         n, _, h, w = input.shape
         padded = cat(
             [
-                zeros(n, before, h, w, dtype=input.dtype),
+                zeros(n, before, h, w, dtype=input.dtype, device=input.device),
                 ratio,
-                zeros(n, size - 1 - before, h, w, dtype=input.dtype),
+                zeros(n, size - 1 - before, h, w, dtype=input.dtype, device=input.device),
             ],
             1,
         )

@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor
+from ...runtime import namespace
 from ..creation.factories import zeros
 from ..shape.joining import stack
 from ..table.record import apply
@@ -31,34 +32,34 @@ def _unnormalize(grid, size: int, align_corners: bool):
     return ((grid + 1) * size - 1) / 2, size / 2
 
 
-def _reflect(x, twice_low: int, twice_high: int):
+def _reflect(xp, x, twice_low: int, twice_high: int):
     """The reflection of x into [low, high] and the sign of its slope."""
     if twice_low == twice_high:
-        return np.zeros_like(x), np.zeros_like(x)
+        return xp.zeros_like(x), xp.zeros_like(x)
     low, span = twice_low / 2, (twice_high - twice_low) / 2
-    sign = np.where(x < low, -1.0, 1.0)
-    x = np.abs(x - low)
-    extra = np.fmod(x, span)
-    even = np.floor(x / span) % 2 == 0
-    sign = np.where(even, sign, -sign)
-    return np.where(even, extra + low, span - extra + low).astype(x.dtype), sign
+    sign = xp.where(x < low, -1.0, 1.0)
+    x = xp.abs(x - low)
+    extra = xp.fmod(x, span)
+    even = xp.floor(x / span) % 2 == 0
+    sign = xp.where(even, sign, -sign)
+    return xp.where(even, extra + low, span - extra + low).astype(x.dtype), sign
 
 
 def _source(grid, sizes, padding_mode: str, align_corners: bool):
     """Per input dim (in the input's order): the source coordinate and its slope in the grid."""
-    nd = len(sizes)
+    xp, nd = namespace(grid), len(sizes)
     points = []
     for d, size in enumerate(sizes):
         x, slope = _unnormalize(grid[..., nd - 1 - d], size, align_corners)
-        slope = np.full(x.shape, slope, dtype=x.dtype)
+        slope = xp.full(x.shape, slope, dtype=x.dtype)
         if padding_mode == "reflection":
             bounds = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
-            x, sign = _reflect(x, *bounds)
+            x, sign = _reflect(xp, x, *bounds)
             slope = slope * sign
         if padding_mode != "zeros":
             # PyTorch's clip_coordinates_set_grad: no slope on the clipped ends, bounds included
             slope = slope * ((x > 0) & (x < size - 1))
-            x = np.clip(x, 0, size - 1)
+            x = xp.clip(x, 0, size - 1)
         points.append((x, slope))
     return points
 
@@ -72,13 +73,14 @@ class Corner:
 
 def _corners(points, sizes, mode: str):
     """The corners each output reads, from (source, slope) per dim (arrays)."""
-    strides = np.cumprod((1,) + tuple(sizes[:0:-1]))[::-1]
+    xp = namespace(points[0][0])
+    strides = np.cumprod((1,) + tuple(sizes[:0:-1]))[::-1].tolist()
     if mode == "nearest":
-        # std::nearbyint: halves to even, as np.rint
-        offsets = [[np.rint(x)] for x, _ in points]
+        # std::nearbyint: halves to even, as rint
+        offsets = [[xp.rint(x)] for x, _ in points]
         choices = [(0,)] * len(points)
     else:
-        offsets = [[np.floor(x), np.floor(x) + 1] for x, _ in points]
+        offsets = [[xp.floor(x), xp.floor(x) + 1] for x, _ in points]
         choices = [(0, 1)] * len(points)
     result = []
     for corner in itertools.product(*choices):
@@ -87,14 +89,14 @@ def _corners(points, sizes, mode: str):
         for d, c in enumerate(corner):
             position = offsets[d][c]
             mask = mask & (position >= 0) & (position <= sizes[d] - 1)
-            index = index + np.clip(position, 0, sizes[d] - 1).astype(np.int64) * strides[d]
+            index = index + xp.clip(position, 0, sizes[d] - 1).astype(xp.int64) * strides[d]
         item.index, item.mask, item.signs = index, mask, corner
         result.append(item)
     return result
 
 
 def _fractions(points, mode: str):
-    return [x - np.floor(x) for x, _ in points] if mode != "nearest" else None
+    return [x - namespace(x).floor(x) for x, _ in points] if mode != "nearest" else None
 
 
 def _weights(corner, fractions):
@@ -125,6 +127,7 @@ def _plan(grid, sizes, mode, padding_mode, align_corners):
     """The corners, with each weight factor a Tensor in `grid` (see Note [Grid sampling as a
     gather]): frac = grid * slope + (frac - grid * slope), the constants from the arrays."""
     data = grid._data
+    xp = namespace(data)
     points = _source(data, sizes, padding_mode, align_corners)
     corners = _corners(points, sizes, mode)
     if mode == "nearest":
@@ -133,7 +136,7 @@ def _plan(grid, sizes, mode, padding_mode, align_corners):
     fractions = []
     for d, (x, slope) in enumerate(points):
         component = data[..., nd - 1 - d]
-        offset = (x - np.floor(x)) - component * slope
+        offset = (x - xp.floor(x)) - component * slope
         fractions.append(
             grid[..., nd - 1 - d] * Tensor._wrap(slope.astype(data.dtype))
             + Tensor._wrap(offset.astype(data.dtype))
@@ -141,17 +144,21 @@ def _plan(grid, sizes, mode, padding_mode, align_corners):
     return corners, fractions, points
 
 
+def _broadcast(index, shape):
+    return namespace(index).broadcast_to(index, tuple(shape))
+
+
 def _grid_sample_input_grad(g, grid, input_shape, mode, padding_mode, align_corners):
     # each output's gradient, weighted, added back at the corners it read
     n, c = input_shape[:2]
     corners, fractions, _ = _plan(grid, input_shape[2:], mode, padding_mode, align_corners)
     flat_g = g.reshape(n, c, -1)
-    total = zeros(n, c, int(np.prod(input_shape[2:])), dtype=g.dtype)
+    total = zeros(n, c, int(np.prod(input_shape[2:])), dtype=g.dtype, device=g.device)
     for corner in corners:
         weight = Tensor._wrap(corner.mask.astype(g._data.dtype))
         if fractions is not None:
             weight = _weights(corner, fractions)[0] * weight
-        index = Tensor._wrap(np.broadcast_to(corner.index.reshape(n, 1, -1), flat_g.shape))
+        index = Tensor._wrap(_broadcast(corner.index.reshape(n, 1, -1), flat_g.shape))
         total = total.scatter_add(2, index, flat_g * weight.reshape(n, 1, -1))
     return total.reshape(input_shape)
 
@@ -161,14 +168,14 @@ def _grid_sample_grid_grad(g, input, grid, mode, padding_mode, align_corners):
     sizes = tuple(input.shape[2:])
     nd = len(sizes)
     if mode == "nearest":
-        return zeros(*grid.shape, dtype=grid.dtype)
+        return zeros(*grid.shape, dtype=grid.dtype, device=grid.device)
     corners, fractions, points = _plan(grid, sizes, mode, padding_mode, align_corners)
     n = input.shape[0]
     flat = input.reshape(n, input.shape[1], -1)
     flat_g = g.reshape(n, input.shape[1], -1)
     per_dim = [0] * nd
     for corner in corners:
-        index = Tensor._wrap(np.broadcast_to(corner.index.reshape(n, 1, -1), flat_g.shape))
+        index = Tensor._wrap(_broadcast(corner.index.reshape(n, 1, -1), flat_g.shape))
         mask = Tensor._wrap(corner.mask.reshape(n, -1).astype(grid._data.dtype))
         seen = (flat_g * flat.gather(2, index)).sum(1) * mask
         _, factors = _weights(corner, fractions)
@@ -224,7 +231,8 @@ def _affine_grid_fwd(xp, theta, *, size, align_corners):
 
 
 def _affine_grid_theta_grad(g, theta_shape, size, align_corners):
-    base = Tensor._wrap(_base_grid(size[2:], align_corners, g._data.dtype))
+    base = _base_grid(size[2:], align_corners, g._data.dtype)
+    base = Tensor._wrap(namespace(g._data).asarray(base))
     flat_base = base.reshape(-1, base.shape[-1])
     flat_g = g.reshape(theta_shape[0], -1, theta_shape[1])
     return flat_g.transpose(1, 2).matmul(flat_base)
