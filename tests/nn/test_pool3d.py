@@ -207,3 +207,10 @@ def test_empty_batch_and_zero_output_sizes_match_torch(torch):
     same(torch, f"{F}.max_pool3d(b, 2)", b=np.zeros((0, 2, 4, 4, 4)))
     same(torch, f"{F}.adaptive_avg_pool3d(x, (0, 2, 1))", x=X5)
     same(torch, f"{F}.adaptive_max_pool3d(x, (0, 2, 1))", x=X5)
+
+
+def test_torch_level_aliases_match_torch(torch):
+    same_grads(torch, "t.max_pool3d(x, 2, (), 1, 1, True)", x=X5)
+    same_grads(torch, "t.max_pool1d_with_indices(x[0, 0, 0], 3, 2)", x=X5)
+    w = RNG.standard_normal((3, 2, 2, 1, 2))
+    same_grads(torch, "t.conv_transpose3d(x, w, None, 2)", x=X5[:, :, :2], w=w)
