@@ -30,10 +30,14 @@ def _adaptive_matrix(xp, size: int, out: int, dtype):
 
 
 def _per_axis(xp, x, nd, matrices):
-    # contract each of the last nd axes with its matrix's columns; tensordot puts the new
-    # axis last, so after nd steps the axes are back in order
-    for m in matrices:
-        x = xp.tensordot(x, m, axes=([x.ndim - nd], [1]))
+    # contract each of the last nd axes with its matrix's columns: batched matmuls with the
+    # axis second to last (moved there for 3-d), the last axis times the transpose
+    for i, m in enumerate(matrices):
+        axis = x.ndim - nd + i
+        if axis == x.ndim - 1:
+            x = xp.matmul(x, m.T)
+        else:
+            x = xp.moveaxis(xp.matmul(m, xp.moveaxis(x, axis, -2)), -2, axis)
     return x
 
 
