@@ -20,9 +20,10 @@ import numpy as np
 from ..._tensor import Tensor
 from ...runtime import namespace
 from ..creation.factories import zeros
-from ..shape.joining import stack
+from ..shape.joining import cat, stack
 from ..table.record import apply
 from ..table.registry import defop
+from .pool import MAX_POOL_OPS
 
 
 def _unnormalize(grid, size: int, align_corners: bool):
@@ -149,18 +150,25 @@ def _broadcast(index, shape):
 
 
 def _grid_sample_input_grad(g, grid, input_shape, mode, padding_mode, align_corners):
-    # each output's gradient, weighted, added back at the corners it read
+    # each output's gradient, weighted, added back at the corners it read: one scatter of
+    # every corner's share into the input planes (max pooling's backward row: a bincount,
+    # far faster than scatter_add's ufunc.at)
     n, c = input_shape[:2]
+    nd = len(input_shape) - 2
     corners, fractions, _ = _plan(grid, input_shape[2:], mode, padding_mode, align_corners)
     flat_g = g.reshape(n, c, -1)
-    total = zeros(n, c, int(np.prod(input_shape[2:])), dtype=g.dtype, device=g.device)
+    shares, indices = [], []
     for corner in corners:
         weight = Tensor._wrap(corner.mask.astype(g._data.dtype))
         if fractions is not None:
             weight = _weights(corner, fractions)[0] * weight
-        index = Tensor._wrap(_broadcast(corner.index.reshape(n, 1, -1), flat_g.shape))
-        total = total.scatter_add(2, index, flat_g * weight.reshape(n, 1, -1))
-    return total.reshape(input_shape)
+        shares.append(flat_g * weight.reshape(n, 1, -1))
+        indices.append(_broadcast(corner.index.reshape(n, 1, -1), flat_g.shape))
+    trailing = (1,) * (nd - 1)  # the scatter reads the last nd dims as positions in a plane
+    share = cat(shares, 2).reshape(n, c, -1, *trailing)
+    index = namespace(indices[0]).concatenate(indices, 2).reshape(share.shape)
+    attrs = {"x_shape": tuple(input_shape), "distinct": False}
+    return apply(MAX_POOL_OPS[nd].backward, (share, Tensor._wrap(index)), attrs)
 
 
 def _grid_sample_grid_grad(g, input, grid, mode, padding_mode, align_corners):
