@@ -205,6 +205,9 @@ def test_3d_pooling_errors_match_torch(torch, expr):
 
 def test_empty_batch_and_zero_output_sizes_match_torch(torch):
     same(torch, f"{F}.max_pool3d(b, 2)", b=np.zeros((0, 2, 4, 4, 4)))
+    same(torch, f"{F}.adaptive_max_pool3d(b, 2, return_indices=True)", b=np.zeros((0, 2, 4, 4, 4)))
+    same(torch, f"{F}.adaptive_avg_pool3d(b, (2, 3, 1))", b=np.zeros((0, 2, 4, 4, 4)))
+    same(torch, f"{F}.avg_pool3d(b, 2)", b=np.zeros((0, 2, 4, 4, 4)))
     same(torch, f"{F}.adaptive_avg_pool3d(x, (0, 2, 1))", x=X5)
     same(torch, f"{F}.adaptive_max_pool3d(x, (0, 2, 1))", x=X5)
 
@@ -214,3 +217,21 @@ def test_torch_level_aliases_match_torch(torch):
     same_grads(torch, "t.max_pool1d_with_indices(x[0, 0, 0], 3, 2)", x=X5)
     w = RNG.standard_normal((3, 2, 2, 1, 2))
     same_grads(torch, "t.conv_transpose3d(x, w, None, 2)", x=X5[:, :, :2], w=w)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        f"{F}.adaptive_avg_pool1d(x[0], 2)",
+        f"{F}.adaptive_max_pool2d(c[0], 2)",
+        f"{F}.adaptive_avg_pool2d(c[0], 2)",
+        f"{F}.adaptive_avg_pool2d(x[0], (2, -1))",
+        f"{F}.avg_pool2d(x[0], (1, 2, 3))",
+        f"{F}.avg_pool2d(x[0], 2, (1, 2, 3))",
+        f"{F}.max_pool2d(x[0], 0, 1)",
+        f"{F}.max_pool2d(x[0], 2, 1, 0, 0)",
+    ],
+)
+def test_2d_pooling_checks_still_match_torch(torch, expr):
+    # the 2-d checks now share the n-d geometry code
+    same(torch, expr, x=X5, c=np.zeros((1, 0, 3, 3, 3)))

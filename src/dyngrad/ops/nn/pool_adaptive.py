@@ -79,7 +79,7 @@ def _adaptive_max_fwd(xp, x, *, output_size):
     for position in itertools.product(*(range(o) for o in output_size)):
         bounds = [_bounds(s, o, i) for s, o, i in zip(spatial, output_size, position)]
         window = x[(Ellipsis,) + tuple(slice(a, b) for a, b in bounds)]
-        flat = window.reshape(lead + (-1,))
+        flat = window.reshape(lead + (int(np.prod(window.shape[-nd:])),))
         # the first maximum, or the first nan (max propagates nan, as PyTorch's)
         pick = xp.argmax(xp.where(xp.isnan(flat), xp.inf, flat), axis=-1)
         values[(Ellipsis,) + position] = xp.take_along_axis(flat, pick[..., None], -1)[..., 0]
