@@ -235,3 +235,9 @@ def test_torch_level_aliases_match_torch(torch):
 def test_2d_pooling_checks_still_match_torch(torch, expr):
     # the 2-d checks now share the n-d geometry code
     same(torch, expr, x=X5, c=np.zeros((1, 0, 3, 3, 3)))
+
+
+def test_3d_modules_are_not_2d_modules_as_in_torch(torch):
+    for t in (dyngrad, torch):
+        assert not isinstance(t.nn.AvgPool3d(2), t.nn.AvgPool2d)
+        assert not isinstance(t.nn.MaxPool3d(2), t.nn.MaxPool2d)

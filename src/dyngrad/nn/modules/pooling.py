@@ -127,10 +127,9 @@ class AvgPool1d(_AvgPoolNd):
         )
 
 
-class AvgPool2d(_AvgPoolNd):
-    """Matches `torch.nn.AvgPool2d`."""
-
-    _functional = staticmethod(F.avg_pool2d)
+class _AvgPoolDivisorNd(_AvgPoolNd):
+    # the 2-d and 3-d average pools: a divisor_override besides the 1-d one's arguments
+    _functional = None
 
     def __init__(
         self,
@@ -157,7 +156,13 @@ class AvgPool2d(_AvgPoolNd):
         )
 
 
-class AvgPool3d(AvgPool2d):
+class AvgPool2d(_AvgPoolDivisorNd):
+    """Matches `torch.nn.AvgPool2d`."""
+
+    _functional = staticmethod(F.avg_pool2d)
+
+
+class AvgPool3d(_AvgPoolDivisorNd):
     """Matches `torch.nn.AvgPool3d` (AvgPool3DBackward0)."""
 
     _functional = staticmethod(F.avg_pool3d)
