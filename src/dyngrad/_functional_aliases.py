@@ -28,6 +28,7 @@ __all__ = [
     "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
+    "conv_transpose3d",
     "cosine_embedding_loss",
     "cosine_similarity",
     "detach",
@@ -41,6 +42,8 @@ __all__ = [
     "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
+    "max_pool1d_with_indices",
     "pairwise_distance",
     "pixel_shuffle",
     "pixel_unshuffle",
@@ -58,6 +61,7 @@ conv2d = F.conv2d
 conv3d = F.conv3d
 conv_transpose1d = F.conv_transpose1d
 conv_transpose2d = F.conv_transpose2d
+conv_transpose3d = F.conv_transpose3d
 avg_pool1d = F.avg_pool1d
 adaptive_avg_pool1d = F.adaptive_avg_pool1d
 cosine_similarity = F.cosine_similarity
@@ -140,6 +144,16 @@ def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """Matches `torch.max_pool2d` (no indices; an empty stride means the kernel size)."""
     return F.max_pool2d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """Matches `torch.max_pool3d` (no indices; an empty stride means the kernel size)."""
+    return F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """Matches `torch.max_pool1d_with_indices`: (values, indices)."""
+    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode, True)
 
 
 def adaptive_max_pool1d(input, output_size):

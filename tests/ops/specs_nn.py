@@ -202,7 +202,7 @@ SPECS: list[OpSpec] = [
         "max_pool2d_with_indices",
         lambda t, x: _f(t).max_pool2d(x, 2, stride=1, padding=1, ceil_mode=True),
         [(T((1, 2, 3, 4)),)],
-        covers=("max_pool2d_backward", "max_pool2d_gather"),
+        covers=("max_pool2d_with_indices_backward", "max_pool2d_with_indices_gather"),
     ),
     OpSpec(
         "avg_pool2d",

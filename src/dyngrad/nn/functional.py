@@ -43,20 +43,35 @@ from ..ops.nn.channel_shuffle import rrelu_ as _rrelu_
 from ..ops.nn.conv import convolution, convolution_transpose
 from ..ops.nn.embedding import embedding  # noqa: F401
 from ..ops.nn.fold import fold, unfold  # noqa: F401
+from ..ops.nn.grid_sample import affine_grid, grid_sample  # noqa: F401
 from ..ops.nn.linear import linear  # noqa: F401
 from ..ops.nn.norm import batch_norm, group_norm, layer_norm  # noqa: F401
 from ..ops.nn.pixel import pixel_shuffle, pixel_unshuffle  # noqa: F401
-from ..ops.nn.pool_adaptive import adaptive_max_pool1d, adaptive_max_pool2d  # noqa: F401
-from ..ops.nn.pool_functional import (  # noqa: F401
+from ..ops.nn.pool_adaptive import (  # noqa: F401
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+)
+from ..ops.nn.pool_functional import (  # noqa: F401
     avg_pool1d,
     avg_pool2d,
+    avg_pool3d,
     max_pool1d,
+    max_pool1d_with_indices,
     max_pool2d,
+    max_pool2d_with_indices,
+    max_pool3d,
+    max_pool3d_with_indices,
 )
 from ..ops.nn.shrink import HARDSHRINK, SOFTSHRINK
 from ..ops.nn.shrink import prelu as torch_prelu
+from ..ops.nn.unpool import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: F401
 from ..ops.nn.upsample import interpolate  # noqa: F401
 from ..ops.reduction.norms import vector_norm
 from ..ops.reduction.softmax import log_softmax as _log_softmax
@@ -93,6 +108,8 @@ from .functional_loss_margin import (  # noqa: F401
 )
 from .functional_norm import instance_norm, rms_norm  # noqa: F401
 from .functional_pad import pad  # noqa: F401
+from .functional_pool import local_response_norm, lp_pool1d, lp_pool2d, lp_pool3d  # noqa: F401
+from .functional_upsample import upsample, upsample_bilinear, upsample_nearest  # noqa: F401
 
 # ---- convolution -------------------------------------------------------------------------------
 
@@ -125,6 +142,15 @@ def conv_transpose2d(
     """Matches `torch.nn.functional.conv_transpose2d`."""
     return convolution_transpose(
         input, weight, bias, stride, padding, output_padding, groups, dilation, 2
+    )
+
+
+def conv_transpose3d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
+    """Matches `torch.nn.functional.conv_transpose3d` (ConvolutionBackward0)."""
+    return convolution_transpose(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 3
     )
 
 

@@ -58,6 +58,7 @@ from .nn import (  # noqa: F401
     conv,
     embedding,
     fold,
+    grid_sample,
     linear,
     loss,
     norm,
@@ -67,6 +68,7 @@ from .nn import (  # noqa: F401
     pool_adaptive,
     pool_functional,
     shrink,
+    unpool,
     upsample,
     weight_norm,
 )

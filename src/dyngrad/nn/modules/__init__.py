@@ -34,12 +34,13 @@ from .activation import (
 from .attention import MultiheadAttention
 from .container import ModuleList, ParameterList, Sequential
 from .container_dict import ModuleDict, ParameterDict
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .flatten import Flatten, Unflatten
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm
 from .linear import Bilinear, Identity, Linear
+from .local_response_norm import CrossMapLRN2d, LocalResponseNorm
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -81,12 +82,22 @@ from .padding import (
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
     AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
     AvgPool1d,
     AvgPool2d,
+    AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
     MaxPool1d,
     MaxPool2d,
+    MaxPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MaxUnpool3d,
 )
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cell import GRUCell, LSTMCell, RNNCell
@@ -192,6 +203,19 @@ __all__ = [
     "Unflatten",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool3d",
+    "AvgPool3d",
+    "MaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
+    "ConvTranspose3d",
+    "LocalResponseNorm",
+    "CrossMapLRN2d",
     "CosineEmbeddingLoss",
     "GaussianNLLLoss",
     "HingeEmbeddingLoss",

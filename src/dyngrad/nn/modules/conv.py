@@ -151,7 +151,7 @@ class Conv3d(_ConvNd):
 
 
 class _ConvTransposeNd(_ConvNd):
-    """ConvTranspose1d/2d: PyTorch's public signature, and `output_size` in forward."""
+    """ConvTranspose1d/2d/3d: PyTorch's public signature, and `output_size` in forward."""
 
     _transposed = True
 
@@ -214,7 +214,7 @@ class _ConvTransposeNd(_ConvNd):
 
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size)
-        fn = (F.conv_transpose1d, F.conv_transpose2d)[self._nd - 1]
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._nd - 1]
         geometry = (self.stride, self.padding, output_padding, self.groups, self.dilation)
         return fn(input, self.weight, self.bias, *geometry)
 
@@ -227,3 +227,9 @@ class ConvTranspose2d(_ConvTransposeNd):
     """Matches `torch.nn.ConvTranspose2d` (the gradient of Conv2d with respect to its input)."""
 
     _nd = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Matches `torch.nn.ConvTranspose3d` (the gradient of Conv3d with respect to its input)."""
+
+    _nd = 3

@@ -209,8 +209,9 @@ def _check_bias(weight, bias, transposed: bool, groups: int) -> None:
         return
     out = weight._data.shape[1] * groups if transposed else weight._data.shape[0]
     if bias._data.shape != (out,):
+        head = "transposed=1, weight" if transposed else "weight"
         raise RuntimeError(
-            f"Given weight of size {list(weight._data.shape)}, expected bias to "
+            f"Given {head} of size {list(weight._data.shape)}, expected bias to "
             f"be 1-dimensional with {out} elements, but got bias of size "
             f"{list(bias._data.shape)} instead"
         )

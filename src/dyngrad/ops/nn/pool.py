@@ -1,8 +1,9 @@
-"""Pooling: max (with indices), average and adaptive average, over 2 spatial dims.
+"""Pooling: max (with indices) and average, over 2 or 3 spatial dims.
 
-1-d pooling runs the 2-d op on an unsqueezed input, as PyTorch does (SqueezeBackward1 on top).
-Each backward is itself a linear op whose adjoint is the forward map (a gather for max), so
-double backward works.
+One n-d kernel per op; the table holds one row per dimension because PyTorch names the nodes
+by it (MaxPool2DWithIndicesBackward0, AvgPool3DBackward0). 1-d pooling runs the 2-d op on an
+unsqueezed input, as PyTorch does (SqueezeBackward1 on top). Each backward is itself a linear
+op whose adjoint is the forward map (a gather for max), so double backward works.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def _tiled(window, shape) -> bool:
         stride == kernel
         and not any(padding)
         and all(d == 1 for d in dilation)
+        and len(kernel) == 2
         and out == tuple(s // k for s, k in zip(shape[-2:], kernel))
     )
 
@@ -130,8 +132,8 @@ def _max_pool_fwd(xp, x, *, window):
     return values.reshape(lead + out), index.reshape(lead + out)
 
 
-def _max_pool_backward_fwd(xp, grad, indices, *, x_shape, distinct=False):
-    nd = 2
+def scatter_to_input(xp, grad, indices, x_shape, nd, distinct=False):
+    """Each output's gradient added at its input position (`indices` count within a plane)."""
     planes = int(np.prod(x_shape[:-nd]))
     plane = int(np.prod(x_shape[-nd:]))
     offsets = xp.arange(planes).reshape((-1,) + (1,) * nd) * plane
@@ -144,41 +146,63 @@ def _max_pool_backward_fwd(xp, grad, indices, *, x_shape, distinct=False):
     return flat.astype(grad.dtype).reshape(x_shape)
 
 
-def _gather_fwd(xp, grad, indices):
-    flat = grad.reshape(indices.shape[:-2] + (-1,))
-    picked = xp.take_along_axis(flat, indices.reshape(indices.shape[:-2] + (-1,)), axis=-1)
+def gather_from_input(xp, grad, indices, nd):
+    """The adjoint of `scatter_to_input`: each output position reads its index's element."""
+    flat = grad.reshape(grad.shape[:-nd] + (-1,))
+    picked = xp.take_along_axis(flat, indices.reshape(indices.shape[:-nd] + (-1,)), axis=-1)
     return picked.reshape(indices.shape)
 
 
-# max pooling's backward scatters into the chosen positions; its adjoint gathers them back
-MAX_POOL_BACKWARD = defop(
-    "max_pool2d_backward",
-    _max_pool_backward_fwd,
-    {"grad": lambda g, indices: apply(MAX_POOL_GATHER, (g, indices))},
-    node="MaxPool2DWithIndicesBackwardBackward0",
-)
-MAX_POOL_GATHER = defop(
-    "max_pool2d_gather",
-    _gather_fwd,
-    {"grad": lambda g, indices, grad_shape: max_pool_backward(g, indices, grad_shape)},
-    node="GatherBackward0",
-)
-MAX_POOL = defop(
-    "max_pool2d_with_indices",
-    _max_pool_fwd,
-    {
-        "x": lambda g, out, x_shape, window: max_pool_backward(
-            g[0], out[1], x_shape, _tiled(window, x_shape)
-        )
-    },
-    node="MaxPool2DWithIndicesBackward0",
-    outputs=2,
-    differentiable=(0,),
-)
+class IndexPoolOps(NamedTuple):
+    """A max pool's rows: the op, its backward (a scatter) and that one's adjoint (a gather)."""
+
+    forward: object
+    backward: object
+    gather: object
 
 
-def max_pool_backward(g, indices, x_shape, distinct=False):
-    return apply(MAX_POOL_BACKWARD, (g, indices), {"x_shape": x_shape, "distinct": distinct})
+def index_pool_ops(name: str, node: str, nd: int, fwd, formula) -> IndexPoolOps:
+    """The rows of a pool that returns (values, indices) and scatters its gradient back.
+
+    `formula(scatter)` is the op's formula for its input, written with `scatter`. The backward
+    scatters into the chosen positions; its adjoint gathers them back; the gather's adjoint
+    is the scatter again, so every order of derivative stays in these rows.
+    """
+
+    def scatter_fwd(xp, grad, indices, *, x_shape, distinct=False):
+        return scatter_to_input(xp, grad, indices, x_shape, nd, distinct)
+
+    def gather_fwd(xp, grad, indices):
+        return gather_from_input(xp, grad, indices, nd)
+
+    def scatter(g, indices, x_shape, distinct=False):
+        return apply(backward, (g, indices), {"x_shape": x_shape, "distinct": distinct})
+
+    backward = defop(
+        f"{name}_backward",
+        scatter_fwd,
+        {"grad": lambda g, indices: apply(gather, (g, indices))},
+        node=node.replace("Backward0", "BackwardBackward0"),
+    )
+    gather = defop(
+        f"{name}_gather",
+        gather_fwd,
+        {"grad": lambda g, indices, grad_shape: scatter(g, indices, grad_shape)},
+        node="GatherBackward0",
+    )
+    forward = defop(
+        name,
+        fwd,
+        {"x": formula(scatter)},
+        node=node,
+        outputs=2,
+        differentiable=(0,),
+    )
+    return IndexPoolOps(forward, backward, gather)
+
+
+def _max_pool_formula(scatter):
+    return lambda g, out, x_shape, window: scatter(g[0], out[1], x_shape, _tiled(window, x_shape))
 
 
 def _divisor(x_shape, window, options):
@@ -226,62 +250,39 @@ def _avg_pool_backward_fwd(xp, grad, *, x_shape, window, options):
     return result[every + crop].reshape(x_shape)
 
 
-AVG_POOL_BACKWARD = defop(
-    "avg_pool2d_backward",
-    _avg_pool_backward_fwd,
-    {"grad": lambda g, window, options: avg_pool(g, window, options)},
-    node="AvgPool2DBackwardBackward0",
-)
-AVG_POOL = defop(
-    "avg_pool2d",
-    _avg_pool_fwd,
-    {
-        "x": lambda g, x_shape, window, options: apply(
-            AVG_POOL_BACKWARD, (g,), {"x_shape": x_shape, "window": window, "options": options}
-        )
-    },
-    node="AvgPool2DBackward0",
-)
+def _avg_pool_ops(nd: int):
+    backward = defop(
+        f"avg_pool{nd}d_backward",
+        _avg_pool_backward_fwd,
+        {"grad": lambda g, window, options: avg_pool(g, window, options)},
+        node=f"AvgPool{nd}DBackwardBackward0",
+    )
+    return defop(
+        f"avg_pool{nd}d",
+        _avg_pool_fwd,
+        {
+            "x": lambda g, x_shape, window, options: apply(
+                backward, (g,), {"x_shape": x_shape, "window": window, "options": options}
+            )
+        },
+        node=f"AvgPool{nd}DBackward0",
+    )
+
+
+# the rows by the number of spatial dims: PyTorch names each dimension's nodes apart
+MAX_POOL_OPS = {
+    nd: index_pool_ops(
+        f"max_pool{nd}d_with_indices",
+        f"MaxPool{nd}DWithIndicesBackward0",
+        nd,
+        _max_pool_fwd,
+        _max_pool_formula,
+    )
+    for nd in (2, 3)
+}
+MAX_POOL = {nd: ops.forward for nd, ops in MAX_POOL_OPS.items()}
+AVG_POOL = {nd: _avg_pool_ops(nd) for nd in (2, 3)}
 
 
 def avg_pool(x, window, options):
-    return apply(AVG_POOL, (x,), {"window": window, "options": options})
-
-
-def _adaptive_matrix(xp, size: int, out: int, dtype):
-    """Row i averages input[floor(i*size/out) : ceil((i+1)*size/out)]."""
-    m = np.zeros((out, size))
-    for i in range(out):
-        start, end = (i * size) // out, -((-(i + 1) * size) // out)
-        m[i, start:end] = 1.0 / (end - start)
-    return xp.asarray(m, dtype=dtype)
-
-
-def _adaptive_fwd(xp, x, *, output_size):
-    a = _adaptive_matrix(xp, x.shape[-2], output_size[0], x.dtype)
-    b = _adaptive_matrix(xp, x.shape[-1], output_size[1], x.dtype)
-    return xp.matmul(xp.matmul(a, x), b.T)
-
-
-def _adaptive_backward_fwd(xp, grad, *, x_shape):
-    a = _adaptive_matrix(xp, x_shape[-2], grad.shape[-2], grad.dtype)
-    b = _adaptive_matrix(xp, x_shape[-1], grad.shape[-1], grad.dtype)
-    return xp.matmul(xp.matmul(a.T, grad), b)
-
-
-ADAPTIVE_AVG_POOL_BACKWARD = defop(
-    "adaptive_avg_pool2d_backward",
-    _adaptive_backward_fwd,
-    {
-        "grad": lambda g, grad_shape: apply(
-            ADAPTIVE_AVG_POOL, (g,), {"output_size": tuple(grad_shape[-2:])}
-        )
-    },
-    node="AdaptiveAvgPool2DBackwardBackward0",
-)
-ADAPTIVE_AVG_POOL = defop(
-    "adaptive_avg_pool2d",
-    _adaptive_fwd,
-    {"x": lambda g, x_shape: apply(ADAPTIVE_AVG_POOL_BACKWARD, (g,), {"x_shape": x_shape})},
-    node="AdaptiveAvgPool2DBackward0",
-)
+    return apply(AVG_POOL[len(window.kernel)], (x,), {"window": window, "options": options})

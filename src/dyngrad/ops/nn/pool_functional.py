@@ -1,55 +1,64 @@
 """The pooling functions: PyTorch's checks of the sizes, in its order, then nn_pool's rows.
 
-Pooling runs over 2 spatial dims; 1-d pooling runs the 2-d op on an unsqueezed input.
+Pooling runs over 2 or 3 spatial dims; 1-d pooling runs the 2-d op on an unsqueezed input.
 """
 
 from __future__ import annotations
 
 from ..table.arguments import int_list
 from ..table.record import apply
-from .pool import ADAPTIVE_AVG_POOL, MAX_POOL, AvgOptions, Window, avg_pool, pool_out_size
+from .pool import MAX_POOL, AvgOptions, Window, avg_pool, pool_out_size
+
+_COUNT = {2: "two", 3: "three"}
+_AXES = {2: "HW", 3: "THW"}
 
 
-def _pair(fn: str, name: str, value, position: int, message: str | None = None) -> tuple:
-    """An int-list pooling argument as two ints: one int is used for both."""
+def _ints(fn: str, name: str, value, position: int, nd: int, message: str) -> tuple:
+    """An int-list pooling argument as nd ints: one int is used for all."""
     sizes = (
         int_list(fn, (value,), name, position, varargs=False)
         if not isinstance(value, int)
         else (value,)
     )
-    if len(sizes) not in (1, 2):
-        raise RuntimeError(
-            message or f"{fn}: {name} must either be a single int, or a tuple of two ints"
-        )
-    return sizes * 2 if len(sizes) == 1 else sizes
+    if len(sizes) not in (1, nd):
+        raise RuntimeError(f"{fn}: {name} must {message}, or a tuple of {_COUNT[nd]} ints")
+    return sizes * nd if len(sizes) == 1 else sizes
 
 
-def _pool_geometry(fn, input, kernel_size, stride, padding, dilation, ceil_mode) -> Window:
-    kernel = _pair(fn, "kernel_size", kernel_size, 2)
+def _argument_messages(fn: str, nd: int) -> dict:
+    # PyTorch words its 3-d checks differently for max and average pooling
+    either = "either be" if nd == 2 or fn.startswith("max") else "be"
+    return {
+        "kernel_size": f"{either} a single int",
+        "stride": f"{either} omitted, a single int",
+        "padding": f"{either} a single int",
+        "dilation": "either be a single int" if nd == 2 else "be either a single int",
+    }
+
+
+def _pool_geometry(fn, input, kernel_size, stride, padding, dilation, ceil_mode, nd=2) -> Window:
+    messages = _argument_messages(fn, nd)
+    kernel = _ints(fn, "kernel_size", kernel_size, 2, nd, messages["kernel_size"])
     empty_stride = stride is None or stride == [] or stride == ()
-    stride = (
-        kernel
-        if empty_stride
-        else _pair(
-            fn,
-            "stride",
-            stride,
-            3,
-            f"{fn}: stride must either be omitted, a single int, or a tuple of two ints",
-        )
-    )
-    padding = _pair(fn, "padding", padding, 4)
-    dilation = _pair(fn, "dilation", dilation, 5)
+    stride = kernel if empty_stride else _ints(fn, "stride", stride, 3, nd, messages["stride"])
+    padding = _ints(fn, "padding", padding, 4, nd, messages["padding"])
+    dilation = _ints(fn, "dilation", dilation, 5, nd, messages["dilation"])
+    if nd == 3 and input._data.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     if any(s == 0 for s in stride):
         raise RuntimeError("stride should not be zero")
-    _check_window(input, kernel, stride, padding, dilation)
-    spatial = input._data.shape[-2:]
+    _check_window(fn, input, kernel, stride, padding, dilation)
+    spatial = input._data.shape[-nd:]
+    if fn == "avg_pool3d" and any(size < k for size, k in zip(spatial, kernel)):
+        raise RuntimeError(
+            f"input image ({_named('', spatial)}) smaller than kernel size ({_named('k', kernel)})"
+        )
     out = tuple(
         pool_out_size(size, k, s, p, d, ceil_mode)
         for size, k, s, p, d in zip(spatial, kernel, stride, padding, dilation)
     )
     if any(o <= 0 for o in out):
-        c = input._data.shape[-3]
+        c = input._data.shape[-nd - 1]
         raise RuntimeError(
             f"Given input size: ({c}x{'x'.join(map(str, spatial))}). Calculated output size: "
             f"({c}x{'x'.join(map(str, out))}). Output size is too small"
@@ -57,26 +66,36 @@ def _pool_geometry(fn, input, kernel_size, stride, padding, dilation, ceil_mode)
     return Window(kernel, stride, padding, dilation, out)
 
 
-def _check_window(input, kernel, stride, padding, dilation) -> None:
-    # PyTorch's pool2d_shape_check, in its order
+def _named(prefix: str, values) -> str:
+    """PyTorch's `kT: 2 kH: 2 kW: 2` listing of a per-axis argument."""
+    axes = _AXES[len(values)]
+    return " ".join(f"{prefix}{a}: {v}" for a, v in zip(axes, values))
+
+
+def _check_window(fn, input, kernel, stride, padding, dilation) -> None:
+    # PyTorch's pool2d_shape_check / pool3d_shape_check, in its order
+    nd = len(kernel)
     if min(kernel) <= 0:
         raise RuntimeError(
-            f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}"
+            f"kernel size should be greater than zero, but got {_named('k', kernel)}"
         )
     if min(stride) <= 0:
-        raise RuntimeError(
-            f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}"
-        )
+        raise RuntimeError(f"stride should be greater than zero, but got {_named('d', stride)}")
     if min(dilation) <= 0:
         raise RuntimeError(
-            f"dilation should be greater than zero, but got dilationH: "
-            f"{dilation[0]} dilationW: {dilation[1]}"
+            f"dilation should be greater than zero, but got {_named('dilation', dilation)}"
         )
     shape = input._data.shape
-    if len(shape) not in (3, 4) or 0 in shape[-3:]:
+    if nd == 2 and (len(shape) not in (3, 4) or 0 in shape[-3:]):
         raise RuntimeError(
             f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
             f"size for input, but got:{list(shape)}"
+        )
+    if nd == 3 and 0 in shape[-4:]:
+        kernel_name = "max_pool3d_with_indices_out_cpu_template" if fn[:3] == "max" else fn
+        raise RuntimeError(
+            f"{kernel_name}(): Expected input's non-batch dimensions to have positive length, "
+            f"but input has a shape of {list(shape)} and non-batch dimension 0 has length zero!"
         )
     for p, k, d in zip(padding, kernel, dilation):
         if p < 0:
@@ -95,8 +114,39 @@ def max_pool2d(
     if input._data.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     window = _pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    values, indices = apply(MAX_POOL, (input,), {"window": window})
+    values, indices = apply(MAX_POOL[2], (input,), {"window": window})
     return (values, indices) if return_indices else values
+
+
+def max_pool3d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    """Matches `torch.nn.functional.max_pool3d` (MaxPool3DWithIndicesBackward0)."""
+    args = (kernel_size, stride, padding, dilation, ceil_mode)
+    window = _pool_geometry("max_pool3d", input, *args, nd=3)
+    values, indices = apply(MAX_POOL[3], (input,), {"window": window})
+    return (values, indices) if return_indices else values
+
+
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    """Matches `torch.nn.functional.max_pool1d_with_indices`: (values, indices)."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    """Matches `torch.nn.functional.max_pool2d_with_indices`: (values, indices)."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    """Matches `torch.nn.functional.max_pool3d_with_indices`: (values, indices)."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def _one(fn: str, name: str, value, position: int) -> int:
@@ -172,6 +222,23 @@ def avg_pool2d(
     return avg_pool(input, window, AvgOptions(bool(count_include_pad), divisor_override))
 
 
+def avg_pool3d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
+    """Matches `torch.nn.functional.avg_pool3d` (AvgPool3DBackward0)."""
+    args = (kernel_size, stride, padding, 1, ceil_mode)
+    window = _pool_geometry("avg_pool3d", input, *args, nd=3)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    return avg_pool(input, window, AvgOptions(bool(count_include_pad), divisor_override))
+
+
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """Matches `torch.nn.functional.avg_pool1d`."""
     if input._data.ndim not in (2, 3):
@@ -199,62 +266,3 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return avg_pool2d(
         input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad
     ).squeeze(-2)
-
-
-def adaptive_output_size(fn: str, input, output_size, nd: int) -> tuple:
-    """`output_size` as PyTorch's Python layer reads it (`_list_with_default`): an int, or a
-    sequence whose Nones keep the input's sizes."""
-    if isinstance(output_size, int):
-        output_size = (output_size,) * nd
-    elif input._data.ndim <= len(output_size):  # len() is Python's TypeError for None, float
-        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
-    shape = input._data.shape
-    sizes = tuple(
-        shape[-len(output_size) + i] if o is None else o for i, o in enumerate(output_size)
-    )
-    if len(sizes) != nd:
-        raise RuntimeError(
-            f"{fn}(): internal error: output_size.size() must be {nd}"
-            if "max" in fn
-            else f"{fn}: output_size must be {nd}"
-        )
-    return sizes
-
-
-def adaptive_avg_pool2d(input, output_size):
-    """Matches `torch.nn.functional.adaptive_avg_pool2d`; a 1x1 output is a mean, as in torch."""
-    size = adaptive_output_size("adaptive_avg_pool2d", input, output_size, 2)
-    shape = input._data.shape
-    if len(shape) not in (3, 4):
-        raise RuntimeError(
-            f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(shape)}"
-        )
-    if min(size) < 0:
-        raise RuntimeError(
-            f"adaptive_avg_pool2d: elements of output_size must be greater than "
-            f"or equal to 0 but received {{{size[0]}, {size[1]}}}"
-        )
-    check_nonempty("adaptive_avg_pool2d", shape)
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(
-            f"\"adaptive_avg_pool2d\" not implemented for '{input.dtype._legacy}'"
-        )
-    if size == (1, 1):
-        return input.mean((-1, -2), keepdim=True)
-    return apply(ADAPTIVE_AVG_POOL, (input,), {"output_size": size})
-
-
-def check_nonempty(fn: str, shape: tuple) -> None:
-    for d in range(len(shape) - 2, len(shape)):
-        if shape[d] == 0:
-            raise RuntimeError(
-                f"{fn}(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes {list(shape)} with dimension "
-                f"{d} being empty"
-            )
-
-
-def adaptive_avg_pool1d(input, output_size):
-    """Matches `torch.nn.functional.adaptive_avg_pool1d`."""
-    size = adaptive_output_size("adaptive_avg_pool1d", input, output_size, 1)[0]
-    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
