@@ -303,4 +303,20 @@ SPECS: list[OpSpec] = [
         [(T((2, 3), 0, 4, kind="int"), T((4, 3)))],
         covers=("embedding_backward",),
     ),
+    # torch has no double backward for the multi-class hinge losses (their backward rows
+    # raise, as tests/nn/test_losses_multiclass.py checks)
+    OpSpec(
+        "multi_margin_loss",
+        lambda t, x, y, w: _f(t).multi_margin_loss(x, y, p=2, margin=0.8, weight=w),
+        [(T((4, 5)), T((4,), 0, 5, kind="int"), T((5,), 0.5, 2.0, grad=False))],
+        covers=("multi_margin_loss_backward",),
+        gradgrad=False,
+    ),
+    OpSpec(
+        "multilabel_margin_loss",
+        lambda t, x, y: _f(t).multilabel_margin_loss(x, y, reduction="none"),
+        [(T((3, 4)), T((3, 4), -1, 4, kind="int"))],
+        covers=("multilabel_margin_loss_backward",),
+        gradgrad=False,
+    ),
 ]

@@ -19,6 +19,7 @@ from .activation import (
     PReLU,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
@@ -36,7 +37,7 @@ from .container import ModuleList, ParameterList, Sequential
 from .container_dict import ModuleDict, ParameterDict
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
-from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Flatten, Unflatten
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm
 from .linear import Bilinear, Identity, Linear
@@ -58,6 +59,13 @@ from .loss import (
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+)
+from .loss_multiclass import (
+    CTCLoss,
+    MultiLabelMarginLoss,
+    MultiMarginLoss,
+    NLLLoss2d,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm
@@ -113,6 +121,7 @@ __all__ = [
     "AdaptiveAvgPool2d",
     "AvgPool1d",
     "AvgPool2d",
+    "AlphaDropout",
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
@@ -120,6 +129,7 @@ __all__ = [
     "BatchNorm3d",
     "Bilinear",
     "CELU",
+    "CTCLoss",
     "Conv1d",
     "Conv2d",
     "Conv3d",
@@ -132,6 +142,7 @@ __all__ = [
     "Dropout3d",
     "ELU",
     "Embedding",
+    "FeatureAlphaDropout",
     "Flatten",
     "GELU",
     "GLU",
@@ -157,17 +168,21 @@ __all__ = [
     "MaxPool1d",
     "MaxPool2d",
     "Mish",
+    "MultiLabelMarginLoss",
+    "MultiMarginLoss",
     "Module",
     "ModuleDict",
     "ModuleList",
     "MultiheadAttention",
     "NLLLoss",
+    "NLLLoss2d",
     "PReLU",
     "ParameterDict",
     "ParameterList",
     "RNN",
     "RNNBase",
     "RNNCell",
+    "RReLU",
     "ReLU",
     "ReLU6",
     "SELU",
@@ -189,6 +204,7 @@ __all__ = [
     "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
+    "TripletMarginWithDistanceLoss",
     "Unflatten",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
