@@ -319,4 +319,21 @@ SPECS: list[OpSpec] = [
         covers=("multilabel_margin_loss_backward",),
         gradgrad=False,
     ),
+    # torch has no double backward for embedding_bag (tests/nn/test_embedding_bag.py)
+    OpSpec(
+        "embedding_bag",
+        lambda t, w, p: _f(t).embedding_bag(
+            t.tensor([1, 2, 0, 3, 2]), w, t.tensor([0, 2]), mode="sum", per_sample_weights=p
+        ),
+        [(T((4, 3)), T((5,)))],
+        covers=("embedding_bag_backward", "embedding_bag_per_sample_weights_backward"),
+        gradgrad=False,
+    ),
+    OpSpec(
+        "embedding_bag_max",
+        lambda t, w: _f(t).embedding_bag(t.tensor([[1, 2, 0], [3, 2, 2]]), w, mode="max"),
+        [(T((4, 3)),)],
+        covers=("embedding_bag",),
+        gradgrad=False,
+    ),
 ]

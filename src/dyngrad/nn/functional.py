@@ -42,6 +42,7 @@ from ..ops.nn.channel_shuffle import rrelu as _rrelu
 from ..ops.nn.channel_shuffle import rrelu_ as _rrelu_
 from ..ops.nn.conv import convolution, convolution_transpose
 from ..ops.nn.embedding import embedding  # noqa: F401
+from ..ops.nn.embedding_bag import embedding_bag  # noqa: F401
 from ..ops.nn.fold import fold, unfold  # noqa: F401
 from ..ops.nn.linear import linear  # noqa: F401
 from ..ops.nn.norm import batch_norm, group_norm, layer_norm  # noqa: F401
