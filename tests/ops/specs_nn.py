@@ -336,4 +336,15 @@ SPECS: list[OpSpec] = [
         covers=("embedding_bag",),
         gradgrad=False,
     ),
+    # through log_softmax: PyTorch's CTC gradient is the logits' (Note in ops/nn/ctc.py); it
+    # has no double backward
+    OpSpec(
+        "ctc_loss",
+        lambda t, x, y: _f(t).ctc_loss(
+            x.log_softmax(2), y, t.tensor([5, 4]), t.tensor([3, 2]), reduction="none"
+        ),
+        [(T((5, 2, 4)), T((2, 3), 1, 4, kind="int"))],
+        covers=("ctc_loss_backward",),
+        gradgrad=False,
+    ),
 ]

@@ -93,7 +93,11 @@ from .functional_loss_margin import (  # noqa: F401
     triplet_margin_loss,
     triplet_margin_with_distance_loss,
 )
-from .functional_loss_multiclass import multi_margin_loss, multilabel_margin_loss  # noqa: F401
+from .functional_loss_multiclass import (  # noqa: F401
+    ctc_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+)
 from .functional_norm import instance_norm, rms_norm  # noqa: F401
 from .functional_pad import pad  # noqa: F401
 
