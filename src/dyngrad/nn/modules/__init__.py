@@ -32,8 +32,9 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .attention import MultiheadAttention
-from .container import ModuleList, ParameterList, Sequential
+from .container import Container, ModuleList, ParameterList, Sequential
 from .container_dict import ModuleDict, ParameterDict
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
@@ -111,7 +112,7 @@ from .pooling import (
     MaxPool2d,
 )
 from .rnn import GRU, LSTM, RNN, RNNBase
-from .rnn_cell import GRUCell, LSTMCell, RNNCell
+from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 from .transformer import (
     Transformer,
@@ -133,6 +134,7 @@ from .upsampling import (
 __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveLogSoftmaxWithLoss",
     "AvgPool1d",
     "AvgPool2d",
     "AlphaDropout",
@@ -144,6 +146,7 @@ __all__ = [
     "Bilinear",
     "CELU",
     "CTCLoss",
+    "Container",
     "Conv1d",
     "Conv2d",
     "Conv3d",
@@ -209,6 +212,7 @@ __all__ = [
     "RNN",
     "RNNBase",
     "RNNCell",
+    "RNNCellBase",
     "RReLU",
     "ReLU",
     "ReLU6",
