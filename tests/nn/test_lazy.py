@@ -176,3 +176,20 @@ def test_a_lazy_module_deep_copies_uninitialized(torch):
         assert twin.weight is not lazy.weight
         twin(lib.ones(1, 2))
         assert type(twin).__name__ == "Linear" and type(lazy).__name__ == "LazyLinear"
+
+
+def test_a_lazy_module_converts_before_its_first_call(torch):
+    results = []
+    for lib in (dyngrad, torch):
+        lib.manual_seed(3)
+        model = lib.nn.Sequential(lib.nn.LazyLinear(3), lib.nn.LazyBatchNorm1d())
+        model = model.double().to("cpu")
+        assert model[0].weight.dtype == lib.float64
+        assert type(model[1].running_mean).__name__ == "UninitializedBuffer"
+        out = model(lib.tensor(np.random.default_rng(2).standard_normal((4, 2))))
+        state = [(k, str(v.dtype), v.numpy()) for k, v in model.state_dict().items()]
+        results.append((out.detach().numpy(), state))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12, atol=1e-12)
+    for (k, d, a), (j, e, b) in zip(results[0][1], results[1][1]):
+        assert (k, d) == (j, e)
+        np.testing.assert_allclose(a, b, rtol=1e-12, err_msg=k)

@@ -149,6 +149,43 @@ class UninitializedTensorMixin:
     def is_complex(self) -> bool:
         return _ARRAY.__get__(self).dtype.kind == "c"
 
+    @property
+    def data(self):
+        return self._converted(lambda t: t)
+
+    @data.setter
+    def data(self, value) -> None:  # (a module's `to` sets a converted uninitialized tensor)
+        _ARRAY.__set__(self, _ARRAY.__get__(value))
+
+    def _converted(self, convert):
+        """A new uninitialized tensor of this type over `convert` of the empty array: what
+        the conversions PyTorch allows (to, float, cpu, ...) give, so a module's `to` works."""
+        out = object.__new__(type(self))
+        out._init(convert(Tensor._wrap(_ARRAY.__get__(self)))._data, self._requires_grad, None)
+        out.__dict__.update(self.__dict__)
+        return out
+
+    def to(self, *args, **kwargs):
+        return self._converted(lambda t: t.to(*args, **kwargs))
+
+    def cpu(self):
+        return self._converted(lambda t: t.cpu())
+
+    def cuda(self, device=None, non_blocking=False):
+        return self._converted(lambda t: t.cuda(device, non_blocking))
+
+    def half(self):
+        return self._converted(lambda t: t.half())
+
+    def float(self):
+        return self._converted(lambda t: t.float())
+
+    def double(self):
+        return self._converted(lambda t: t.double())
+
+    def bfloat16(self):
+        return self._converted(lambda t: t.bfloat16())
+
     def share_memory_(self):
         raise RuntimeError(
             "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
