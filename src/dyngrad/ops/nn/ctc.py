@@ -18,7 +18,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ..elementwise.compare import where
 from ..table.record import apply
-from ..table.registry import NOT_IMPLEMENTED, defop
+from ..table.registry import NOT_IMPLEMENTED, defop, refused
 
 _NEG_INF = -np.inf
 
@@ -155,14 +155,11 @@ def _ctc_backward_fwd(
     return out.astype(log_probs.dtype)
 
 
-def _refused(g):  # noqa: ARG001 - the gradient that cannot be differentiated
-    raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
-
-
+_REFUSED = refused("derivative for aten::_ctc_loss_backward is not implemented")
 CTC_LOSS_BACKWARD = defop(
     "ctc_loss_backward",
     _ctc_backward_fwd,
-    {"grad": _refused, "log_probs": _refused},
+    {"grad": _REFUSED, "log_probs": _REFUSED},
     node=NOT_IMPLEMENTED,
 )
 

@@ -15,17 +15,10 @@ from ..._tensor import Tensor
 from ..shape.indexing import add_rows
 from ..table.argument_errors import legacy_type
 from ..table.record import apply
-from ..table.registry import NOT_IMPLEMENTED, defop
+from ..table.registry import NOT_IMPLEMENTED, defop, refused
 from .embedding import _check_indices, _renorm_rows
 
 MODES = {"sum": 0, "mean": 1, "max": 2}
-
-
-def _refused(error, text: str):
-    def formula(g):  # noqa: ARG001 - the gradient that cannot be differentiated
-        raise error(text)
-
-    return formula
 
 
 def _gather(
@@ -115,8 +108,8 @@ EMBEDDING_BAG_BACKWARD = defop(
     _scatter,
     dict.fromkeys(
         ("grad", "per_sample_weights"),
-        _refused(
-            NotImplementedError, "the derivative for '_embedding_bag_backward' is not implemented."
+        refused(
+            "the derivative for '_embedding_bag_backward' is not implemented.", NotImplementedError
         ),
     ),
     node="EmbeddingBagBackwardBackward0",
@@ -126,9 +119,8 @@ PER_SAMPLE_WEIGHTS_BACKWARD = defop(
     _per_sample_weights_backward,
     dict.fromkeys(
         ("grad", "weight"),
-        _refused(
-            RuntimeError,
-            "derivative for aten::_embedding_bag_per_sample_weights_backward is not implemented",
+        refused(
+            "derivative for aten::_embedding_bag_per_sample_weights_backward is not implemented"
         ),
     ),
     node=NOT_IMPLEMENTED,

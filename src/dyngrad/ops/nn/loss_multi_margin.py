@@ -10,14 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..table.record import apply
-from ..table.registry import NOT_IMPLEMENTED, defop
-
-
-def _refused(name: str):
-    def formula(g):  # noqa: ARG001 - the engine hands the gradient that is refused
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
-
-    return formula
+from ..table.registry import NOT_IMPLEMENTED, defop, refused
 
 
 def _scale(g, reduction: str, frames: int):
@@ -70,7 +63,9 @@ def _multi_margin_backward_fwd(xp, grad, x, target, weight, *, p, margin, reduct
 MULTI_MARGIN_LOSS_BACKWARD = defop(
     "multi_margin_loss_backward",
     _multi_margin_backward_fwd,
-    dict.fromkeys(("grad", "x"), _refused("multi_margin_loss_backward")),
+    dict.fromkeys(
+        ("grad", "x"), refused("derivative for aten::multi_margin_loss_backward is not implemented")
+    ),
     node=NOT_IMPLEMENTED,
 )
 MULTI_MARGIN_LOSS = defop(
@@ -123,7 +118,10 @@ def _multilabel_backward_fwd(xp, grad, x, target, *, reduction):
 MULTILABEL_MARGIN_LOSS_BACKWARD = defop(
     "multilabel_margin_loss_backward",
     _multilabel_backward_fwd,
-    dict.fromkeys(("grad", "x"), _refused("multilabel_margin_loss_backward")),
+    dict.fromkeys(
+        ("grad", "x"),
+        refused("derivative for aten::multilabel_margin_loss_backward is not implemented"),
+    ),
     node=NOT_IMPLEMENTED,
 )
 MULTILABEL_MARGIN_LOSS = defop(
