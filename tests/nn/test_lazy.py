@@ -193,3 +193,57 @@ def test_a_lazy_module_converts_before_its_first_call(torch):
     for (k, d, a), (j, e, b) in zip(results[0][1], results[1][1]):
         assert (k, d) == (j, e)
         np.testing.assert_allclose(a, b, rtol=1e-12, err_msg=k)
+
+
+def _custom_lazy(lib):
+    class LazyScale(lib.nn.modules.lazy.LazyModuleMixin, lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = lib.nn.UninitializedParameter()
+            self.shift = lib.nn.UninitializedBuffer()
+
+        def initialize_parameters(self, input, *, power=1):
+            self.scale.materialize(input.shape[-1:])
+            self.shift.materialize((power,))
+            with lib.no_grad():
+                self.scale.fill_(2.0)
+                self.shift.fill_(0.5)
+
+        def forward(self, input, *, power=1):
+            return input * self.scale + self.shift.sum()
+
+    return LazyScale()
+
+
+def test_a_user_lazy_module_initializes_from_its_call(torch):
+    results = []
+    for lib in (dyngrad, torch):
+        m = _custom_lazy(lib)
+        assert m.has_uninitialized_params()
+        assert list(m.state_dict()) == ["scale", "shift"]
+        out = m(lib.ones(2, 3), power=4)
+        assert not m.has_uninitialized_params()
+        assert type(m).__name__ == "LazyScale"  # no cls_to_become: it stays itself
+        assert not m._forward_pre_hooks
+        results.append((out.detach().numpy(), tuple(m.shift.shape)))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    assert results[0][1] == results[1][1] == (4,)
+
+
+def test_a_lazy_module_that_leaves_a_parameter_uninitialized_raises(torch):
+    messages = []
+    for lib in (dyngrad, torch):
+
+        class Half(lib.nn.modules.lazy.LazyModuleMixin, lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = lib.nn.UninitializedParameter()
+                self.b = lib.nn.UninitializedParameter()
+
+            def initialize_parameters(self, input):
+                self.a.materialize((1,))
+
+        with pytest.raises(RuntimeError) as info:
+            Half()(lib.ones(1))
+        messages.append(str(info.value).splitlines()[0])
+    assert messages[0] == messages[1] == "module Half has not been fully initialized"
