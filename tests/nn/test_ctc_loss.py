@@ -48,8 +48,8 @@ EXPRS = [
 @pytest.mark.parametrize("expr", EXPRS)
 def test_ctc_loss_matches_torch(torch, expr):
     same(torch, expr, requires_grad=True, **INPUTS)
-    # (an impossible alignment's gradients are nan on both; float32 sums round otherwise)
-    if "t.tensor([3, 5, 6]), tl, reduction" not in expr and ".float()" not in expr:
+    # (an impossible alignment's gradients are nan, on both; float32 sums round otherwise)
+    if ".float()" not in expr:
         same_grads(torch, expr, **INPUTS)
 
 
