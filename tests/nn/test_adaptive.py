@@ -83,3 +83,12 @@ def _error(lib, code):
 )
 def test_adaptive_log_softmax_errors_match_torch(torch, code):
     assert _error(dyngrad, code) == _error(torch, code) != None  # noqa: E711
+
+
+def test_adaptive_log_softmax_passes_gradcheck_and_gradgradcheck(torch):
+    dyngrad.manual_seed(0)
+    m = dyngrad.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0).double()
+    x = dyngrad.tensor(X, requires_grad=True)
+    y = dyngrad.tensor(Y)
+    assert dyngrad.autograd.gradcheck(lambda x: m(x, y).output, (x,))
+    assert dyngrad.autograd.gradgradcheck(lambda x: m(x, y).loss, (x,))

@@ -50,6 +50,15 @@ def test_embedding_bag_matches_torch(torch, expr):
         same_grads(torch, expr, **INPUTS)
 
 
+def test_embedding_bag_takes_the_old_argument_order_with_a_warning(torch):
+    results = []
+    for lib in (dyngrad, torch):
+        with pytest.warns(UserWarning, match="Argument order of nn.functional.embedding_bag"):
+            out = lib.nn.functional.embedding_bag(lib.tensor(W), lib.tensor(I), lib.tensor(OFF))
+        results.append(out.numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
+
+
 def test_embedding_bag_empty_bags_are_zero():
     # (compared with fixed values: torch 2.13 crashes on some empty cases under grad)
     w = dyngrad.tensor(W, requires_grad=True)
