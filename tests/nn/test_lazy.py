@@ -247,3 +247,13 @@ def test_a_lazy_module_that_leaves_a_parameter_uninitialized_raises(torch):
             Half()(lib.ones(1))
         messages.append(str(info.value).splitlines()[0])
     assert messages[0] == messages[1] == "module Half has not been fully initialized"
+
+
+def test_a_lazy_module_pickles_uninitialized(torch):
+    import pickle
+
+    for lib in (dyngrad, torch):
+        twin = pickle.loads(pickle.dumps(lib.nn.LazyLinear(3)))
+        assert repr(twin.weight) == "<UninitializedParameter>"
+        twin(lib.ones(2, 5))
+        assert repr(twin) == "Linear(in_features=5, out_features=3, bias=True)"
