@@ -88,6 +88,9 @@ MODULES = [
     "PReLU()",
     "BatchNorm2d(4)",
     "LayerNorm(4)",
+    "EmbeddingBag(10, 4, padding_idx=2)",
+    "RNNCellBase(3, 5, True, 2)",
+    "AdaptiveLogSoftmaxWithLoss(8, 20, [4, 10], div_value=2.0, head_bias=True)",
 ]
 
 
@@ -109,6 +112,9 @@ def test_default_initialisation_matches_torch(spec, torch):
         "F.dropout1d(x.reshape(4, 5, 6), 0.5)",
         "F.dropout3d(x.reshape(2, 3, 4, 5, 1), 0.25)",
         "lib.nn.Dropout(0.1)(x)",
+        "lib.nn.AlphaDropout(0.3)(x)",
+        "lib.nn.FeatureAlphaDropout(0.3)(x.reshape(4, 5, 6))",
+        "lib.nn.RReLU(0.1, 0.4)(x)",
         "F.dropout(x, 1.0)",
     ],
 )

@@ -303,4 +303,48 @@ SPECS: list[OpSpec] = [
         [(T((2, 3), 0, 4, kind="int"), T((4, 3)))],
         covers=("embedding_backward",),
     ),
+    # torch has no double backward for the multi-class hinge losses (their backward rows
+    # raise, as tests/nn/test_losses_multiclass.py checks)
+    OpSpec(
+        "multi_margin_loss",
+        lambda t, x, y, w: _f(t).multi_margin_loss(x, y, p=2, margin=0.8, weight=w),
+        [(T((4, 5)), T((4,), 0, 5, kind="int"), T((5,), 0.5, 2.0, grad=False))],
+        covers=("multi_margin_loss_backward",),
+        gradgrad=False,
+    ),
+    OpSpec(
+        "multilabel_margin_loss",
+        lambda t, x, y: _f(t).multilabel_margin_loss(x, y, reduction="none"),
+        [(T((3, 4)), T((3, 4), -1, 4, kind="int"))],
+        covers=("multilabel_margin_loss_backward",),
+        gradgrad=False,
+    ),
+    # torch has no double backward for embedding_bag (tests/nn/test_embedding_bag.py)
+    OpSpec(
+        "embedding_bag",
+        lambda t, w, p: _f(t).embedding_bag(
+            t.tensor([1, 2, 0, 3, 2]), w, t.tensor([0, 2]), mode="sum", per_sample_weights=p
+        ),
+        [(T((4, 3)), T((5,)))],
+        covers=("embedding_bag_backward", "embedding_bag_per_sample_weights_backward"),
+        gradgrad=False,
+    ),
+    OpSpec(
+        "embedding_bag_max",
+        lambda t, w: _f(t).embedding_bag(t.tensor([[1, 2, 0], [3, 2, 2]]), w, mode="max"),
+        [(T((4, 3)),)],
+        covers=("embedding_bag",),
+        gradgrad=False,
+    ),
+    # through log_softmax: PyTorch's CTC gradient is the logits' (Note in ops/nn/ctc.py); it
+    # has no double backward
+    OpSpec(
+        "ctc_loss",
+        lambda t, x, y: _f(t).ctc_loss(
+            x.log_softmax(2), y, t.tensor([5, 4]), t.tensor([3, 2]), reduction="none"
+        ),
+        [(T((5, 2, 4)), T((2, 3), 1, 4, kind="int"))],
+        covers=("ctc_loss_backward",),
+        gradgrad=False,
+    ),
 ]

@@ -204,4 +204,5 @@ SPECS = [
         [(T((4, 3)),), (T((3, 2), nc=True),)],
     ),
     OpSpec("rrelu_with_noise", lambda t, x: t.rrelu(x, 0.1, 0.3), [(T((3, 4)),)]),
+    OpSpec("rrelu_with_noise_", lambda t, x: t.rrelu_(x.clone(), 0.1, 0.3), [(T((3, 4)),)]),
 ]

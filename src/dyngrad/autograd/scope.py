@@ -140,7 +140,8 @@ def annotate(exc: BaseException, inputs=()) -> None:
     if params:
         parts.append(
             "; its parameters: "
-            + ", ".join(f"{name} {tuple(p.shape)}" for name, p in params.items() if p is not None)
+            # (size(), not shape: a lazy module's uninitialized parameter refuses its shape)
+            + ", ".join(f"{name} {tuple(p.size())}" for name, p in params.items() if p is not None)
         )
     exc.args = (exc.args[0] + "".join(parts) + ".",)
 

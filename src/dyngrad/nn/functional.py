@@ -42,6 +42,7 @@ from ..ops.nn.channel_shuffle import rrelu as _rrelu
 from ..ops.nn.channel_shuffle import rrelu_ as _rrelu_
 from ..ops.nn.conv import convolution, convolution_transpose
 from ..ops.nn.embedding import embedding  # noqa: F401
+from ..ops.nn.embedding_bag import embedding_bag  # noqa: F401
 from ..ops.nn.fold import fold, unfold  # noqa: F401
 from ..ops.nn.grid_sample import affine_grid, grid_sample  # noqa: F401
 from ..ops.nn.linear import linear  # noqa: F401
@@ -105,6 +106,12 @@ from .functional_loss_margin import (  # noqa: F401
     poisson_nll_loss,
     soft_margin_loss,
     triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
+from .functional_loss_multiclass import (  # noqa: F401
+    ctc_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
 )
 from .functional_norm import instance_norm, rms_norm  # noqa: F401
 from .functional_pad import pad  # noqa: F401

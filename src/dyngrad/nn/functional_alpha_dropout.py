@@ -25,9 +25,12 @@ def _alpha_dropout(input, p, training, inplace, feature: bool):
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
     keep = sampling.bernoulli(default_generator, int(np.prod(shape)), 1 - p).reshape(shape)
     a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
-    dtype = input._data.dtype
-    b = Tensor._wrap(((keep - 1) * (_ALPHA * a) + _ALPHA * a * p).astype(dtype))
-    noise = Tensor._wrap((keep * a).astype(dtype))
+    # in the input's type with the scalars rounded to it, as PyTorch's kernels compute
+    # (noise - 1) * (alpha a) + alpha a p and noise * a
+    scalar = input._data.dtype.type
+    keep = keep.astype(input._data.dtype)
+    b = Tensor._wrap((keep - 1) * scalar(_ALPHA * a) + scalar(_ALPHA * a * p))
+    noise = Tensor._wrap(keep * scalar(a))
     out = input.mul_(noise) if inplace else input * noise
     return out.add_(b)
 

@@ -28,6 +28,7 @@ __all__ = [
     "poisson_nll_loss",
     "soft_margin_loss",
     "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]
 
 
@@ -119,6 +120,27 @@ def triplet_margin_loss(
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_neg = minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+
+def triplet_margin_with_distance_loss(
+    anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False, reduction="mean"
+):
+    """Matches `torch.nn.functional.triplet_margin_with_distance_loss`: the triplet loss with
+    any distance (pairwise_distance by default)."""
+    distance = pairwise_distance if distance_function is None else distance_function
+    _check_reduction(reduction)
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if not dims[0] == dims[1] == dims[2]:
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+            f"{dims[2]}D inputs"
+        )
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = minimum(dist_neg, distance(positive, negative))
     return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
 
 

@@ -19,6 +19,7 @@ from .activation import (
     PReLU,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
@@ -31,14 +32,29 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .attention import MultiheadAttention
-from .container import ModuleList, ParameterList, Sequential
+from .container import Container, ModuleList, ParameterList, Sequential
 from .container_dict import ModuleDict, ParameterDict
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
-from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Flatten, Unflatten
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm
+from .lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+    LazyLinear,
+)
 from .linear import Bilinear, Identity, Linear
 from .local_response_norm import CrossMapLRN2d, LocalResponseNorm
 from .loss import (
@@ -59,6 +75,13 @@ from .loss import (
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+)
+from .loss_multiclass import (
+    CTCLoss,
+    MultiLabelMarginLoss,
+    MultiMarginLoss,
+    NLLLoss2d,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm
@@ -100,8 +123,8 @@ from .pooling import (
     MaxUnpool3d,
 )
 from .rnn import GRU, LSTM, RNN, RNNBase
-from .rnn_cell import GRUCell, LSTMCell, RNNCell
-from .sparse import Embedding
+from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
+from .sparse import Embedding, EmbeddingBag
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -122,8 +145,10 @@ from .upsampling import (
 __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveLogSoftmaxWithLoss",
     "AvgPool1d",
     "AvgPool2d",
+    "AlphaDropout",
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
@@ -131,6 +156,8 @@ __all__ = [
     "BatchNorm3d",
     "Bilinear",
     "CELU",
+    "CTCLoss",
+    "Container",
     "Conv1d",
     "Conv2d",
     "Conv3d",
@@ -143,6 +170,8 @@ __all__ = [
     "Dropout3d",
     "ELU",
     "Embedding",
+    "EmbeddingBag",
+    "FeatureAlphaDropout",
     "Flatten",
     "GELU",
     "GLU",
@@ -160,6 +189,18 @@ __all__ = [
     "LSTM",
     "LSTMCell",
     "LayerNorm",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+    "LazyLinear",
     "LeakyReLU",
     "Linear",
     "LogSigmoid",
@@ -168,17 +209,22 @@ __all__ = [
     "MaxPool1d",
     "MaxPool2d",
     "Mish",
+    "MultiLabelMarginLoss",
+    "MultiMarginLoss",
     "Module",
     "ModuleDict",
     "ModuleList",
     "MultiheadAttention",
     "NLLLoss",
+    "NLLLoss2d",
     "PReLU",
     "ParameterDict",
     "ParameterList",
     "RNN",
     "RNNBase",
     "RNNCell",
+    "RNNCellBase",
+    "RReLU",
     "ReLU",
     "ReLU6",
     "SELU",
@@ -200,6 +246,7 @@ __all__ = [
     "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
+    "TripletMarginWithDistanceLoss",
     "Unflatten",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",

@@ -37,6 +37,7 @@ __all__ = [
     "PReLU",
     "Hardshrink",
     "Softshrink",
+    "RReLU",
 ]
 
 
@@ -130,6 +131,23 @@ class LeakyReLU(Module):
 
     def extra_repr(self) -> str:
         return _options(f"negative_slope={self.negative_slope}", inplace=self.inplace)
+
+
+class RReLU(Module):
+    """Matches `torch.nn.RReLU`: random negative slopes in [lower, upper] while training (drawn
+    from dyngrad's generator as PyTorch draws them), their mean in eval mode."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _options(f"lower={self.lower}", f"upper={self.upper}", inplace=self.inplace)
 
 
 class ELU(Module):

@@ -1,8 +1,10 @@
-"""List-like containers: `Sequential`, `ModuleList`, `ParameterList`."""
+"""List-like containers: `Sequential`, `ModuleList`, `ParameterList`; the deprecated
+`Container`."""
 
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable
 from itertools import islice
@@ -11,7 +13,7 @@ from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent
 
-__all__ = ["Sequential", "ModuleList", "ParameterList"]
+__all__ = ["Container", "Sequential", "ModuleList", "ParameterList"]
 
 
 def _abs_index(idx, size: int) -> int:
@@ -24,6 +26,21 @@ def _abs_index(idx, size: int) -> int:
 def _renumber(module: Module) -> None:
     # keys stay "0".."n-1" after a deletion, as PyTorch keeps them
     module._modules = OrderedDict((str(i), m) for i, m in enumerate(module._modules.values()))
+
+
+class Container(Module):
+    """Matches `torch.nn.Container` (deprecated): submodules given as keyword arguments."""
+
+    def __init__(self, **kwargs):
+        warnings.warn(
+            "`nn.Container` is deprecated. All of its functionality is now implemented in "
+            "`nn.Module`. Subclass that instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class _ModuleSequence(Module):

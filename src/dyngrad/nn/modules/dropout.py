@@ -5,7 +5,14 @@ from __future__ import annotations
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
+__all__ = [
+    "AlphaDropout",
+    "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "FeatureAlphaDropout",
+]
 
 
 class _DropoutNd(Module):
@@ -43,3 +50,20 @@ class Dropout2d(_DropoutNd):
 
 class Dropout3d(_DropoutNd):
     _functional = staticmethod(F.dropout3d)
+
+
+class AlphaDropout(_DropoutNd):
+    """Matches `torch.nn.AlphaDropout`: dropout that keeps SELU's mean and variance.
+
+    As in PyTorch, `inplace` is kept for the printed form but the forward never writes in place.
+    """
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Matches `torch.nn.FeatureAlphaDropout`: alpha dropout of whole channels."""
+
+    def forward(self, input):  # `inplace` unused, as in PyTorch
+        return F.feature_alpha_dropout(input, self.p, self.training)

@@ -18,7 +18,7 @@ from .. import functional as F
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, packed_like, pad_packed_sequence
 from .module import Module
-from .rnn_cell import _CellBase, gru_step, lstm_step, rnn_step
+from .rnn_cell import RNNCellBase, gru_step, lstm_step, rnn_step
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
 
@@ -107,7 +107,7 @@ class RNNBase(Module):
                     setattr(self, name, Parameter(empty(*shape, dtype=dtype, device=device)))
                     self._flat_weights_names.append(name)
 
-    reset_parameters = _CellBase.reset_parameters
+    reset_parameters = RNNCellBase.reset_parameters
 
     def flatten_parameters(self) -> None:
         """A no-op, as on CPU in PyTorch."""

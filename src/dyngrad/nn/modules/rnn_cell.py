@@ -1,4 +1,5 @@
-"""Recurrent cells `RNNCell`, `LSTMCell`, `GRUCell`: one time step, which the layers reuse."""
+"""Recurrent cells `RNNCell`, `LSTMCell`, `GRUCell` over their base `RNNCellBase`: one time
+step, which the layers reuse."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["RNNCell", "LSTMCell", "GRUCell"]
+__all__ = ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 
 def rnn_step(nonlinearity):
@@ -40,17 +41,25 @@ def lstm_step(gi, state, w_hh, b_hh):
     return o.sigmoid() * c.tanh(), c
 
 
-class _CellBase(Module):
-    _gates = 1
+class RNNCellBase(Module):
+    """Matches `torch.nn.RNNCellBase`: the weights of `num_chunks` gates and their init."""
+
+    __constants__ = ["input_size", "hidden_size", "bias"]
 
     def __init__(
-        self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool,
+        num_chunks: int,
+        device=None,
+        dtype=None,
     ):
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        gate_size = self._gates * hidden_size
+        gate_size = num_chunks * hidden_size
         self.weight_ih = Parameter(empty(gate_size, input_size, dtype=dtype, device=device))
         self.weight_hh = Parameter(empty(gate_size, hidden_size, dtype=dtype, device=device))
         if bias:
@@ -105,28 +114,30 @@ class _CellBase(Module):
         return zeros(*batch, self.hidden_size, dtype=input.dtype)
 
 
-class RNNCell(_CellBase):
+class RNNCell(RNNCellBase):
     def __init__(
         self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
     ):
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         self.nonlinearity = nonlinearity
-        super().__init__(input_size, hidden_size, bias, device, dtype)
 
     def forward(self, input, hx=None):
         hx = self._zeros(input) if hx is None else hx
         return self._run(input, hx, rnn_step(self.nonlinearity))
 
 
-class GRUCell(_CellBase):
-    _gates = 3
+class GRUCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
     def forward(self, input, hx=None):
         hx = self._zeros(input) if hx is None else hx
         return self._run(input, hx, gru_step)
 
 
-class LSTMCell(_CellBase):
-    _gates = 4
+class LSTMCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input, hx=None):
         if hx is None:

@@ -1,4 +1,5 @@
-"""`channel_shuffle` (ChannelShuffleBackward0) and `rrelu` (RreluWithNoiseBackward0)."""
+"""`channel_shuffle` (ChannelShuffleBackward0) and `rrelu` (RreluWithNoiseBackward0; rrelu_'s
+node is RreluWithNoiseBackward1)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,15 @@ RRELU = defop(
     {"x": lambda g, x, noise: g * (x > 0) + g * (x <= 0) * noise},
     non_differentiable=("noise",),
 )
+# rrelu_ is its own row in PyTorch (RreluWithNoiseBackward1); its formula reads the result,
+# whose sign is the input's (the slopes are positive)
+RRELU_INPLACE = defop(
+    "rrelu_with_noise_",
+    _rrelu_fwd,
+    {"x": lambda g, out, noise: g * (out > 0) + g * (out <= 0) * noise},
+    node="RreluWithNoiseBackward1",
+    non_differentiable=("noise",),
+)
 
 
 def _noise(input, lower, upper, training, generator):
@@ -83,4 +93,4 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training: bool = False, generator
 @public(method=False)
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training: bool = False, generator=None):
     noise = _noise(input, lower, upper, training, generator)
-    return apply_inplace(RRELU, (input, noise), name="rrelu_")
+    return apply_inplace(RRELU_INPLACE, (input, noise), name="rrelu_")

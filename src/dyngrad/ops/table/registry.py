@@ -40,7 +40,7 @@ from ...graph.saved import SAVES_OUTPUT
 from .generated import parameters
 from .nodes import OpNode, StashOpNode, VariadicOpNode, saved_properties
 
-__all__ = ["OpDef", "defop", "sparse_forward", "OPS", "NOT_IMPLEMENTED"]
+__all__ = ["OpDef", "defop", "sparse_forward", "OPS", "NOT_IMPLEMENTED", "refused"]
 
 OPS: dict[str, OpDef] = {}
 # the node of an op PyTorch has no derivative for
@@ -200,6 +200,16 @@ def defop(
     op.sparse = None
     OPS[name] = op
     return op
+
+
+def refused(text: str, error: type = RuntimeError):
+    """The formula of an input PyTorch has no derivative for (a backward row's, mostly): the
+    backward that reaches it raises `error(text)`, PyTorch's message."""
+
+    def not_implemented(g):  # noqa: ARG001 - the gradient that cannot be carried further
+        raise error(text)
+
+    return not_implemented
 
 
 def sparse_forward(op: OpDef, fn=None) -> OpDef:
