@@ -23,6 +23,7 @@ CASES = [
     ("LazyConv3d(2, 2)", (1, 3, 3, 4, 4)),
     ("LazyConvTranspose1d(2, 3, groups=2)", (2, 4, 5)),
     ("LazyConvTranspose2d(3, 2, stride=2, output_padding=1)", (1, 2, 3, 3)),
+    ("LazyConvTranspose3d(2, 2, stride=(1, 2, 1))", (1, 3, 2, 3, 2)),
     ("LazyBatchNorm1d()", (4, 3)),
     ("LazyBatchNorm2d(momentum=None, affine=False)", (2, 3, 2, 2)),
     ("LazyBatchNorm3d(track_running_stats=False)", (2, 2, 2, 2, 2)),

@@ -14,7 +14,7 @@ import itertools
 from ...graph.grad_mode import no_grad
 from ...ops.creation.factories import tensor
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .hooks import _Handle
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, _InstanceNorm
 from .linear import Linear
@@ -28,6 +28,7 @@ __all__ = [
     "LazyConv3d",
     "LazyConvTranspose1d",
     "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
     "LazyBatchNorm1d",
     "LazyBatchNorm2d",
     "LazyBatchNorm3d",
@@ -238,6 +239,13 @@ class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
     """Matches `torch.nn.LazyConvTranspose2d`."""
 
     cls_to_become = ConvTranspose2d
+    __init__ = _conv_transpose_init
+
+
+class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
+    """Matches `torch.nn.LazyConvTranspose3d`."""
+
+    cls_to_become = ConvTranspose3d
     __init__ = _conv_transpose_init
 
 
