@@ -311,3 +311,12 @@ def test_complex_ops_pass_gradcheck(lib, fn):
     w = lib.tensor([0.5 - 1j, 2 + 0.5j, -1 + 1.5j], dtype=lib.complex128, requires_grad=True)
     assert lib.autograd.gradcheck(fn, (z, w))
     assert lib.autograd.gradgradcheck(fn, (z, w))
+
+
+def test_autocast_runs_the_transforms_in_float32(lib):
+    x = lib.randn(2, 8).bfloat16()
+    with lib.autocast("cpu"):
+        assert lib.fft.rfft(x).dtype == lib.complex64
+        assert lib.fft.irfftn(lib.fft.rfftn(x)).dtype == lib.float32
+        with pytest.raises(RuntimeError, match="^Unsupported dtype BFloat16"):
+            lib.fft.hfftn(x)  # not on PyTorch's list

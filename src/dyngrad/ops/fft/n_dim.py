@@ -6,6 +6,7 @@ but the last dim with the last dim's c2r or r2c."""
 from __future__ import annotations
 
 from ..elementwise.complex_numbers import conj, conj_physical
+from ..table.record import autocast_entry
 from .arguments import check_size, normalization, promote, resize, shape_and_dims
 from .transforms import fft_c2c, fft_c2r, fft_r2c
 
@@ -53,16 +54,19 @@ def _last(s):
     return s if isinstance(s, int) else list(s)[-1]
 
 
+@autocast_entry("fft_fftn")  # See Note [Autocast policy]
 def fftn(input, s=None, dim=None, norm=None):
     """Matches `torch.fft.fftn`: the n-dimensional discrete Fourier transform."""
     return _c2c(input, s, dim, norm, True)
 
 
+@autocast_entry("fft_ifftn")  # See Note [Autocast policy]
 def ifftn(input, s=None, dim=None, norm=None):
     """Matches `torch.fft.ifftn`: the n-dimensional inverse discrete Fourier transform."""
     return _c2c(input, s, dim, norm, False)
 
 
+@autocast_entry("fft_rfftn")  # See Note [Autocast policy]
 def rfftn(input, s=None, dim=None, norm=None):
     """Matches `torch.fft.rfftn`: the n-dimensional FFT of a real signal, the last dim
     onesided."""
@@ -70,6 +74,7 @@ def rfftn(input, s=None, dim=None, norm=None):
     return fft_r2c(x, dims, normalization(norm, True), True)
 
 
+@autocast_entry("fft_irfftn")  # See Note [Autocast policy]
 def irfftn(input, s=None, dim=None, norm=None):
     """Matches `torch.fft.irfftn`: the inverse of rfftn."""
     x, dims, last_size = _hermitian_input("irfftn", input, s, dim)
@@ -96,21 +101,25 @@ def ihfftn(input, s=None, dim=None, norm=None):
     return fft_c2c(conj_physical(out), dims[:-1], kind, False)
 
 
+@autocast_entry("fft_fft2")  # See Note [Autocast policy]
 def fft2(input, s=None, dim=_LAST_TWO, norm=None):
     """Matches `torch.fft.fft2`: fftn over the last two dims."""
     return fftn(input, s, dim, norm)
 
 
+@autocast_entry("fft_ifft2")  # See Note [Autocast policy]
 def ifft2(input, s=None, dim=_LAST_TWO, norm=None):
     """Matches `torch.fft.ifft2`: ifftn over the last two dims."""
     return ifftn(input, s, dim, norm)
 
 
+@autocast_entry("fft_rfft2")  # See Note [Autocast policy]
 def rfft2(input, s=None, dim=_LAST_TWO, norm=None):
     """Matches `torch.fft.rfft2`: rfftn over the last two dims."""
     return rfftn(input, s, dim, norm)
 
 
+@autocast_entry("fft_irfft2")  # See Note [Autocast policy]
 def irfft2(input, s=None, dim=_LAST_TWO, norm=None):
     """Matches `torch.fft.irfft2`: irfftn over the last two dims."""
     return irfftn(input, s, dim, norm)

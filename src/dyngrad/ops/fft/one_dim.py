@@ -5,6 +5,7 @@ is FftR2CBackward0 under ConjBackward0, `n=` adds SliceBackward0 or ConstantPadN
 from __future__ import annotations
 
 from ..elementwise.complex_numbers import conj
+from ..table.record import autocast_entry
 from .arguments import check_size, normalization, promote, resize, wrap
 from .transforms import fft_c2c, fft_c2r, fft_r2c
 
@@ -41,6 +42,7 @@ def _c2r(input, n, dim, norm, forward: bool):
     return fft_c2r(x, (d,), normalization(norm, forward), size)
 
 
+@autocast_entry("fft_fft")  # See Note [Autocast policy]
 def fft(input, n=None, dim=-1, norm=None):
     """Matches `torch.fft.fft`: the one-dimensional discrete Fourier transform."""
     if input.is_complex():
@@ -48,6 +50,7 @@ def fft(input, n=None, dim=-1, norm=None):
     return _r2c("fft", input, n, dim, norm, True, False)
 
 
+@autocast_entry("fft_ifft")  # See Note [Autocast policy]
 def ifft(input, n=None, dim=-1, norm=None):
     """Matches `torch.fft.ifft`: the one-dimensional inverse discrete Fourier transform."""
     if input.is_complex():
@@ -55,24 +58,28 @@ def ifft(input, n=None, dim=-1, norm=None):
     return _r2c("ifft", input, n, dim, norm, False, False)
 
 
+@autocast_entry("fft_rfft")  # See Note [Autocast policy]
 def rfft(input, n=None, dim=-1, norm=None):
     """Matches `torch.fft.rfft`: the FFT of a real signal, its n // 2 + 1 non-negative
     frequencies."""
     return _r2c("rfft", input, n, dim, norm, True, True)
 
 
+@autocast_entry("fft_irfft")  # See Note [Autocast policy]
 def irfft(input, n=None, dim=-1, norm=None):
     """Matches `torch.fft.irfft`: the inverse of rfft, a real signal of n points (by default
     2 * (size - 1))."""
     return _c2r(input, n, dim, norm, False)
 
 
+@autocast_entry("fft_hfft")  # See Note [Autocast policy]
 def hfft(input, n=None, dim=-1, norm=None):
     """Matches `torch.fft.hfft`: the FFT of a Hermitian-symmetric signal given by its first
     half, a real tensor."""
     return _c2r(input, n, dim, norm, True)
 
 
+@autocast_entry("fft_ihfft")  # See Note [Autocast policy]
 def ihfft(input, n=None, dim=-1, norm=None):
     """Matches `torch.fft.ihfft`: the inverse of hfft, the first half of a Hermitian
     spectrum."""
