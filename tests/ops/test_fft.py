@@ -17,6 +17,8 @@ ENV = {
     "z": RNG.standard_normal((4, 6)) + 1j * RNG.standard_normal((4, 6)),
     "u": RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4)),
     "i": np.arange(6),
+    "s": RNG.standard_normal((2, 40)),
+    "h": np.hanning(16) + 0.1,
 }
 
 
@@ -138,6 +140,48 @@ t.fft.fft(t.tensor(1.0)) | t.fft.rfftn(x, dim=()) | t.fft.irfftn(z, dim=()) | t.
 t.fft.rfft(x.bfloat16()) | t.fft.fftfreq(-1) | t.fft.rfftfreq(-5) | t.fft.fftfreq(4, dtype=t.int64)
 t.fft.fftfreq(3, dtype=t.complex64) | t.fft.fftshift(x, dim=3) | t.fft.fft2(v) | t.fft.fftn(x, s=(0, 3))
 t.fft.irfftn(z, s=(3, 0)) | t.fft.irfft(z, n=0) | t.fft.hfftn(z, s=(2, 3, 4))"""
+
+
+STFT = """t.stft(s, 16, hop_length=4, window=h, return_complex=True) | t.stft(s[0], 16, window=h)
+t.stft(s, 16, 5, window=h, center=False, return_complex=True) | s.stft(12, 3, window=h[:12])
+t.stft(s, 16, window=h, onesided=False, normalized=True, return_complex=True)
+t.stft(s, 16, win_length=10, window=h[:10], return_complex=True) | t.stft(s * 1j, 16, window=h)
+t.stft(s, 16, window=h, pad_mode="constant", return_complex=True) | t.stft(s, 16, window=h * 1j)
+t.stft(s, 8, window=h[:8], pad_mode="replicate", return_complex=False).pow(2).sum(-1)
+t.stft(s[:, 3:], 8, hop_length=3, window=h[:8], center=False, return_complex=True).abs()
+t.stft(s, 16, window=h) | t.stft(s, 100, window=h, return_complex=True) | t.stft(s[0], 0, window=h)
+t.stft(s, 16, hop_length=0, window=h, return_complex=True) | t.stft(s, 16, win_length=20)
+t.stft(s, 16, window=h[:5], return_complex=True) | t.stft(s.view(1, 2, 40), 16, window=h)
+t.stft(s * 1j, 16, window=h, onesided=True) | t.stft(s[0], 50, center=False, return_complex=True)"""
+
+
+@pytest.mark.parametrize("expr", _exprs(STFT))
+def test_stft_matches_torch(torch, expr):
+    _same(torch, expr)
+
+
+def test_stft_without_a_window_warns_as_torch(lib):
+    x = lib.randn(2, 40, dtype=lib.float64, requires_grad=True)
+    lib.set_warn_always(True)  # (a warning PyTorch gives once per process)
+    try:
+        with pytest.warns(UserWarning, match="^A window was not provided"):
+            y = lib.stft(x, 16, return_complex=True)
+        with pytest.warns(UserWarning, match="^stft with return_complex=False is deprecated"):
+            lib.stft(x, 16, window=lib.ones(16, dtype=lib.float64), return_complex=False)
+    finally:
+        lib.set_warn_always(False)
+    assert _chain(y)[:3] == ["TransposeBackward1", "FftR2CBackward0", "AsStridedBackward0"]
+
+
+def test_stft_passes_gradcheck_and_gradgradcheck(lib):
+    x = lib.randn(2, 20, dtype=lib.float64, requires_grad=True)
+    window = lib.hann_window(8, dtype=lib.float64).requires_grad_()
+
+    def fn(x, window):
+        return lib.stft(x, 8, hop_length=3, window=window, return_complex=True)
+
+    assert lib.autograd.gradcheck(fn, (x, window))
+    assert lib.autograd.gradgradcheck(fn, (x, window))
 
 
 @pytest.mark.parametrize("expr", _exprs(ONE_DIM))
