@@ -155,6 +155,46 @@ t.stft(s, 16, window=h[:5], return_complex=True) | t.stft(s.view(1, 2, 40), 16, 
 t.stft(s * 1j, 16, window=h, onesided=True) | t.stft(s[0], 50, center=False, return_complex=True)"""
 
 
+_S = "t.stft(s, 16, 4, window=h, return_complex=True{})"
+ISTFT = f"""t.istft({_S.format("")}, 16, 4, window=h) | t.istft({_S.format("")}, 16, 4, window=h, length=30)
+t.istft({_S.format("")}.detach(), 16, 4, window=h, length=60)
+t.istft({_S.format(", center=False")}, 16, 4, window=h, center=False)
+t.istft({_S.format(", onesided=False")}, 16, 4, window=h)
+t.istft({_S.format(", normalized=True")}, 16, 4, window=h, normalized=True)
+t.istft(t.stft(s * 1j, 16, 4, window=h), 16, 4, window=h, return_complex=True)
+t.istft(t.stft(s[0], 16, 4, 12, h[:12], return_complex=True), 16, 4, 12, h[:12])
+t.istft(s, 16) | t.istft({_S.format("")}[:, :, :0], 16) | t.istft({_S.format("")}[0, 0], 16)
+t.istft({_S.format("")}, 20) | t.istft({_S.format("")}, 16, onesided=False)
+t.istft({_S.format("")}, 16, hop_length=20) | t.istft({_S.format("")}, 16, win_length=20)
+t.istft({_S.format("")}, 16, window=h[:5]) | t.istft({_S.format("")}, 16, window=h * 0)
+t.istft({_S.format("")}, 16, window=h, return_complex=True)
+t.istft({_S.format("")}, 16, window=h * 1j)"""
+
+
+@pytest.mark.parametrize("expr", _exprs(ISTFT))
+def test_istft_matches_torch(torch, expr):
+    _same(torch, expr)
+
+
+def test_istft_inverts_stft(lib):
+    x = lib.randn(2, 64, dtype=lib.float64)
+    window = lib.hann_window(16, dtype=lib.float64)
+    spectrum = lib.stft(x, 16, 4, window=window, return_complex=True)
+    assert lib.allclose(lib.istft(spectrum, 16, 4, window=window, length=64), x)
+
+
+def test_istft_passes_gradcheck_and_gradgradcheck(lib):
+    x = lib.randn(2, 20, dtype=lib.float64)
+    window = lib.hann_window(8, dtype=lib.float64)
+    spectrum = lib.stft(x, 8, 2, window=window, return_complex=True).requires_grad_()
+
+    def fn(spectrum, window):
+        return lib.istft(spectrum, 8, 2, window=window, length=20)
+
+    assert lib.autograd.gradcheck(fn, (spectrum, window.requires_grad_()))
+    assert lib.autograd.gradgradcheck(fn, (spectrum, window))
+
+
 @pytest.mark.parametrize("expr", _exprs(STFT))
 def test_stft_matches_torch(torch, expr):
     _same(torch, expr)
