@@ -402,5 +402,7 @@ def test_autocast_runs_the_transforms_in_float32(lib):
     with lib.autocast("cpu"):
         assert lib.fft.rfft(x).dtype == lib.complex64
         assert lib.fft.irfftn(lib.fft.rfftn(x)).dtype == lib.float32
+        window = lib.hann_window(4)
+        assert lib.stft(x, 4, window=window, return_complex=True).dtype == lib.complex64
         with pytest.raises(RuntimeError, match="^Unsupported dtype BFloat16"):
             lib.fft.hfftn(x)  # not on PyTorch's list

@@ -71,6 +71,7 @@ _FP32 = (
     "fft_ifftn",
     "fft_rfftn",
     "fft_irfftn",
+    "stft",
     # padding (reflection_pad3d is not on PyTorch's list)
     "reflection_pad1d",
     "reflection_pad2d",

@@ -17,6 +17,7 @@ from ..shape.inplace_views import squeeze_, transpose_
 from ..shape.joining import cat
 from ..shape.reshaping import unsqueeze, view
 from ..shape.storage import as_strided
+from ..table.record import autocast_entry
 from ..table.surface import public
 from .arguments import normalization
 from .transforms import fft_c2c, fft_r2c
@@ -81,6 +82,7 @@ def _frames(input, n_fft: int, hop_length: int):
 
 
 @public
+@autocast_entry("stft")  # See Note [Autocast policy]
 def stft(
     input,
     n_fft: int,
