@@ -368,7 +368,13 @@ COMPLEX_GRADS = """(z * u[0, 0]).abs() | (z / (2 - 1j)).abs() | z.sgn() | (z * (
 z.exp() * (1 + 1j) | z.log() | z.sqrt() | (1 / z).imag | z.sin() + z.cos() | z.tanh()
 z.sigmoid() | z ** 3 | z ** u[0, 1] | (2 + 1j) / z | t.add(z, z, alpha=2 - 1j)
 t.sub(z, z * 1j, alpha=1j) | u @ z[:4] | t.mv(u, z[:4, 0]) | t.dot(z[0], z[1])
-(u.unsqueeze(0) @ z[:4].unsqueeze(0)).abs() | z.abs() ** 2 | t.sgn(x) | x.abs()"""
+(u.unsqueeze(0) @ z[:4].unsqueeze(0)).abs() | z.abs() ** 2 | t.sgn(x) | x.abs()
+t.addmm(u[:, :3], u, z[:, :3], beta=2, alpha=1j) | t.addmv(u[:, 0], u, z[:, 0]) | t.vdot(z[0], z[1])
+t.addr(u, z[:3, 0], z[0, :4], alpha=2 - 1j) | t.baddbmm(u[:1, :3], u[None], z[None, :, :3])
+t.addbmm(u[:, :3], u[None], z[None, :, :3]) | t.addcmul(z, z, z * 1j, value=2) | z.prod()
+t.addcdiv(z, z, z + 3, value=1j) | z.prod(1) | z.cumprod(1) | z.rsqrt() | z.expm1() | z.log1p()
+z.exp2() | z.log2() + z.log10() | z.tan() | z.sinh() + z.cosh() | (z / 4).asin() + (z / 4).acos()
+(z / 4).atan() | z.asinh() | z.acosh() | (z / 4).atanh() | t.einsum("ij,kj->ik", z, u)"""
 
 
 @pytest.mark.parametrize("expr", _exprs(COMPLEX_GRADS))
