@@ -139,7 +139,8 @@ t.fft.fftn(x, dim=(0, 0)) | t.fft.fftn(x, s=(2, 3, 4)) | t.fft.irfft(z[:, :1]) |
 t.fft.fft(t.tensor(1.0)) | t.fft.rfftn(x, dim=()) | t.fft.irfftn(z, dim=()) | t.fft.fft(x.half())
 t.fft.rfft(x.bfloat16()) | t.fft.fftfreq(-1) | t.fft.rfftfreq(-5) | t.fft.fftfreq(4, dtype=t.int64)
 t.fft.fftfreq(3, dtype=t.complex64) | t.fft.fftshift(x, dim=3) | t.fft.fft2(v) | t.fft.fftn(x, s=(0, 3))
-t.fft.irfftn(z, s=(3, 0)) | t.fft.irfft(z, n=0) | t.fft.hfftn(z, s=(2, 3, 4))"""
+t.fft.irfftn(z, s=(3, 0)) | t.fft.irfft(z, n=0) | t.fft.hfftn(z, s=(2, 3, 4)) | t.fft.fft([1.0, 2.0])
+t.fft.rfft2(3) | t.fft.fftshift([1, 2]) | t.fft.ihfftn(x.tolist())"""
 
 
 STFT = """t.stft(s, 16, hop_length=4, window=h, return_complex=True) | t.stft(s[0], 16, window=h)

@@ -3,13 +3,16 @@ and shifts. Every transform takes `out=` as PyTorch's do."""
 
 from __future__ import annotations
 
-import functools
+import functools as _functools
 
-from ..ops.fft import n_dim, one_dim
+from .._tensor import Tensor as _Tensor
+from ..ops.fft import n_dim as _n_dim
+from ..ops.fft import one_dim as _one_dim
 from ..ops.fft.frequencies import fftfreq as _fftfreq
-from ..ops.fft.frequencies import fftshift, ifftshift
+from ..ops.fft.frequencies import fftshift as _fftshift
+from ..ops.fft.frequencies import ifftshift as _ifftshift
 from ..ops.fft.frequencies import rfftfreq as _rfftfreq
-from ..ops.table.out import write_into
+from ..ops.table.out import write_into as _write_into
 
 __all__ = [
     "fft",
@@ -56,33 +59,54 @@ for _name in ("irfftn", "irfft2", "hfftn", "hfft2"):
     _KERNEL[_name] = lambda x: _C2R
 
 
+def _expect_tensor(name: str, input) -> None:
+    if not isinstance(input, _Tensor):
+        raise TypeError(
+            f"fft_{name}(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}"
+        )
+
+
 def _with_out(fn, kernel):
-    @functools.wraps(fn)
+    @_functools.wraps(fn)
     def transform(input, *args, out=None, **kwargs):
+        _expect_tensor(fn.__name__, input)
         if out is None:
             return fn(input, *args, **kwargs)
-        return write_into(kernel(input), out, lambda: fn(input, *args, **kwargs), (input,))
+        return _write_into(kernel(input), out, lambda: fn(input, *args, **kwargs), (input,))
 
     return transform
 
 
 for _name, _kernel in _KERNEL.items():
-    _module = one_dim if hasattr(one_dim, _name) else n_dim
+    _module = _one_dim if hasattr(_one_dim, _name) else _n_dim
     globals()[_name] = _with_out(getattr(_module, _name), _kernel)
 del _name, _kernel, _module
 
 
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Matches `torch.fft.fftfreq`: [0, 1, ..., -(n // 2), ..., -1] / (d n)."""
-    call = functools.partial(_fftfreq, n, d, dtype=dtype, device=device)
+    call = _functools.partial(_fftfreq, n, d, dtype=dtype, device=device)
     if out is None:
         return call(requires_grad=requires_grad)
-    return write_into("fft_fftfreq", out, call, ())
+    return _write_into("fft_fftfreq", out, call, ())
 
 
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Matches `torch.fft.rfftfreq`: [0, 1, ..., n // 2] / (d n), rfft's frequencies."""
-    call = functools.partial(_rfftfreq, n, d, dtype=dtype, device=device)
+    call = _functools.partial(_rfftfreq, n, d, dtype=dtype, device=device)
     if out is None:
         return call(requires_grad=requires_grad)
-    return write_into("fft_rfftfreq", out, call, ())
+    return _write_into("fft_rfftfreq", out, call, ())
+
+
+def fftshift(input, dim=None):
+    """Matches `torch.fft.fftshift`: the zero-frequency term moved to the centre (a roll)."""
+    _expect_tensor("fftshift", input)
+    return _fftshift(input, dim)
+
+
+def ifftshift(input, dim=None):
+    """Matches `torch.fft.ifftshift`: the inverse of fftshift."""
+    _expect_tensor("ifftshift", input)
+    return _ifftshift(input, dim)
