@@ -413,3 +413,36 @@ def test_autocast_runs_the_transforms_in_float32(lib):
         assert lib.stft(x, 4, window=window, return_complex=True).dtype == lib.complex64
         with pytest.raises(RuntimeError, match="^Unsupported dtype BFloat16"):
             lib.fft.hfftn(x)  # not on PyTorch's list
+
+
+def _spectral_layer_losses(lib):
+    # a Fourier neural operator's layer: complex weights on the low modes of rfft2, written
+    # into a zero spectrum in place, irfft2 back, a linear layer; Adam on the complex weights
+    rng = np.random.default_rng(0)
+    weights = rng.standard_normal((3, 4, 5, 3)) + 1j * rng.standard_normal((3, 4, 5, 3))
+    w = lib.nn.Parameter(lib.tensor(weights * 0.1, dtype=lib.complex64))
+    linear = lib.nn.Linear(4, 4)
+    with lib.no_grad():
+        linear.weight.copy_(lib.tensor(rng.standard_normal((4, 4)), dtype=lib.float32))
+        linear.bias.zero_()
+    x = lib.tensor(rng.standard_normal((2, 3, 8, 8)), dtype=lib.float32)
+    target = lib.tensor(rng.standard_normal((2, 4, 8, 8)), dtype=lib.float32)
+    opt = lib.optim.Adam([w, *linear.parameters()], lr=1e-2)
+    losses = []
+    for _ in range(3):
+        opt.zero_grad()
+        spectrum = lib.zeros(2, 4, 8, 5, dtype=lib.complex64)
+        spectrum[:, :, :5, :3] = lib.einsum("bixy,ioxy->boxy", lib.fft.rfft2(x)[:, :, :5, :3], w)
+        y = linear(lib.fft.irfft2(spectrum, s=(8, 8)).permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        loss = ((y - target) ** 2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, w.detach().numpy()
+
+
+def test_spectral_layer_trains_as_torch(torch):
+    ours, w_ours = _spectral_layer_losses(dyngrad)
+    theirs, w_theirs = _spectral_layer_losses(torch)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    np.testing.assert_allclose(w_ours, w_theirs, rtol=1e-4, atol=1e-6)
