@@ -90,6 +90,7 @@ with _collections_paused():
         backends,
         cpu,
         cuda,
+        fft,
         jit,
         linalg,
         nn,

@@ -80,21 +80,25 @@ def test_policy_names_are_ops_or_entries():
     # every key is an op-table row or a composite that calls autocast_entry with its name
     from dyngrad.ops.table.registry import OPS
 
-    entries = {
-        "linear",  # linear() casts at its entry, then records addmm/mm as PyTorch's
-        "matmul",  # matmul() casts at its entry, then records mm/mv/bmm as PyTorch's
-        "prelu",
-        "scaled_dot_product_attention",
-        "cross_entropy",
-        "l1_loss",
-        "kl_div",
-        "margin_ranking_loss",
-        "hinge_embedding_loss",
-        "cosine_embedding_loss",
-        "triplet_margin_loss",
-        "poisson_nll_loss",
-        "linalg_vecdot",  # linalg.vecdot() casts at its entry
-    }
+    entries = (
+        {
+            "linear",  # linear() casts at its entry, then records addmm/mm as PyTorch's
+            "matmul",  # matmul() casts at its entry, then records mm/mv/bmm as PyTorch's
+            "prelu",
+            "scaled_dot_product_attention",
+            "cross_entropy",
+            "l1_loss",
+            "kl_div",
+            "margin_ranking_loss",
+            "hinge_embedding_loss",
+            "cosine_embedding_loss",
+            "triplet_margin_loss",
+            "poisson_nll_loss",
+            "linalg_vecdot",  # linalg.vecdot() casts at its entry
+        }
+        | {name for name in POLICY if name.startswith("fft_")}
+        | {"stft"}
+    )  # at their entries
     unknown = {name for name in POLICY if name not in OPS and name not in entries}
     # PyTorch ops dyngrad does not have yet keep their policy for when they come
     assert unknown <= {

@@ -464,3 +464,39 @@ def test_fast_mode_catches_a_wrong_backward(lib):
     ):
         lib.autograd.gradcheck(Wrong.apply, (x,), fast_mode=True)
     assert lib.autograd.gradgradcheck(lambda a: a.tanh() * a, (x,), fast_mode=True)
+
+
+def complex_scalings(lib):
+    """z * (1 + 1j) with the conjugate Wirtinger backward PyTorch uses, and without the
+    conjugate (the mistake a real-valued formula makes on complex numbers)."""
+
+    class Right(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, z):
+            return z * (1 + 1j)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * (1 - 1j)
+
+    class Unconjugated(Right):
+        @staticmethod
+        def backward(ctx, g):
+            return g * (1 + 1j)
+
+    return Right, Unconjugated
+
+
+def test_gradcheck_of_complex_functions_judges_as_torch(lib):
+    right, unconjugated = complex_scalings(lib)
+    z = lib.tensor([1 + 2j, -0.5j], dtype=lib.complex128, requires_grad=True)
+    x = doubles(lib, 1.0, -2.0)
+    assert lib.autograd.gradcheck(right.apply, (z,))
+    assert lib.autograd.gradgradcheck(lambda z: right.apply(z) * z, (z,))
+    assert lib.autograd.gradcheck(lambda x: right.apply(x.to(lib.complex128)).abs(), (x,))
+    assert not lib.autograd.gradcheck(unconjugated.apply, (z,), raise_exception=False)
+    # a real input, a complex output: its imaginary part is checked too
+    assert not lib.autograd.gradcheck(
+        lambda x: unconjugated.apply(x.to(lib.complex128)), (x,), raise_exception=False
+    )
+    assert z.tolist() == [1 + 2j, -0.5j] and z.grad is None

@@ -6,6 +6,7 @@ from . import (
     specs_activation,
     specs_core,
     specs_elementwise,
+    specs_fft,
     specs_indexing,
     specs_legacy,
     specs_linalg,
@@ -36,6 +37,7 @@ SPECS = [
         specs_special_bessel,
         specs_legacy,
         specs_surface,
+        specs_fft,
     )
     for spec in module.SPECS
 ]

@@ -26,6 +26,6 @@ def test_every_formula_is_shown_as_written():
     assert "<lambda>" not in text
     line = next(row for row in text.splitlines() if row.startswith("| `mul` "))
     assert line == (
-        "| `mul` | MulBackward0 | y, x | **x**: `lambda g, y: g * y`<br>"
-        "**y**: `lambda g, x: g * x` |"
+        "| `mul` | MulBackward0 | y, x | **x**: `lambda g, y: g * conjugate(y)`<br>"
+        "**y**: `lambda g, x: g * conjugate(x)` |"
     )

@@ -19,6 +19,7 @@ from .gradcheck_checks import (
     check_undefined_grad,
     jacobians_equal,
 )
+from .gradcheck_complex import real_embedding
 from .gradcheck_fast import check_constant_outputs_fast, fast_mismatch
 
 __all__ = [
@@ -125,8 +126,9 @@ def gradcheck(
     options = _Options(
         eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes, fast_mode
     )
+    func, inputs = real_embedding(func, _as_tuple(inputs))  # Note [gradcheck of complex functions]
     try:
-        return _gradcheck(func, _as_tuple(inputs), options)
+        return _gradcheck(func, inputs, options)
     except GradcheckError:
         if raise_exception:
             raise
@@ -361,6 +363,8 @@ def gradgradcheck(
 def _random_grad(rng, output: Tensor, non_contiguous: bool) -> Tensor:
     dtype = output._data.dtype if output.is_floating_point() or output.is_complex() else np.float64
     values = rng.uniform(-1, 1, output._data.shape).astype(dtype)
+    if output.is_complex():
+        values = values + 1j * rng.uniform(-1, 1, output._data.shape).astype(dtype)
     if non_contiguous and values.size > 1:
         # every other element of a buffer twice as wide: same values, no unit stride
         shape = values.shape[:-1] + (2 * values.shape[-1],)

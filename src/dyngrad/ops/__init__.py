@@ -34,6 +34,7 @@ from .elementwise import (  # noqa: F401
     special_bessel,
     unary,
 )
+from .fft import frequencies, istft, n_dim, one_dim, stft, transforms  # noqa: F401
 from .linalg import (  # noqa: F401
     cholesky,
     composites,

@@ -37,6 +37,7 @@ from .compare import (  # noqa: F401 - re-exported: other families import them f
     ne,
     where,
 )
+from .complex_numbers import conjugate
 from .rounding import divide_rounded, divide_rounded_
 
 # ---- the table ------------------------------------------------------------------------------
@@ -51,7 +52,7 @@ ADD = defop(
 ADD_SCALED = defop(
     "add_scaled",
     lambda xp, x, y, *, alpha: x + alpha * y,
-    {"x": lambda g: g, "y": lambda g, alpha: g * alpha},
+    {"x": lambda g: g, "y": lambda g, alpha: g * conjugate(alpha)},
     node="AddBackward0",
     promote=promotion.binary,
     array_backward=FORMULAS,
@@ -66,7 +67,7 @@ SUB = defop(
 SUB_SCALED = defop(
     "sub_scaled",
     lambda xp, x, y, *, alpha: x - alpha * y,
-    {"x": lambda g: g, "y": lambda g, alpha: g * -alpha},
+    {"x": lambda g: g, "y": lambda g, alpha: g * -conjugate(alpha)},
     node="SubBackward0",
     promote=promotion.subtraction,
     array_backward=FORMULAS,
@@ -92,7 +93,7 @@ RSUB_SCALAR = defop(
 RSUB_SCALED = defop(
     "rsub_scaled",
     lambda xp, x, y, *, alpha: y - alpha * x,
-    {"x": lambda g, alpha: g * -alpha, "y": lambda g: g},
+    {"x": lambda g, alpha: g * -conjugate(alpha), "y": lambda g: g},
     node="RsubBackward0",
     promote=promotion.subtraction,
     array_backward=FORMULAS,
@@ -100,7 +101,7 @@ RSUB_SCALED = defop(
 RSUB_SCALAR_SCALED = defop(
     "rsub_scalar_scaled",
     lambda xp, x, y, *, alpha: y - alpha * x,
-    {"x": lambda g, alpha: g * -alpha},
+    {"x": lambda g, alpha: g * -conjugate(alpha)},
     node="RsubBackward1",
     promote=promotion.subtraction,
     array_backward=FORMULAS,
@@ -108,14 +109,14 @@ RSUB_SCALAR_SCALED = defop(
 MUL = defop(
     "mul",
     lambda xp, x, y: x * y,
-    {"x": lambda g, y: g * y, "y": lambda g, x: g * x},
+    {"x": lambda g, y: g * conjugate(y), "y": lambda g, x: g * conjugate(x)},
     promote=promotion.binary,
     array_backward=FORMULAS,
 )
 DIV = defop(
     "div",
     lambda xp, x, y: x / y,
-    {"x": lambda g, y: g / y, "y": lambda g, x, y: -g * x / (y * y)},
+    {"x": lambda g, y: g / conjugate(y), "y": lambda g, x, y: -g * conjugate(x / (y * y))},
     promote=promotion.binary_floating,
     array_backward=FORMULAS,
 )
@@ -123,7 +124,7 @@ DIV = defop(
 DIV_MODE = defop(
     "div_mode",
     lambda xp, x, y: x / y,
-    {"x": lambda g, y: g / y, "y": lambda g, x, y: -g * x / (y * y)},
+    {"x": lambda g, y: g / conjugate(y), "y": lambda g, x, y: -g * conjugate(x / (y * y))},
     node="DivBackward2",
     promote=promotion.binary_floating,
     array_backward=FORMULAS,
@@ -132,7 +133,7 @@ NEG = defop("neg", lambda xp, x: -x, {"x": lambda g: -g}, array_backward=FORMULA
 RECIPROCAL = defop(
     "reciprocal",
     lambda xp, x: 1 / x,
-    {"x": lambda g, out: -g * out * out},
+    {"x": lambda g, out: -g * conjugate(out * out)},
     promote=promotion.floating,
     array_backward=FORMULAS,
 )
@@ -142,17 +143,17 @@ def _pow_scalar_grad(g, x, y):
     # d(x^c)/dx = c x^(c-1); PyTorch returns exact zeros for c == 0 (no 0 * inf = nan)
     if y == 0:
         return g * 0
-    return g * (y * x.pow(y - 1))
+    return g * conjugate(y * x.pow(y - 1))
 
 
 def _pow_base_grad(g, x, y):
-    return where(y == 0, 0.0, g * (y * x.pow(y - 1)))
+    return where(y == 0, 0.0, g * conjugate(y * x.pow(y - 1)))
 
 
 def _pow_exponent_grad(g, x, y, out):
     # d(x^y)/dy = x^y log x, taken as 0 where x == 0 and y >= 0 (the limit PyTorch uses); at
     # x == 0 and y < 0 it is inf * -inf = -inf, as PyTorch's
-    return g * where((x == 0) & (y >= 0), 0.0, out * x.log())
+    return g * conjugate(where((x == 0) & (y >= 0), 0.0, out * x.log()))
 
 
 def _rpow_exponent_grad(g, x, y, out):
@@ -213,41 +214,47 @@ RPOW = defop(
 EXP = defop(
     "exp",
     lambda xp, x: xp.exp(x),
-    {"x": lambda g, out: g * out},
+    {"x": lambda g, out: g * conjugate(out)},
     promote=promotion.floating,
     array_backward=FORMULAS,
 )
 LOG = defop(
     "log",
     lambda xp, x: xp.log(x),
-    {"x": lambda g, x: g / x},
+    {"x": lambda g, x: g / conjugate(x)},
     promote=promotion.floating,
     array_backward=FORMULAS,
 )
 SQRT = defop(
     "sqrt",
     lambda xp, x: xp.sqrt(x),
-    {"x": lambda g, out: g / (2 * out)},
+    {"x": lambda g, out: g / (2 * conjugate(out))},
     promote=promotion.floating,
     array_backward=FORMULAS,
 )
 SIN = defop(
-    "sin", lambda xp, x: xp.sin(x), {"x": lambda g, x: g * x.cos()}, promote=promotion.floating
+    "sin",
+    lambda xp, x: xp.sin(x),
+    {"x": lambda g, x: g * conjugate(x.cos())},
+    promote=promotion.floating,
 )
 COS = defop(
-    "cos", lambda xp, x: xp.cos(x), {"x": lambda g, x: g * -x.sin()}, promote=promotion.floating
+    "cos",
+    lambda xp, x: xp.cos(x),
+    {"x": lambda g, x: g * -conjugate(x.sin())},
+    promote=promotion.floating,
 )
 TANH = defop(
     "tanh",
     lambda xp, x: xp.tanh(x),
-    {"x": lambda g, out: g * (1 - out * out)},
+    {"x": lambda g, out: g * conjugate(1 - out * out)},
     promote=promotion.floating,
     array_backward=FORMULAS,
 )
 SIGMOID = defop(
     "sigmoid",
     lambda xp, x: _sigmoid(xp, x),
-    {"x": lambda g, out: g * (out * (1 - out))},
+    {"x": lambda g, out: g * conjugate(out * (1 - out))},
     promote=promotion.floating,
     array_backward=FORMULAS,
 )
@@ -294,7 +301,7 @@ def threshold_backward(grad, y, threshold):
 ABS = defop(
     "abs",
     lambda xp, x: xp.abs(x),
-    {"x": lambda g, x: g * x.sign()},
+    {"x": lambda g, x: g * x.sgn()},  # sign for reals, x / |x| for complex numbers
     promote=promotion.no_bool("abs_cpu"),
 )
 SIGN = defop("sign", lambda xp, x: _sign(xp, x), {"x": lambda g: g * 0})

@@ -18,6 +18,7 @@ from ..table.registry import defop
 from ..table.surface import public
 from .arithmetic import _sign
 from .compare import where
+from .complex_numbers import conjugate, real
 
 _DEG = math.pi / 180
 
@@ -174,7 +175,24 @@ def _nan_to_num_fwd(xp, x, *, nan, posinf, neginf):
 NAN_TO_NUM = defop(
     "nan_to_num", _nan_to_num_fwd, {"x": lambda g, x: g * x.isfinite()}, node="NanToNumBackward0"
 )
-SGN = defop("sgn", lambda xp, x: _sign(xp, x), {"x": lambda g: g * 0.0})  # sign's values
+
+
+def _sgn(xp, x):
+    if x.dtype.kind != "c":
+        return _sign(xp, x)  # sign's values
+    size = xp.abs(x)
+    return xp.where(size == 0, 0, x / xp.where(size == 0, 1, size)).astype(x.dtype, copy=False)
+
+
+def _sgn_grad(g, x, out):
+    if not x.is_complex():
+        return g * 0.0
+    # s = z / |z| has ds/dz = 1 / 2|z| and ds/d(conj z) = -s^2 / 2|z|: by Note [Complex
+    # gradients] grad_z = (g - s^2 conj(g)) / 2|z| = (g - Re(conj(s) g) s) / |z|; 0 at z = 0
+    return ((g - real(conjugate(out) * g) * out) / x.abs()).masked_fill(x == 0, 0.0)
+
+
+SGN = defop("sgn", _sgn, {"x": _sgn_grad})
 
 
 # ---- the public surface ----------------------------------------------------------------------

@@ -5,14 +5,24 @@ is_same_size, positive, and Tensor.H / mH / adjoint().
 dyngrad has no lazy conjugate or negative bit: `conj` of a complex tensor is a copy
 (`is_conj()` is always False), as `torch.conj_physical` is. `real`/`imag` of a complex tensor
 are views through `view_as_real`, so their nodes (SelectBackward0) are PyTorch's.
+
+# Note [Complex gradients]
+# PyTorch's gradient of a real loss L with respect to a complex z is the conjugate Wirtinger
+# derivative, 2 dL/d(conj z): what gradient descent steps along. For an op w = f(z) that makes
+# the chain rule  grad_z = conj(df/dz) * grad_w + (df/d(conj z)) * conj(grad_w).  A holomorphic
+# op (mul, exp, ...) has df/d(conj z) = 0, so its formula is the real one with its derivative
+# conjugated: `g * conjugate(y)` for mul. On real tensors `conjugate` returns its argument, so
+# one formula serves both; a non-holomorphic op (abs, sgn, angle) has its own complex formula.
 """
 
 from __future__ import annotations
 
+import builtins
 import warnings
 
 import numpy as np
 
+from ..._tensor import Tensor
 from ...runtime import dtypes
 from ..shape.indexing import select
 from ..shape.reshaping import _property, transpose
@@ -24,7 +34,9 @@ from ..table.surface import public
 
 
 def _view_as_real_fwd(xp, z):
-    return z.view(z.real.dtype).reshape(z.shape + (2,))
+    # the (real, imag) pairs as a strided view of z's memory: any strides, a 0-d z too
+    parts = z.real
+    return xp.lib.stride_tricks.as_strided(parts, z.shape + (2,), z.strides + (parts.itemsize,))
 
 
 def _view_as_complex_fwd(xp, x):
@@ -208,10 +220,31 @@ def isreal(input):
     return imag(input) == 0
 
 
+def conjugate(value):
+    """The conjugate of a complex tensor, array or number; a real one as it is. Backward
+    formulas use it: See Note [Complex gradients]."""
+    if type(value) is np.ndarray:  # a formula run on arrays (Note [Array backwards])
+        return value.conj() if value.dtype.kind == "c" else value
+    if isinstance(value, Tensor):
+        return apply(CONJ, (value,)) if value._data.dtype.kind == "c" else value
+    if isinstance(value, builtins.complex):  # (NumPy's complex128 scalars too)
+        return value.conjugate()
+    if isinstance(value, np.generic) and value.dtype.kind == "c":
+        return value.conj()
+    return value
+
+
+# torch.conj's node: PyTorch's conjugate is lazy (a view), dyngrad's a copy, but the node and its
+# formula are the same
+CONJ = defop("conj", lambda xp, x: xp.conj(x), {"x": lambda g: conj(g)})
+
+
 @public
 def conj(input):
     """Matches `torch.conj`; dyngrad computes the conjugate (no lazy conjugate bit)."""
-    return conj_physical(input)
+    if not input.is_complex():
+        return input
+    return apply(CONJ, (input,))
 
 
 @public

@@ -11,6 +11,7 @@ from ..table.inplace import apply_inplace
 from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
+from .complex_numbers import conjugate
 
 _ADDCDIV_INTEGER = (
     "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
@@ -65,8 +66,8 @@ ADDCMUL = defop(
     _addcmul,
     {
         "x": lambda g: g,
-        "t1": lambda g, t2, value: g * (t2 * value),
-        "t2": lambda g, t1, value: g * (t1 * value),
+        "t1": lambda g, t2, value: g * conjugate(t2 * value),
+        "t2": lambda g, t1, value: g * conjugate(t1 * value),
     },
     promote=promotion.binary,
 )
@@ -75,8 +76,8 @@ ADDCDIV = defop(
     lambda xp, x, t1, t2, *, value: x + _value(x, value) * t1 / t2,
     {
         "x": lambda g: g,
-        "t1": lambda g, t2, value: g * (value / t2),
-        "t2": lambda g, t1, t2, value: -g * (value * t1 / (t2 * t2)),
+        "t1": lambda g, t2, value: g * conjugate(value / t2),
+        "t2": lambda g, t1, t2, value: -g * conjugate(value * t1 / (t2 * t2)),
     },
     promote=promotion.binary,
 )

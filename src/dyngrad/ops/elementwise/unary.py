@@ -14,34 +14,45 @@ from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public, public_unary
 from .compare import where
+from .complex_numbers import conjugate
 
 _LN2, _LN10 = math.log(2), math.log(10)
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _HALF_SQRT_PI = math.sqrt(math.pi) / 2
 
 
+def _acosh_grad(g, x):
+    # 1 / sqrt(x^2 - 1); for complex x as 1 / (sqrt(x + 1) sqrt(x - 1)), acosh's own branch
+    if x.is_complex():
+        return g * conjugate((x + 1).rsqrt() * (x - 1).rsqrt())
+    return g * (x * x - 1).rsqrt()
+
+
+# the holomorphic rows conjugate their derivative: See Note [Complex gradients]
 def _row(name, fwd, grad, node=None):
     return defop(name, fwd, {"x": grad}, node=node, promote=promotion.floating)
 
 
 # ---- the table ------------------------------------------------------------------------------
 
-EXP2 = _row("exp2", lambda xp, x: xp.exp2(x), lambda g, out: g * (out * _LN2))
-EXPM1 = _row("expm1", lambda xp, x: xp.expm1(x), lambda g, out: g * (out + 1))
-LOG2 = _row("log2", lambda xp, x: xp.log2(x), lambda g, x: g / (x * _LN2))
-LOG10 = _row("log10", lambda xp, x: xp.log10(x), lambda g, x: g / (x * _LN10))
-LOG1P = _row("log1p", lambda xp, x: xp.log1p(x), lambda g, x: g / (x + 1), node="Log1PBackward0")
+EXP2 = _row("exp2", lambda xp, x: xp.exp2(x), lambda g, out: g * conjugate(out * _LN2))
+EXPM1 = _row("expm1", lambda xp, x: xp.expm1(x), lambda g, out: g * conjugate(out + 1))
+LOG2 = _row("log2", lambda xp, x: xp.log2(x), lambda g, x: g / conjugate(x * _LN2))
+LOG10 = _row("log10", lambda xp, x: xp.log10(x), lambda g, x: g / conjugate(x * _LN10))
+LOG1P = _row(
+    "log1p", lambda xp, x: xp.log1p(x), lambda g, x: g / conjugate(x + 1), node="Log1PBackward0"
+)
 # d(x^-1/2)/dx = -1/2 x^-3/2 = -1/2 out^3
-RSQRT = _row("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda g, out: g * (-0.5 * out.pow(3)))
-TAN = _row("tan", lambda xp, x: xp.tan(x), lambda g, out: g * (1 + out * out))
-ASIN = _row("asin", lambda xp, x: xp.arcsin(x), lambda g, x: g * (1 - x * x).rsqrt())
-ACOS = _row("acos", lambda xp, x: xp.arccos(x), lambda g, x: g * -(1 - x * x).rsqrt())
-ATAN = _row("atan", lambda xp, x: xp.arctan(x), lambda g, x: g / (x * x + 1))
-SINH = _row("sinh", lambda xp, x: xp.sinh(x), lambda g, x: g * x.cosh())
-COSH = _row("cosh", lambda xp, x: xp.cosh(x), lambda g, x: g * x.sinh())
-ASINH = _row("asinh", lambda xp, x: xp.arcsinh(x), lambda g, x: g * (x * x + 1).rsqrt())
-ACOSH = _row("acosh", lambda xp, x: xp.arccosh(x), lambda g, x: g * (x * x - 1).rsqrt())
-ATANH = _row("atanh", lambda xp, x: xp.arctanh(x), lambda g, x: g / (1 - x * x))
+RSQRT = _row("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda g, out: g * conjugate(-0.5 * out.pow(3)))
+TAN = _row("tan", lambda xp, x: xp.tan(x), lambda g, out: g * conjugate(1 + out * out))
+ASIN = _row("asin", lambda xp, x: xp.arcsin(x), lambda g, x: g * conjugate((1 - x * x).rsqrt()))
+ACOS = _row("acos", lambda xp, x: xp.arccos(x), lambda g, x: g * -conjugate((1 - x * x).rsqrt()))
+ATAN = _row("atan", lambda xp, x: xp.arctan(x), lambda g, x: g / conjugate(x * x + 1))
+SINH = _row("sinh", lambda xp, x: xp.sinh(x), lambda g, x: g * conjugate(x.cosh()))
+COSH = _row("cosh", lambda xp, x: xp.cosh(x), lambda g, x: g * conjugate(x.sinh()))
+ASINH = _row("asinh", lambda xp, x: xp.arcsinh(x), lambda g, x: g * conjugate((x * x + 1).rsqrt()))
+ACOSH = _row("acosh", lambda xp, x: xp.arccosh(x), _acosh_grad)
+ATANH = _row("atanh", lambda xp, x: xp.arctanh(x), lambda g, x: g / conjugate(1 - x * x))
 # d erf(x)/dx = 2/sqrt(pi) e^(-x^2); d erfinv(y)/dy = sqrt(pi)/2 e^(erfinv(y)^2)
 ERF = _row("erf", special.erf, lambda g, x: g * (_TWO_OVER_SQRT_PI * (-x * x).exp()))
 ERFC = _row("erfc", special.erfc, lambda g, x: g * (-_TWO_OVER_SQRT_PI * (-x * x).exp()))

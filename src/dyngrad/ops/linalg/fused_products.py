@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..arrays import gemm
+from ..elementwise.complex_numbers import conjugate
 from ..shape.reshaping import expand
 from ..table.array_backward import ArrayBackward
 from ..table.record import apply
@@ -61,9 +62,9 @@ ADDMM = defop(
     "addmm",
     addmm_forward,
     {
-        "x": lambda g, beta: _scaled(g, beta),
-        "mat1": lambda g, mat2, alpha: _scaled(_mm(g, mat2.t()), alpha),
-        "mat2": lambda g, mat1, alpha: _scaled(_mm(mat1.t(), g), alpha),
+        "x": lambda g, beta: _scaled(g, conjugate(beta)),
+        "mat1": lambda g, mat2, alpha: _scaled(_mm(g, conjugate(mat2.t())), conjugate(alpha)),
+        "mat2": lambda g, mat1, alpha: _scaled(_mm(conjugate(mat1.t()), g), conjugate(alpha)),
     },
     array_backward=ArrayBackward(_addmm_kernel),
 )
@@ -74,9 +75,9 @@ ADDMV = defop(
         lambda xp, x, mat, vec, *, beta, alpha: _scaled_sum(x, mat @ vec, beta, alpha)
     ),
     {
-        "x": lambda g, beta: g * beta,
-        "mat": lambda g, vec, alpha: g.unsqueeze(1) * vec * alpha,
-        "vec": lambda g, mat, alpha: mat.t().mv(g) * alpha,
+        "x": lambda g, beta: g * conjugate(beta),
+        "mat": lambda g, vec, alpha: g.unsqueeze(1) * conjugate(vec * alpha),
+        "vec": lambda g, mat, alpha: conjugate(mat.t()).mv(g) * conjugate(alpha),
     },
 )
 ADDR = defop(
@@ -87,9 +88,9 @@ ADDR = defop(
         x, xp.multiply.outer(vec1 * alpha if alpha != 1 else vec1, vec2), beta, 1
     ),
     {
-        "x": lambda g, beta: g * beta,
-        "vec1": lambda g, vec2, alpha: g.mv(vec2) * alpha,
-        "vec2": lambda g, vec1, alpha: g.t().mv(vec1) * alpha,
+        "x": lambda g, beta: g * conjugate(beta),
+        "vec1": lambda g, vec2, alpha: g.mv(conjugate(vec2)) * conjugate(alpha),
+        "vec2": lambda g, vec1, alpha: g.t().mv(conjugate(vec1)) * conjugate(alpha),
     },
 )
 BADDBMM = defop(
@@ -98,18 +99,22 @@ BADDBMM = defop(
         lambda xp, x, batch1, batch2, *, beta, alpha: _scaled_sum(x, batch1 @ batch2, beta, alpha)
     ),
     {
-        "x": lambda g, beta: g * beta,
-        "batch1": lambda g, batch2, alpha: g.bmm(batch2.transpose(1, 2)) * alpha,
-        "batch2": lambda g, batch1, alpha: batch1.transpose(1, 2).bmm(g) * alpha,
+        "x": lambda g, beta: g * conjugate(beta),
+        "batch1": lambda g, batch2, alpha: g.bmm(conjugate(batch2.mT)) * conjugate(alpha),
+        "batch2": lambda g, batch1, alpha: conjugate(batch1.mT).bmm(g) * conjugate(alpha),
     },
 )
 ADDBMM = defop(
     "addbmm",
     lambda xp, x, batch1, batch2, *, beta, alpha: _addbmm_fwd(xp, x, batch1, batch2, beta, alpha),
     {
-        "x": lambda g, beta: g * beta,
-        "batch1": lambda g, batch2, alpha: g.unsqueeze(0).matmul(batch2.transpose(1, 2)) * alpha,
-        "batch2": lambda g, batch1, alpha: batch1.transpose(1, 2).matmul(g.unsqueeze(0)) * alpha,
+        "x": lambda g, beta: g * conjugate(beta),
+        "batch1": lambda g, batch2, alpha: (
+            g.unsqueeze(0).matmul(conjugate(batch2.transpose(1, 2))) * conjugate(alpha)
+        ),
+        "batch2": lambda g, batch1, alpha: (
+            conjugate(batch1.transpose(1, 2)).matmul(g.unsqueeze(0)) * conjugate(alpha)
+        ),
     },
 )
 

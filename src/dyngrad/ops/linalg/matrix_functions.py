@@ -10,6 +10,7 @@ from ...return_types import svd as _svd_result
 from ..creation.factories import zeros_like
 from ..creation.ranges import eye
 from ..elementwise.compare import where
+from ..elementwise.complex_numbers import conjugate
 from ..shape.joining import cat
 from ..table.record import apply
 from ..table.registry import defop
@@ -218,7 +219,8 @@ def inner(input, other):
 VDOT = defop(
     "vdot",
     lambda xp, x, y: xp.asarray(xp.sum(xp.conj(x) * y)),
-    {"x": lambda g, y: g * y, "y": lambda g, x: g * x},
+    # antiholomorphic in x: its gradient is conj(g) y (Note [Complex gradients])
+    {"x": lambda g, y: conjugate(g) * y, "y": lambda g, x: g * x},
 )
 
 

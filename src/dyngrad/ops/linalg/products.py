@@ -11,6 +11,7 @@ from ..._tensor_errors import CPP_TYPE_NAMES
 from ...graph.grad_mode import state as grad_state
 from ...runtime.sparse_coo import SparseCOO
 from ..arrays import gemm
+from ..elementwise.complex_numbers import conjugate
 from ..shape.grids import broadcast_shapes
 from ..shape.reshaping import UNSAFE_VIEW, reshape, wrap_dim
 from ..table import promotion
@@ -25,7 +26,10 @@ from ..table.surface import public
 MM = defop(
     "mm",
     gemm.mm,  # See Note [GEMM orientation]
-    {"x": lambda g, mat2: _mm(g, mat2.t()), "mat2": lambda g, x: _mm(x.t(), g)},
+    {
+        "x": lambda g, mat2: _mm(g, conjugate(mat2.t())),
+        "mat2": lambda g, x: _mm(conjugate(x.t()), g),
+    },
     array_backward=ArrayBackward(
         lambda xp, needs, g, x, mat2: (
             gemm.mm(xp, g, mat2.T) if needs[0] else None,
@@ -37,7 +41,10 @@ MM.node_class()._layouts = ("x", "mat2")  # PyTorch's `_saved_self_sym_sizes`, .
 BMM = defop(
     "bmm",
     gemm.rounds_once(lambda xp, x, y: x @ y),
-    {"x": lambda g, y: g.bmm(y.transpose(1, 2)), "y": lambda g, x: x.transpose(1, 2).bmm(g)},
+    {
+        "x": lambda g, y: g.bmm(conjugate(y.transpose(1, 2))),
+        "y": lambda g, x: conjugate(x.transpose(1, 2)).bmm(g),
+    },
     array_backward=ArrayBackward(
         lambda xp, needs, g, x, y: (
             xp.matmul(g, y.swapaxes(1, 2)) if needs[0] else None,
@@ -48,9 +55,13 @@ BMM = defop(
 MV = defop(
     "mv",
     gemm.matvec,  # BLAS gemv; matmul takes a slower path
-    {"x": lambda g, y: g.unsqueeze(1) * y, "y": lambda g, x: x.t().mv(g)},
+    {"x": lambda g, y: g.unsqueeze(1) * conjugate(y), "y": lambda g, x: conjugate(x.t()).mv(g)},
 )
-DOT = defop("dot", gemm.matvec, {"x": lambda g, y: g * y, "y": lambda g, x: g * x})
+DOT = defop(
+    "dot",
+    gemm.matvec,
+    {"x": lambda g, y: g * conjugate(y), "y": lambda g, x: g * conjugate(x)},
+)
 
 
 # matmul's broadcast product in one step, for a call no gradient can flow through: its graph

@@ -6,6 +6,7 @@ import numpy as np
 
 from ... import return_types
 from ..creation.factories import tensor, zeros_like
+from ..elementwise.complex_numbers import conjugate
 from ..shape.reshaping import wrap_dim
 from ..table.argument_errors import REQUIRED
 from ..table.arguments import as_int
@@ -43,7 +44,7 @@ def _cumprod_grad(g, x, out, dim):
     if x.dim() == 0 or x.shape[dim] <= 1:
         return g
     if not (x._data == 0).any():
-        return _reverse_cumsum(g * out, dim) / x
+        return _reverse_cumsum(g * conjugate(out), dim) / conjugate(x)  # Note [Complex gradients]
     return _cumprod_grad_with_zeros(g, x, dim)
 
 
@@ -57,7 +58,7 @@ def _cumprod_grad_with_zeros(g, x, dim):
     eye = tensor(np.eye(n, dtype=bool))
     upper = tensor(np.triu(np.ones((n, n), dtype=bool)))  # k >= j
     table = xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n).masked_fill(eye, 1).cumprod(-1)
-    grad = (table * gm.unsqueeze(-2)).masked_fill(upper.logical_not(), 0).sum(-1)
+    grad = (conjugate(table) * gm.unsqueeze(-2)).masked_fill(upper.logical_not(), 0).sum(-1)
     return grad.movedim(-1, dim)
 
 

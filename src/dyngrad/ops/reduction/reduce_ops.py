@@ -12,6 +12,7 @@ from ...runtime import dtypes
 from ..arrays.gemm import LOW_PRECISION
 from ..creation.factories import ones_like
 from ..elementwise.arithmetic import maximum, minimum
+from ..elementwise.complex_numbers import conjugate
 from ..shape.joining import cat
 from ..shape.reshaping import _expand_fwd, normalize_dims, wrap_dim
 from ..shape.scatter import scatter_into_zeros
@@ -137,10 +138,10 @@ def _prod_grad(g, x, out, dim, keepdim):
         g = expand_reduced(g, x.shape, (dim,), keepdim)
         out = expand_reduced(out, x.shape, (dim,), keepdim)
     if not (x._data == 0).any():
-        return g * out / x
+        return g * conjugate(out / x)  # See Note [Complex gradients]
     if dim is None:
-        return g * prod_of_others(flat, 0).reshape(x.shape)
-    return g * prod_of_others(x, dim)
+        return g * conjugate(prod_of_others(flat, 0).reshape(x.shape))
+    return g * conjugate(prod_of_others(x, dim))
 
 
 def prod_of_others(x, dim):
