@@ -106,19 +106,29 @@ RSUB_SCALAR_SCALED = defop(
     promote=promotion.subtraction,
     array_backward=FORMULAS,
 )
+# The hottest rows' array kernels are their formulas without the conjugates: array backwards
+# run on real floating arrays only (complex gradients take the formulas: Note [Array
+# backwards], Note [Complex gradients]), where a conjugate is the identity but still a call.
 MUL = defop(
     "mul",
     lambda xp, x, y: x * y,
     {"x": lambda g, y: g * conjugate(y), "y": lambda g, x: g * conjugate(x)},
     promote=promotion.binary,
-    array_backward=FORMULAS,
+    array_backward=ArrayBackward(
+        lambda xp, needs, g, x, y: (g * y if needs[0] else None, g * x if needs[1] else None)
+    ),
 )
 DIV = defop(
     "div",
     lambda xp, x, y: x / y,
     {"x": lambda g, y: g / conjugate(y), "y": lambda g, x, y: -g * conjugate(x / (y * y))},
     promote=promotion.binary_floating,
-    array_backward=FORMULAS,
+    array_backward=ArrayBackward(
+        lambda xp, needs, g, x, y: (
+            g / y if needs[0] else None,
+            -g * (x / (y * y)) if needs[1] else None,
+        )
+    ),
 )
 # div with an explicit rounding_mode=None: PyTorch's div.Tensor_mode overload, its own node
 DIV_MODE = defop(
@@ -216,7 +226,7 @@ EXP = defop(
     lambda xp, x: xp.exp(x),
     {"x": lambda g, out: g * conjugate(out)},
     promote=promotion.floating,
-    array_backward=FORMULAS,
+    array_backward=ArrayBackward(lambda xp, needs, g, out: (g * out,)),
 )
 LOG = defop(
     "log",
@@ -249,14 +259,14 @@ TANH = defop(
     lambda xp, x: xp.tanh(x),
     {"x": lambda g, out: g * conjugate(1 - out * out)},
     promote=promotion.floating,
-    array_backward=FORMULAS,
+    array_backward=ArrayBackward(lambda xp, needs, g, out: (g * (1 - out * out),)),
 )
 SIGMOID = defop(
     "sigmoid",
     lambda xp, x: _sigmoid(xp, x),
     {"x": lambda g, out: g * conjugate(out * (1 - out))},
     promote=promotion.floating,
-    array_backward=FORMULAS,
+    array_backward=ArrayBackward(lambda xp, needs, g, out: (g * (out * (1 - out)),)),
 )
 
 
