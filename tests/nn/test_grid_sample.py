@@ -143,3 +143,16 @@ def test_default_align_corners_warns_as_torch(torch):
 )
 def test_grid_errors_match_torch(torch, expr):
     same(torch, expr, x=X4, g=G4, th=RNG.standard_normal((2, 2, 3)))
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_affine_grid_keeps_a_low_precision_theta_dtype(torch, dtype):
+    theta = np.random.default_rng(3).standard_normal((2, 2, 3)).astype(np.float32)
+    ours = dyngrad.nn.functional.affine_grid(
+        dyngrad.tensor(theta).to(getattr(dyngrad, dtype)), (2, 1, 4, 5), align_corners=False
+    )
+    theirs = torch.nn.functional.affine_grid(
+        torch.tensor(theta).to(getattr(torch, dtype)), (2, 1, 4, 5), align_corners=False
+    )
+    assert str(ours.dtype) == str(theirs.dtype)
+    np.testing.assert_allclose(ours.float().numpy(), theirs.float().numpy(), atol=2e-2)

@@ -36,6 +36,7 @@ _LOWER_PRECISION_FP = (
     "prelu",
     "scaled_dot_product_attention",
     "linalg_vecdot",
+    "affine_grid_generator",
 )
 
 _FP32 = (
@@ -78,6 +79,14 @@ _FP32 = (
     "replication_pad1d",
     "replication_pad2d",
     "replication_pad3d",
+    # 3-d adaptive pooling, unpooling, grid sampling (the 1-d and 2-d adaptive pools are not
+    # on PyTorch's list; max_unpool1d is max_unpool2d inside)
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
+    "max_unpool2d",
+    "max_unpool3d",
+    "grid_sampler_2d",  # torch's grid_sampler
+    "grid_sampler_3d",
     # losses
     "mse_loss",
     "l1_loss",

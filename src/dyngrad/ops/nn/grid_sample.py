@@ -232,10 +232,14 @@ def _base_grid(sizes, align_corners: bool, dtype):
 
 
 def _affine_grid_fwd(xp, theta, *, size, align_corners):
+    dtype = theta.dtype
+    if dtype.itemsize < 4:  # float16/bfloat16: PyTorch's bmm, float32 sums rounded once
+        theta = theta.astype(np.float32)
     base = xp.asarray(_base_grid(size[2:], align_corners, theta.dtype))
     flat = base.reshape(-1, base.shape[-1])
     grid = xp.matmul(flat, theta.transpose(0, 2, 1))  # (N, P, nd)
-    return grid.reshape((theta.shape[0],) + tuple(size[2:]) + (theta.shape[1],))
+    grid = grid.reshape((theta.shape[0],) + tuple(size[2:]) + (theta.shape[1],))
+    return grid.astype(dtype, copy=False)
 
 
 def _affine_grid_theta_grad(g, theta_shape, size, align_corners):
