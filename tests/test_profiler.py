@@ -304,3 +304,59 @@ def test_torch_imports_resolve():
     assert legacy.record_function is profiler.record_function
     assert legacy.profile is profiler.legacy.profile
     assert dyngrad.profiler.ProfilerActivity.CPU in dyngrad.profiler.supported_activities()
+
+
+def test_memory_columns_count_what_ops_allocate(torch):
+    tables, usage = [], []
+    for lib in (dyngrad, torch):
+        x = lib.ones(64, 64, requires_grad=True)
+        with lib.profiler.profile(profile_memory=True) as prof:
+            (x @ x).sum().backward()
+        averages = {e.key: e for e in prof.key_averages()}
+        usage.append(
+            (averages["aten::mm"].cpu_memory_usage, averages["MmBackward0"].cpu_memory_usage)
+        )
+        tables.append(prof.key_averages().table(sort_by="cpu_memory_usage", row_limit=3))
+    assert usage[0] == usage[1] == (3 * 64 * 64 * 4, 2 * 64 * 64 * 4)
+    assert _layout(tables[0]) == _layout(tables[1])
+    assert "48.00 KB" in tables[0]
+
+
+def test_stacks_point_at_the_users_lines():
+    x = dyngrad.ones(2, requires_grad=True)
+    with dyngrad.profiler.profile(with_stack=True) as prof:
+        y = x * 3  # the forward op's line
+        y.sum().backward()
+    [mul] = [e for e in prof.events() if e.name == "aten::mul"][:1]
+    assert mul.stack[0].startswith(__file__) and mul.stack[0].endswith(
+        "test_stacks_point_at_the_users_lines"
+    )
+    assert all("/dyngrad/" not in entry.split("(")[0] or "tests" in entry for entry in mul.stack)
+    table = prof.key_averages(group_by_stack_n=1).table(sort_by="count")
+    assert "Source Location" in table.splitlines()[1]
+    assert prof.key_averages().table().count("Source Location") == 0
+
+
+def test_forward_ops_link_to_their_backward_nodes(tmp_path):
+    x = dyngrad.ones(3, requires_grad=True)
+    with dyngrad.profiler.profile() as prof:
+        y = x.exp()
+        y.sum().backward()
+    events = {e.name: e for e in prof.events()}
+    assert events["aten::exp"].sequence_nr == events["ExpBackward0"].sequence_nr >= 0
+    prof.export_chrome_trace(str(tmp_path / "t.json"))
+    flows = [e for e in json.load(open(tmp_path / "t.json"))["traceEvents"] if e["ph"] in "sf"]
+    seq = events["aten::exp"].sequence_nr
+    assert sorted(e["ph"] for e in flows if e["id"] == seq) == ["f", "s"]
+
+
+def test_time_unit_and_header(torch):
+    tables = []
+    for lib in (dyngrad, torch):
+        with lib.profiler.profile() as prof:
+            lib.ones(3) + 1
+        tables.append(prof.key_averages().table(time_unit="ms", header="TITLE").splitlines())
+    for lines in tables:  # a "=" rule as long as the table (less its trailing gap), the title
+        assert lines[0] == "=" * len(lines[2].rstrip()) and lines[1] == "TITLE"
+        assert re.fullmatch(r"Self CPU time total: \d+\.\d{3}ms", lines[-1])
+    assert _layout("\n".join(tables[0][2:])) == _layout("\n".join(tables[1][2:]))

@@ -107,7 +107,7 @@ class FunctionEvent(_FormattedTimes):
 
     @property
     def self_cpu_memory_usage(self) -> int:
-        return 0
+        return self.cpu_memory_usage - sum(c.cpu_memory_usage for c in self.cpu_children)
 
     @property
     def self_device_memory_usage(self) -> int:
@@ -155,6 +155,8 @@ class FunctionEventAvg(_FormattedTimes):
             self.is_user_annotation = other.is_user_annotation
         self.cpu_time_total += other.cpu_time_total
         self.self_cpu_time_total += other.self_cpu_time_total
+        self.cpu_memory_usage += other.cpu_memory_usage
+        self.self_cpu_memory_usage += other.self_cpu_memory_usage
         self.count += other.count
         return self
 
@@ -201,6 +203,8 @@ class EventList(list):
             self,
             sort_by=sort_by,
             row_limit=row_limit,
+            profile_memory=self._profile_memory,
+            max_src_column_width=max_src_column_width,
             max_name_column_width=max_name_column_width,
             max_shapes_column_width=max_shapes_column_width,
             header=header,

@@ -71,7 +71,7 @@ class profile:  # noqa: N801 - PyTorch's name
         self.entered = True
         if self._recorder is None or not self.acc_events:
             self._events = []
-        self._recorder = Recorder(self.record_shapes)
+        self._recorder = Recorder(self.record_shapes, self.profile_memory, self.with_stack)
 
     def _start_trace(self) -> None:
         if not (self.enabled and self.use_cpu):

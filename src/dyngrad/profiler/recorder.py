@@ -18,6 +18,8 @@ it makes of what they tell it.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 
@@ -28,7 +30,9 @@ from ..ops.table import record
 from .events import FunctionEvent
 from .names import aten_name
 
-__all__ = ["Recorder"]
+__all__ = ["Recorder", "user_stack"]
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 _now = time.perf_counter_ns
 _EVALUATE = "autograd::engine::evaluate_function: "
@@ -37,8 +41,10 @@ _EVALUATE = "autograd::engine::evaluate_function: "
 class Recorder(EngineObserver):
     """Collects the events of one recording window (between `start()` and `stop()`)."""
 
-    def __init__(self, record_shapes: bool = False) -> None:
+    def __init__(self, record_shapes=False, profile_memory=False, with_stack=False) -> None:
         self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
+        self.with_stack = with_stack
         self.events: list = []
         self._open: dict = {}  # thread id -> the ranges and nodes open on it, innermost last
         self._last_end: dict = {}  # thread id -> when its latest event ended
@@ -90,13 +96,18 @@ class Recorder(EngineObserver):
             name = "ProfilerStep*"
         event = self._event(name, _now(), None, [], kind, trace_name)
         self._open.setdefault(event.thread, []).append(event)
+        if self.with_stack and kind == "user_annotation":
+            event.stack = user_stack()
         return event
 
     def close(self, event: FunctionEvent) -> None:
         event.end_ns = end = _now()
         stack = self._open.get(event.thread, [])
         while event in stack:  # ranges closed out of order end with the outer one
-            stack.pop().end_ns = end
+            closed = stack.pop()
+            closed.end_ns = end
+            if self.profile_memory:  # what it allocated: its children did
+                closed.cpu_memory_usage = sum(c.cpu_memory_usage for c in closed.cpu_children)
         self._last_end[event.thread] = end
 
     def _op_started(self, name: str) -> None:
@@ -113,10 +124,19 @@ class Recorder(EngineObserver):
         if self.record_shapes:
             shapes = [list(a.shape) if isinstance(a, Tensor) else [] for a in args]
         name = aten_name(op.name)
-        if args and result is args[0] and name[-1] != "_":  # in-place: PyTorch's `add_`
+        in_place = bool(args) and result is args[0]
+        if in_place and name[-1] != "_":  # PyTorch's `add_`
             name += "_"
-        self._event(name, start, end, shapes, "cpu_op")
-        self._last_end[threading.get_ident()] = end
+        event = self._event(name, start, end, shapes, "cpu_op")
+        first = result[0] if type(result) is tuple else result
+        node = getattr(first, "_grad_fn", None)
+        if node is not None and getattr(node, "_seq", None) is not None:
+            event.sequence_nr = node._seq  # the node this op recorded: its backward's number
+        if self.profile_memory and not in_place:
+            event.cpu_memory_usage = _new_bytes(result)
+        if self.with_stack:
+            event.stack = user_stack()
+        self._last_end[event.thread] = end
         if self._outer_observer is not None:
             self._outer_observer(op, args, attrs, result)
 
@@ -130,7 +150,9 @@ class Recorder(EngineObserver):
     def node_started(self, node, grads) -> None:
         name = node.name()
         outer = self.open(_EVALUATE + name, "cpu_op")
-        self._nodes[id(node)] = (outer, self.open(name, "cpu_op"))
+        inner = self.open(name, "cpu_op")
+        inner.sequence_nr = node._seq  # as the forward op that recorded it
+        self._nodes[id(node)] = (outer, inner)
 
     def node_finished(self, node, outputs) -> None:
         opened = self._nodes.pop(id(node), None)
@@ -138,3 +160,25 @@ class Recorder(EngineObserver):
             self.close(opened[0])
 
     node_failed = node_finished
+
+
+def _new_bytes(result) -> int:
+    """Bytes an op's outputs own (a view's, sharing its base's memory, count nothing)."""
+    total = 0
+    for out in result if type(result) is tuple else (result,):
+        if isinstance(out, Tensor) and out._base is None:
+            total += getattr(out._data, "nbytes", 0)
+    return total
+
+
+def user_stack() -> list:
+    """The calling program's frames, innermost first, as PyTorch's `file(line): function`
+    (dyngrad's own frames left out: the user's line is what a profile should point at)."""
+    frames = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not path.startswith(_PACKAGE):
+            frames.append(f"{path}({frame.f_lineno}): {frame.f_code.co_name}")
+        frame = frame.f_back
+    return frames

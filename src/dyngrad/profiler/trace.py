@@ -35,6 +35,8 @@ def write_trace(events, path: str, origin_epoch_us: float, metadata: dict) -> No
         args = {"External id": event.id, "Ev Idx": index}
         if event.input_shapes:
             args["Input Dims"] = event.input_shapes
+        if event.sequence_nr >= 0:
+            args["Sequence number"] = event.sequence_nr
         rows.append(
             {
                 "ph": "X",
@@ -47,6 +49,7 @@ def write_trace(events, path: str, origin_epoch_us: float, metadata: dict) -> No
                 "args": args,
             }
         )
+    rows += _forward_backward_flows(events, pid, origin_epoch_us)
     trace = {
         "schemaVersion": 1,
         "deviceProperties": [],
@@ -64,6 +67,33 @@ def write_trace(events, path: str, origin_epoch_us: float, metadata: dict) -> No
     else:
         with open(path, "w") as f:
             f.write(text)
+
+
+def _forward_backward_flows(events, pid: int, origin_epoch_us: float) -> list:
+    """Arrows from each op that recorded a node to that node's backward event ("fwdbwd",
+    as PyTorch draws them), linked by the node's sequence number."""
+    forward, backward = {}, {}
+    for event in events:
+        if event.sequence_nr < 0:
+            continue
+        side = forward if event.name.startswith("aten::") else backward
+        side.setdefault(event.sequence_nr, event)
+    flows = []
+    for seq in sorted(forward.keys() & backward.keys()):
+        for phase, event in (("s", forward[seq]), ("f", backward[seq])):
+            flow = {
+                "ph": phase,
+                "id": seq,
+                "pid": pid,
+                "tid": event.thread,
+                "ts": origin_epoch_us + event.time_range.start,
+                "cat": "fwdbwd",
+                "name": "fwdbwd",
+            }
+            if phase == "f":
+                flow["bp"] = "e"
+            flows.append(flow)
+    return flows
 
 
 def now_epoch_us() -> float:
