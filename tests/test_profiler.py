@@ -322,7 +322,7 @@ def test_memory_columns_count_what_ops_allocate(torch):
     assert "48.00 KB" in tables[0]
 
 
-def test_stacks_point_at_the_users_lines():
+def test_stacks_point_at_the_users_lines(tmp_path):
     x = dyngrad.ones(2, requires_grad=True)
     with dyngrad.profiler.profile(with_stack=True) as prof:
         y = x * 3  # the forward op's line
@@ -335,6 +335,10 @@ def test_stacks_point_at_the_users_lines():
     table = prof.key_averages(group_by_stack_n=1).table(sort_by="count")
     assert "Source Location" in table.splitlines()[1]
     assert prof.key_averages().table().count("Source Location") == 0
+    prof.export_stacks(str(tmp_path / "stacks.txt"), "self_cpu_time_total")
+    lines = (tmp_path / "stacks.txt").read_text().splitlines()
+    assert any(line.split(";")[-1].startswith(__file__) for line in lines)
+    assert all(int(line.rsplit(" ", 1)[1]) > 0 for line in lines)
 
 
 def test_forward_ops_link_to_their_backward_nodes(tmp_path):

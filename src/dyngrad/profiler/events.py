@@ -253,6 +253,25 @@ class EventList(list):
         total.key = "Total"
         return total
 
+    def supported_export_stacks_metrics(self) -> list:
+        return ["self_cpu_time_total", "self_cuda_time_total", "self_xpu_time_total"]
+
+    def export_stacks(self, path: str, metric: str) -> None:
+        """Matches `EventList.export_stacks`: one `outer;...;inner value` line per event with
+        a stack (profile with `with_stack=True`), the input of flame graph tools."""
+        if metric not in self.supported_export_stacks_metrics():
+            raise ValueError(
+                "metric should be one of: " + str(self.supported_export_stacks_metrics())
+            )
+        attribute = metric.replace("cuda", "device").replace("xpu", "device")
+        spaces = str.maketrans(" ;\t\n", "____")
+        with open(path, "w") as f:
+            for event in self:
+                value = int(getattr(event, attribute, 0))
+                if event.stack and value > 0:
+                    frames = ";".join(entry.translate(spaces) for entry in reversed(event.stack))
+                    f.write(f"{frames} {value}\n")
+
     def export_chrome_trace(self, path: str) -> None:
         """Matches `EventList.export_chrome_trace`: a JSON array of complete ("X") events."""
         rows = [

@@ -251,6 +251,10 @@ class profile:  # noqa: N801 - PyTorch's name
         recorded = self._recorded()
         write_trace(recorded.function_events, path, recorded._origin_epoch_us, self.metadata)
 
+    def export_stacks(self, path: str, metric: str = "self_cpu_time_total") -> None:
+        """Matches `profile.export_stacks`: the window's stacks for a flame graph."""
+        self.events().export_stacks(path, metric)
+
     def add_metadata(self, key: str, value: str) -> None:
         """Matches `profile.add_metadata`: a string entry in the exported trace."""
         self.metadata[key] = value
