@@ -32,7 +32,13 @@ RANGES = {
     "Optimizer.zero_grad#Adam.zero_grad",
     "fwd",
 }
-NODES = {"AddmmBackward0", "ReluBackward0", "LogSoftmaxBackward0", "NllLossBackward0"}
+NODES = {
+    "AddmmBackward0",
+    "ReluBackward0",
+    "LogSoftmaxBackward0",
+    "NllLossBackward0",
+    "torch::autograd::AccumulateGrad",
+}
 
 
 def _train(lib, profiler_factory=None):

@@ -8,7 +8,8 @@ it makes of what they tell it.
 #                   hook (Note [Op start hook]) at its start: one event `aten::<name>`;
 #   backward nodes  the engine's node events (Note [Engine observers]): PyTorch's two nested
 #                   events, `autograd::engine::evaluate_function: MulBackward0` around
-#                   `MulBackward0`, with the formula's ops inside;
+#                   `MulBackward0`, with the formula's ops inside; a leaf's accumulation
+#                   as `torch::autograd::AccumulateGrad`, PyTorch's name for its node;
 #   ranges          `record_function` and the library's named ranges (Note [Profiler ranges]).
 # Times are wall clock (`time.perf_counter_ns`); an event's parent is the innermost range or
 # node open on its thread when it starts, and its self time is its time less its children's.
@@ -36,6 +37,7 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 _now = time.perf_counter_ns
 _EVALUATE = "autograd::engine::evaluate_function: "
+_ACCUMULATE = "torch::autograd::AccumulateGrad"  # PyTorch's C++ name for the node
 
 
 class Recorder(EngineObserver):
@@ -51,6 +53,7 @@ class Recorder(EngineObserver):
         self._pending = None  # (op name, start) from the op start hook
         self._next_id = 0
         self._nodes: dict = {}  # id(node) -> its two open events
+        self._leaves: list = []  # the AccumulateGrad events open
         self._outer_observer = None
         self.origin = 0
 
@@ -160,6 +163,15 @@ class Recorder(EngineObserver):
             self.close(opened[0])
 
     node_failed = node_finished
+
+    def leaf_accumulating(self, variable, grad) -> None:
+        outer = self.open(_EVALUATE + _ACCUMULATE, "cpu_op")
+        self.open(_ACCUMULATE, "cpu_op")
+        self._leaves.append(outer)
+
+    def leaf_accumulated(self, variable) -> None:
+        if self._leaves:
+            self.close(self._leaves.pop())
 
 
 def _new_bytes(result) -> int:
