@@ -267,7 +267,7 @@ def test_the_profiler_restores_the_hooks_and_the_doctors_observer():
     try:
         with dyngrad.profiler.profile():
             dyngrad.ones(2) * 3
-        assert seen == ["ones", "mul"] or "mul" in seen  # the outer observer still told
+        assert "mul" in seen  # the observer that was there is still told of every op
         assert record.observer is not None and record.autocast is None
     finally:
         record.observer = None

@@ -56,6 +56,23 @@ class FunctionEvent(_FormattedTimes):
     (a `record_function` range, the optimizer's and DataLoader's, `ProfilerStep#N`).
     """
 
+    # PyTorch's fields that dyngrad records no value for, or the same for every event: class
+    # defaults, so that an event costs its own fields only (a profile makes one per op)
+    count = 1
+    node_id = -1
+    device_type = DeviceType.CPU
+    device_index = 0
+    is_legacy = is_async = is_remote = False
+    use_device = None
+    flops = 0
+    overload_name = ""
+    scope = 0
+    sequence_nr = -1  # the autograd node's: links a forward op to its backward
+    fwd_thread = 0
+    cpu_memory_usage = device_memory_usage = 0
+    device_time_total = self_device_time_total = 0.0
+    cpu_parent = None
+
     def __init__(self, id, name, thread, start_ns, end_ns, input_shapes, kind, trace_name=None):
         self.id = id
         self.name = name
@@ -66,26 +83,13 @@ class FunctionEvent(_FormattedTimes):
         self.input_shapes = input_shapes
         self.kind = kind
         self.is_user_annotation = kind == "user_annotation"
-        self.cpu_parent = None
         self.cpu_children: list = []
         self.stack: list = []
-        self.count = 1
-        self.node_id = -1
-        self.device_type = DeviceType.CPU
-        self.device_index = 0
-        self.is_legacy = False
-        self.is_async = False
-        self.is_remote = False
-        self.use_device = None
-        self.kernels: list = []
-        self.flops = 0
-        self.overload_name = ""
-        self.scope = 0
-        self.sequence_nr = -1
-        self.fwd_thread = 0
-        self.cpu_memory_usage = self.device_memory_usage = 0
-        self.device_time_total = self.self_device_time_total = 0.0
         self.origin_ns = 0  # the profile's start: `time_range` counts from it
+
+    @property
+    def kernels(self) -> list:
+        return []  # device kernels: none on CPU
 
     @property
     def key(self) -> str:
