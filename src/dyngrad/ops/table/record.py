@@ -76,8 +76,9 @@ _NO_EDGE = (None, 0)
 _next_seq = _sequence.__next__
 _wrap = new_tensor
 _hooks_active = saved_hooks.active  # non-empty while any thread has saved-tensor hooks
-# Note [Op observer]: `dyngrad.doctor` sets this to `observer(op, args, attrs, result)` while it
-# watches; every op checks it once (a global read), so it costs ~nothing while None.
+# Note [Op observer]: `dyngrad.doctor` (and the profiler, which calls on to the observer it
+# found) sets this to `observer(op, args, attrs, result)` while it watches; every op checks it
+# once (a global read), so it costs ~nothing while None.
 # `observe_backward` says whether backward formulas must run as observed Tensor ops too
 # (nodes.py); when False they keep their array kernels (Note [Array backwards]) and only the
 # forward is observed: the doctor turns it on once a gradient turns non-finite.
@@ -85,8 +86,9 @@ observer = None
 observe_backward = True
 
 # Note [Autocast hook]
-# `dyngrad.amp` sets `autocast` to `cast(name, args) -> args` while any autocast region is
-# open (on any thread) and back to None when the last one closes. An op hands it its name and
+# `dyngrad.amp` sets `autocast` (through `set_autocast`: the profiler shares the slot, Note [Op
+# start hook]) to `cast(name, args) -> args` while any autocast region is open (on any thread)
+# and back to None when the last one closes. An op hands it its name and
 # inputs before running; it returns them cast as PyTorch's autocast policy for that op says
 # (amp/policy.py: the one table), or unchanged. So while no region is open an op pays one
 # global read. Table ops are hooked here in `apply` (the fast forms fall back to `apply`
