@@ -46,6 +46,7 @@ TOOLS = {
     "_torch_shim",
     "__main__",
     "onnx",
+    "profiler",
 }
 # optional extras and heavy parts: imported where they are needed, never at import time
 # (ml_dtypes: bfloat16's NumPy dtype, a second of import; See Note [bfloat16 on demand])

@@ -148,6 +148,7 @@ _ON_FIRST_USE = {  # name on dyngrad -> (module, attribute of it; None: the modu
     "doctor": ("dyngrad.doctor", None),
     "func": ("dyngrad.func", None),
     "onnx": ("dyngrad.onnx", None),
+    "profiler": ("dyngrad.profiler", None),
     "serialization": ("dyngrad.serialization", None),
     "testing": ("dyngrad.testing", None),
     "viz": ("dyngrad.viz", None),
@@ -191,6 +192,8 @@ nn.Module.compile = _module_compile
 nn.parallel.distributed.above.distributed = utils.data.distributed.above.distributed = (
     _functools.partial(_importlib.import_module, "dyngrad.distributed")
 )
+# torch.autograd.profiler's legacy profile and emit_nvtx live with torch.profiler (tools)
+autograd.profiler.above.profiler = _functools.partial(_importlib.import_module, "dyngrad.profiler")
 
 # -- end of library layers
 bool = bool_  # noqa: A001 - torch.bool

@@ -76,7 +76,7 @@ def set_autocast_enabled(device_type: str, enabled: bool) -> None:
     """Matches `torch.set_autocast_enabled(device_type, enabled)`."""
     _state.enabled[device_type] = bool(enabled)
     if enabled:
-        recording.autocast = cast_inputs  # until the last region closes
+        recording.set_autocast(cast_inputs)  # until the last region closes
 
 
 def get_autocast_dtype(device_type: str):
@@ -108,7 +108,7 @@ def _open_region(delta: int) -> None:
     global _open_regions
     with _regions_lock:
         _open_regions += delta
-        recording.autocast = cast_inputs if _open_regions > 0 else None
+        recording.set_autocast(cast_inputs if _open_regions > 0 else None)
 
 
 # ---- the hook: See Note [Autocast hook] -------------------------------------------------------

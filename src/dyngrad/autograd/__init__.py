@@ -10,7 +10,7 @@ from ..graph.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from . import graph
+from . import graph, profiler
 from .anomaly import detect_anomaly, set_detect_anomaly
 from .engine import _is_checkpoint_valid as _is_checkpoint_valid  # torch.autograd's
 from .engine import backward, grad
@@ -26,6 +26,7 @@ __all__ = [
     "backward",
     "grad",
     "graph",
+    "profiler",
     "Function",
     "FunctionCtx",
     "once_differentiable",

@@ -67,11 +67,14 @@ def accumulate_leaf(task, node: AccumulateGrad, g) -> None:
     variable = node.variable
     if variable is None:  # the leaf is gone: nobody can read its gradient
         return
-    for watcher in observers.leaves:
+    watchers = observers.leaves
+    for watcher in watchers:
         watcher.leaf_accumulating(variable, g)
     # a gradient someone else holds (a hook stashed it) is copied, as PyTorch's use count
     held = sys.getrefcount(g) > _UNHELD
     accumulate_into(variable, g, task.create_graph, held or not task.adoptable(g))
+    for watcher in watchers:
+        watcher.leaf_accumulated(variable)
 
 
 def _references_to_an_unheld_gradient() -> int:

@@ -36,11 +36,15 @@ class EngineObserver:
     def leaf_accumulating(self, variable, grad) -> None:
         """`grad` is about to be added into the leaf `variable`'s `.grad`."""
 
+    def leaf_accumulated(self, variable) -> None:
+        """The gradient was added into `variable`'s `.grad` (the profiler's end of
+        AccumulateGrad)."""
+
 
 _EVENTS = {
     "passes": ("pass_started", "pass_finished", "pass_failed"),
     "nodes": ("node_started", "node_finished", "node_failed"),
-    "leaves": ("leaf_accumulating",),
+    "leaves": ("leaf_accumulating", "leaf_accumulated"),
 }
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._handles import RemovableHandle
 from .._tensor import Tensor
+from ..autograd import profiler
 from ..graph.grad_mode import enable_grad
 from ..graph.grad_mode import state as grad_state
 from ..runtime.dtypes import float64, get_default_dtype
@@ -142,6 +143,12 @@ class Optimizer:
     # ---- gradients and steps --------------------------------------------------------------
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Matches `torch.optim.Optimizer.zero_grad`: drop (default) or zero every `.grad`."""
+        if profiler.collector is not None:  # PyTorch's range: See Note [Profiler ranges]
+            with profiler.record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+                return self._zero_grads(set_to_none)
+        return self._zero_grads(set_to_none)
+
+    def _zero_grads(self, set_to_none: bool) -> None:
         for group in self.param_groups:
             for p in group["params"]:
                 grad = p._grad
@@ -227,23 +234,30 @@ step_observer = None
 def _with_step_hooks(step):
     @functools.wraps(step)
     def hooked(self, *args, **kwargs):
-        if step_observer is not None:
-            step_observer(self)
-        for pre_hook in list(self._optimizer_step_pre_hooks.values()):
-            result = pre_hook(self, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(
-                        f"{step} must return None or a tuple of (new_args, "
-                        f"new_kwargs), but got {result}."
-                    )
-                args, kwargs = result
-        out = step(self, *args, **kwargs)
-        for post_hook in list(self._optimizer_step_post_hooks.values()):
-            post_hook(self, args, kwargs)
-        return out
+        if profiler.collector is not None:  # PyTorch's range: See Note [Profiler ranges]
+            with profiler.record_function(f"Optimizer.step#{type(self).__name__}.step"):
+                return _hooked_step(step, self, args, kwargs)
+        return _hooked_step(step, self, args, kwargs)
 
     return hooked
+
+
+def _hooked_step(step, self, args, kwargs):
+    if step_observer is not None:
+        step_observer(self)
+    for pre_hook in list(self._optimizer_step_pre_hooks.values()):
+        result = pre_hook(self, args, kwargs)
+        if result is not None:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError(
+                    f"{step} must return None or a tuple of (new_args, "
+                    f"new_kwargs), but got {result}."
+                )
+            args, kwargs = result
+    out = step(self, *args, **kwargs)
+    for post_hook in list(self._optimizer_step_post_hooks.values()):
+        post_hook(self, args, kwargs)
+    return out
 
 
 def _split_names(param_group: dict, params: list) -> None:

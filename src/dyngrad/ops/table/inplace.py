@@ -36,6 +36,8 @@ OVERLAP = (
 
 def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None):
     """Run `op` and write its result into `args[0]`, rewriting that tensor's history."""
+    if recording.op_started is not None:  # the profiler: See Note [Op start hook]
+        recording.op_started(op.name)
     self = args[0]
     grad_on = grad_state.enabled
     mask = 0

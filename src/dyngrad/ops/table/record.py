@@ -55,6 +55,8 @@ from .view_errors import creation_of, view_rebase_error
 __all__ = [
     "apply",
     "autocast_entry",
+    "set_autocast",
+    "set_op_started",
     "record",
     "save",
     "pack_saved",
@@ -74,8 +76,9 @@ _NO_EDGE = (None, 0)
 _next_seq = _sequence.__next__
 _wrap = new_tensor
 _hooks_active = saved_hooks.active  # non-empty while any thread has saved-tensor hooks
-# Note [Op observer]: `dyngrad.doctor` sets this to `observer(op, args, attrs, result)` while it
-# watches; every op checks it once (a global read), so it costs ~nothing while None.
+# Note [Op observer]: `dyngrad.doctor` (and the profiler, which calls on to the observer it
+# found) sets this to `observer(op, args, attrs, result)` while it watches; every op checks it
+# once (a global read), so it costs ~nothing while None.
 # `observe_backward` says whether backward formulas must run as observed Tensor ops too
 # (nodes.py); when False they keep their array kernels (Note [Array backwards]) and only the
 # forward is observed: the doctor turns it on once a gradient turns non-finite.
@@ -83,14 +86,59 @@ observer = None
 observe_backward = True
 
 # Note [Autocast hook]
-# `dyngrad.amp` sets `autocast` to `cast(name, args) -> args` while any autocast region is
-# open (on any thread) and back to None when the last one closes. An op hands it its name and
+# `dyngrad.amp` sets `autocast` (through `set_autocast`: the profiler shares the slot, Note [Op
+# start hook]) to `cast(name, args) -> args` while any autocast region is open (on any thread)
+# and back to None when the last one closes. An op hands it its name and
 # inputs before running; it returns them cast as PyTorch's autocast policy for that op says
 # (amp/policy.py: the one table), or unchanged. So while no region is open an op pays one
 # global read. Table ops are hooked here in `apply` (the fast forms fall back to `apply`
 # while a region is open); composites that PyTorch casts at their own entry (prelu,
 # cross_entropy, matmul...) call it through `autocast_entry`.
 autocast = None
+
+# Note [Op start hook]
+# The profiler times an op from its start, which the observer (told at the op's end, Note [Op
+# observer]) cannot see. A second check in every op would cost every op; instead the profiler
+# shares the slot every table op and fast form already reads first, `autocast` (the fast forms
+# take `apply` while it is set): amp installs its cast with `set_autocast`, the profiler its
+# `op_started(name)` with `set_op_started`, and the slot holds whichever are set, composed.
+# Code asking "is an autocast region open" reads `amp_cast`, not the slot.
+amp_cast = None
+op_started = None
+
+
+def set_autocast(cast) -> None:
+    """Install amp's cast (None: no region open). See Note [Op start hook]."""
+    global amp_cast
+    amp_cast = cast
+    _fill_slot()
+
+
+def set_op_started(hook) -> None:
+    """Install the profiler's `hook(name)`, told as an op starts (None: removed)."""
+    global op_started
+    op_started = hook
+    _fill_slot()
+
+
+def _fill_slot() -> None:
+    global autocast
+    if op_started is None:
+        autocast = amp_cast
+    elif amp_cast is None:
+        autocast = _started
+    else:
+        autocast = _started_then_cast
+
+
+def _started(name: str, args):
+    op_started(name)
+    return args
+
+
+def _started_then_cast(name: str, args):
+    op_started(name)
+    return amp_cast(name, args)
 
 
 def gradient_edge(t: Tensor):
@@ -147,7 +195,7 @@ def record(
     node._attrs = attrs
     if anomaly.state.enabled:
         anomaly.record(node)
-    if autocast is not None:  # describe() marks the nodes an autocast region recorded
+    if amp_cast is not None:  # describe() marks the nodes an autocast region recorded
         node.__dict__["_under_autocast"] = True
     if plan is None:
         return node

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 
+from ...autograd import profiler
 from .sampler import fresh_seed
 from .worker import make_fetcher
 
@@ -45,6 +46,13 @@ class BaseDataLoaderIter:
         return next(self._sampler_iter)
 
     def __next__(self):
+        if profiler.collector is not None:  # PyTorch's range: See Note [Profiler ranges]
+            # PyTorch's iterator classes start with "_": `_SingleProcessDataLoaderIter`
+            with profiler.record_function(f"enumerate(DataLoader)#_{type(self).__name__}.__next__"):
+                return self._next_batch()
+        return self._next_batch()
+
+    def _next_batch(self):
         data = self._next_data()
         self._num_yielded += 1
         return data
