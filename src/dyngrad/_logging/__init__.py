@@ -46,18 +46,18 @@ def enabled(artifact: str) -> bool:
 
 def emit(artifact: str, frame: str, text: str, site: str = "dyngrad/_dynamo") -> None:
     """Write `text` as PyTorch's log lines: a header per line, `[frame/compile] [__artifact]`."""
-    now = datetime.datetime.now()
-    head = f"V{now:%m%d %H:%M:%S.%f} {os.getpid()} {site}] [{frame}] [__{artifact}]"
-    stream = sys.stderr
-    for line in text.split("\n"):
-        stream.write(f"{head} {line}\n")
-    stream.flush()
+    _write("V", f"{site}] [{frame}] [__{artifact}]", text)
 
 
 def warning(frame: str, text: str, site: str) -> None:
     """Write `text` as PyTorch's default-on warnings (logged whatever TORCH_LOGS says)."""
+    _write("W", f"{site}] [{frame}]", text)
+
+
+def _write(level: str, where: str, text: str) -> None:
+    # glog's layout, as torch._logging's: level, date and time, pid, then where it comes from
     now = datetime.datetime.now()
-    head = f"W{now:%m%d %H:%M:%S.%f} {os.getpid()} {site}] [{frame}]"
+    head = f"{level}{now:%m%d %H:%M:%S.%f} {os.getpid()} {where}"
     stream = sys.stderr
     for line in text.split("\n"):
         stream.write(f"{head} {line}\n")
