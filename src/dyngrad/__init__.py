@@ -146,6 +146,7 @@ _ON_FIRST_USE = {  # name on dyngrad -> (module, attribute of it; None: the modu
     "distributions": ("dyngrad.distributions", None),
     "doctor": ("dyngrad.doctor", None),
     "func": ("dyngrad.func", None),
+    "multiprocessing": ("dyngrad.multiprocessing", None),
     "onnx": ("dyngrad.onnx", None),
     "serialization": ("dyngrad.serialization", None),
     "testing": ("dyngrad.testing", None),

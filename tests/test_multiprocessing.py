@@ -1,0 +1,137 @@
+"""torch.multiprocessing: the re-exported API, the sharing strategies, tensors through a
+Queue, and spawn's errors, against torch. Every child is joined with a timeout."""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import pytest
+
+import dyngrad
+
+TIMEOUT = 60
+
+
+def _square_into(queue, t):
+    queue.put(t * t)
+
+
+def _write_marker(i, path):
+    with open(f"{path}.{i}", "w") as fh:
+        fh.write(str(i))
+
+
+def _raise_on_one(i):
+    if i == 1:
+        raise ValueError("child failed on purpose")
+
+
+def _exit_with_three(i):
+    raise SystemExit(3)
+
+
+def _run_child(ctx, target, args):
+    process = ctx.Process(target=target, args=args)
+    process.start()
+    return process
+
+
+def _finish(process):
+    process.join(TIMEOUT)
+    if process.is_alive():
+        process.kill()
+        process.join()
+    assert process.exitcode == 0
+
+
+def test_module_re_exports_multiprocessing_as_torch(torch):
+    mp = dyngrad.multiprocessing
+    assert set(mp.__all__) >= set(torch.multiprocessing.__all__)
+    for name in ("Process", "Queue", "Pool", "get_context", "set_start_method", "Pipe"):
+        assert getattr(mp, name) is getattr(multiprocessing, name)
+    for name in ("spawn", "start_processes", "ProcessContext", "ProcessRaisedException"):
+        assert callable(getattr(mp, name))
+    import dyngrad.multiprocessing as imported
+
+    assert imported is mp
+
+
+def test_sharing_strategies_as_torch(lib):
+    mp = lib.multiprocessing
+    assert mp.get_all_sharing_strategies() == {"file_descriptor", "file_system"}
+    assert mp.get_sharing_strategy() == "file_descriptor"
+    mp.set_sharing_strategy("file_system")
+    try:
+        assert mp.get_sharing_strategy() == "file_system"
+        with pytest.raises(AssertionError, match="invalid sharing strategy 'shm'"):
+            mp.set_sharing_strategy("shm")
+    finally:
+        mp.set_sharing_strategy("file_descriptor")
+
+
+def test_tensor_through_a_queue_keeps_values_dtype_and_requires_grad():
+    mp = dyngrad.multiprocessing
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    t = dyngrad.arange(6, dtype=dyngrad.float64).reshape(2, 3)
+    process = _run_child(ctx, _square_into, (queue, t))
+    got = queue.get(timeout=TIMEOUT)
+    _finish(process)
+    assert got.dtype == dyngrad.float64 and got.tolist() == (t * t).tolist()
+
+    leaf = dyngrad.ones(3, requires_grad=True)
+    queue.put(leaf)
+    back = queue.get(timeout=TIMEOUT)
+    assert back.requires_grad and back.is_leaf and back.tolist() == [1.0, 1.0, 1.0]
+    queue.close()
+    queue.join_thread()
+
+
+def test_non_leaf_requiring_grad_is_refused_as_torch(lib):
+    reduction = multiprocessing.reduction
+    t = lib.ones(2, requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match="Cowardly refusing to serialize non-leaf tensor"):
+        reduction.ForkingPickler.dumps(t)
+    assert len(reduction.ForkingPickler.dumps(t.detach())) > 0
+
+
+def test_start_processes_runs_each_index(tmp_path):
+    path = str(tmp_path / "marker")
+    context = dyngrad.multiprocessing.start_processes(
+        _write_marker, args=(path,), nprocs=2, join=False, start_method="fork"
+    )
+    try:
+        assert len(context.pids()) == 2
+        while not context.join(timeout=TIMEOUT):
+            pass
+    finally:
+        for process in context.processes:
+            process.kill()
+            process.join()
+    assert [open(f"{path}.{i}").read() for i in range(2)] == ["0", "1"]
+
+
+@pytest.mark.parametrize("name", ["dyngrad", "torch"])
+def test_a_child_exception_is_raised_in_the_parent_as_torch(name):
+    lib = dyngrad if name == "dyngrad" else pytest.importorskip("torch")
+    mp = lib.multiprocessing
+    with pytest.raises(mp.ProcessRaisedException) as info:
+        mp.start_processes(_raise_on_one, nprocs=2, start_method="fork")
+    assert info.value.error_index == 1
+    assert "-- Process 1 terminated with the following error:" in str(info.value)
+    assert "ValueError: child failed on purpose" in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["dyngrad", "torch"])
+def test_a_child_exit_code_is_raised_in_the_parent_as_torch(name):
+    lib = dyngrad if name == "dyngrad" else pytest.importorskip("torch")
+    mp = lib.multiprocessing
+    with pytest.raises(mp.ProcessExitedException, match="process 0 terminated with exit code 3"):
+        mp.start_processes(_exit_with_three, nprocs=1, start_method="fork")
+
+
+def test_spawn_warns_on_another_start_method_and_spawns(tmp_path):
+    path = str(tmp_path / "spawned")
+    with pytest.warns(FutureWarning, match="This method only supports start_method=spawn"):
+        dyngrad.multiprocessing.spawn(_write_marker, args=(path,), start_method="fork")
+    assert open(f"{path}.0").read() == "0"
