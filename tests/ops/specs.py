@@ -17,6 +17,7 @@ from . import (
     specs_special_bessel,
     specs_special_gamma,
     specs_surface,
+    specs_view_copies,
 )
 
 SPECS = [
@@ -36,6 +37,7 @@ SPECS = [
         specs_special_bessel,
         specs_legacy,
         specs_surface,
+        specs_view_copies,
     )
     for spec in module.SPECS
 ]

@@ -101,7 +101,9 @@ from .shape import (  # noqa: F401
     scatter,
     scatter_reduce,
     storage,
+    strided_scatter,
     structure,
+    view_copies,
 )
 from .sparse import construction, kernels  # noqa: F401
 from .sparse import products as sparse_products  # noqa: F401
