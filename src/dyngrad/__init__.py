@@ -116,6 +116,7 @@ with _collections_paused():
     # isort: split
     from ._functional_aliases import *  # noqa: F403 - torch.conv2d, torch.layer_norm, ...
     from ._settings import *  # noqa: F403 - default device, deterministic algorithms
+    from .nn.rnn_functional import *  # noqa: F403 - torch.lstm_cell, torch.gru, ...
 
     # isort: split
     # Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
@@ -240,6 +241,7 @@ __all__ = sorted(
     set(_FUNCTIONS)
     | set(_functional_aliases.__all__)
     | set(_settings.__all__)
+    | set(nn.rnn_functional.__all__)
     | {
         "Tensor",
         "Size",
