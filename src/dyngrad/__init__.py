@@ -101,6 +101,7 @@ with _collections_paused():
         version,
     )
     from ._globals import *  # noqa: F403 - inf, nan, pi, e, newaxis, warn-always, matmul precision
+    from ._storage import is_storage
     from .amp import autocast
     from .amp.autocast_mode import (
         clear_autocast_cache,
@@ -111,11 +112,15 @@ with _collections_paused():
         set_autocast_dtype,
         set_autocast_enabled,
     )
+    from .amp.legacy_functions import *  # noqa: F403 - torch.set_autocast_cpu_enabled, ...
     from .random import get_rng_state, set_rng_state
+    from .runtime.interop import *  # noqa: F403 - torch.get_num_interop_threads, ...
+    from .utils.dlpack import from_dlpack, to_dlpack
 
     # isort: split
     from ._functional_aliases import *  # noqa: F403 - torch.conv2d, torch.layer_norm, ...
     from ._settings import *  # noqa: F403 - default device, deterministic algorithms
+    from .nn.aten_functions import *  # noqa: F403 - torch.convolution, native_layer_norm, ...
     from .nn.rnn_functional import *  # noqa: F403 - torch.lstm_cell, torch.gru, ...
 
     # isort: split
@@ -241,6 +246,10 @@ __all__ = sorted(
     set(_FUNCTIONS)
     | set(_functional_aliases.__all__)
     | set(_settings.__all__)
+    | set(nn.aten_functions.__all__)
+    | set(amp.legacy_functions.__all__)
+    | {"get_num_interop_threads", "set_num_interop_threads", "init_num_threads"}
+    | {"set_flush_denormal", "is_storage", "from_dlpack", "to_dlpack"}
     | set(nn.rnn_functional.__all__)
     | {
         "Tensor",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import (
     specs_activation,
+    specs_aten_functions,
     specs_core,
     specs_elementwise,
     specs_indexing,
@@ -38,6 +39,7 @@ SPECS = [
         specs_legacy,
         specs_surface,
         specs_view_copies,
+        specs_aten_functions,
     )
     for spec in module.SPECS
 ]
