@@ -101,6 +101,8 @@ with _collections_paused():
         version,
     )
     from ._globals import *  # noqa: F403 - inf, nan, pi, e, newaxis, warn-always, matmul precision
+    from ._higher_order_ops import cond, while_loop
+    from ._lowrank import pca_lowrank, svd_lowrank
     from ._storage import is_storage
     from .amp import autocast
     from .amp.autocast_mode import (
@@ -250,6 +252,7 @@ __all__ = sorted(
     | set(amp.legacy_functions.__all__)
     | {"get_num_interop_threads", "set_num_interop_threads", "init_num_threads"}
     | {"set_flush_denormal", "is_storage", "from_dlpack", "to_dlpack"}
+    | {"cond", "while_loop", "pca_lowrank", "svd_lowrank"}
     | set(nn.rnn_functional.__all__)
     | {
         "Tensor",
