@@ -4,6 +4,8 @@ Queue, and spawn's errors, against torch. Every child is joined with a timeout."
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
+import sys
 
 import pytest
 
@@ -135,3 +137,35 @@ def test_spawn_warns_on_another_start_method_and_spawns(tmp_path):
     with pytest.warns(FutureWarning, match="This method only supports start_method=spawn"):
         dyngrad.multiprocessing.spawn(_write_marker, args=(path,), start_method="fork")
     assert open(f"{path}.0").read() == "0"
+
+
+SCRIPT = """
+import torch
+import torch.multiprocessing as mp
+
+
+def work(i, queue):
+    queue.put((i, torch.full((2,), float(i)) * 3, torch.__name__))
+
+
+if __name__ == "__main__":
+    queue = mp.get_context("spawn").SimpleQueue()
+    mp.spawn(work, args=(queue,), nprocs=2)
+    got = sorted(queue.get() for _ in range(2))
+    print([(i, t.tolist(), type(t).__module__, name) for i, t, name in got])
+"""
+
+
+def test_spawn_under_the_torch_alias_runs_dyngrad_in_the_children(tmp_path):
+    script = tmp_path / "spawned.py"
+    script.write_text(SCRIPT)
+    done = subprocess.run(
+        [sys.executable, "-m", "dyngrad", "run", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == (
+        "[(0, [0.0, 0.0], 'dyngrad._tensor', 'dyngrad'), (1, [3.0, 3.0], 'dyngrad._tensor', 'dyngrad')]"
+    )
