@@ -245,3 +245,15 @@ def test_native_norms_return_torchs_tuples(torch):
             np.testing.assert_allclose(
                 a.detach().numpy(), b.detach().numpy(), rtol=1e-9, atol=1e-12
             )
+
+
+def test_tensor_dlpack_protocol_shares_memory_with_numpy_and_torch(torch):
+    t = dyngrad.arange(6.0).reshape(2, 3)
+    np.from_dlpack(t)[0, 0] = 9.0
+    theirs = torch.from_dlpack(t)
+    assert t[0, 0].item() == 9.0 and theirs.tolist() == t.tolist()
+    assert t.__dlpack_device__() == (1, 0)
+    assert np.from_dlpack(dyngrad.ones(1, 3).expand(2, 3)).shape == (2, 3)
+    for lib in (dyngrad, torch):
+        with pytest.raises(RuntimeError, match="Can't export tensors that require gradient"):
+            np.from_dlpack(lib.ones(2, requires_grad=True))

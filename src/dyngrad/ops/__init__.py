@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from .creation import (  # noqa: F401
     buffers,
     conversion,
+    dlpack_methods,
     factories,
     fill,
     random,
