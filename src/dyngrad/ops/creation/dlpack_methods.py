@@ -12,7 +12,7 @@ __all__ = ["dlpack", "dlpack_device"]
 def dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
     """Matches `Tensor.__dlpack__` (cpu tensors)."""
     if self.requires_grad:
-        raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     data = self._data
     kwargs = {"stream": stream, "dl_device": dl_device, "copy": copy}
     if max_version is not None:
