@@ -169,3 +169,35 @@ def test_spawn_under_the_torch_alias_runs_dyngrad_in_the_children(tmp_path):
     assert done.stdout.strip() == (
         "[(0, [0.0, 0.0], 'dyngrad._tensor', 'dyngrad'), (1, [3.0, 3.0], 'dyngrad._tensor', 'dyngrad')]"
     )
+
+
+def _hogwild_step(model, rank):
+    # rank 0 doubles the bias; each rank adds rank + 1 to the weight (the data, as an
+    # optimizer's step writes it)
+    model.weight.data.add_(rank + 1.0)
+    if rank == 0:
+        model.bias.data.mul_(2.0)
+
+
+@pytest.mark.parametrize("name", ["dyngrad", "torch"])
+def test_hogwild_children_update_the_parents_shared_parameters_as_torch(name):
+    lib = dyngrad if name == "dyngrad" else pytest.importorskip("torch")
+    lib.manual_seed(0)
+    model = lib.nn.Linear(3, 2).share_memory()
+    assert all(p.is_shared() for p in model.parameters())
+    weight, bias = model.weight.detach().clone(), model.bias.detach().clone()
+    ctx = multiprocessing.get_context("fork")
+    processes = [ctx.Process(target=_hogwild_step, args=(model, rank)) for rank in range(2)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        _finish(process)
+    assert lib.allclose(model.weight, weight + 3.0) and lib.allclose(model.bias, bias * 2)
+
+
+def test_a_view_is_marked_shared_and_keeps_its_bases_memory():
+    base = dyngrad.arange(4.0)
+    view = base[1:]
+    assert view.share_memory_() is view and view.is_shared() and not base.is_shared()
+    view[0] = 9.0
+    assert base[1].item() == 9.0

@@ -5,6 +5,10 @@ their CPU meaning, plus `Tensor.new_empty_strided`."""
 
 from __future__ import annotations
 
+import mmap
+
+import numpy as np
+
 from ._tensor import Tensor
 from .autograd.anomaly import _set as _set_anomaly
 from .ops.shape.storage import empty_strided
@@ -98,9 +102,29 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
 # ---- Tensor memory predicates ---------------------------------------------------------------
 
 
+# Note [Shared memory]
+# `share_memory_` moves a tensor's array into an anonymous shared mapping (mmap), which
+# processes forked afterwards share with the parent instead of copying on write: Hogwild
+# training (`model.share_memory()`, then `torch.multiprocessing.Process`es that step the same
+# parameters) sees every process's updates, as with PyTorch. Only a tensor that owns its
+# array moves (a view is marked shared and keeps its base's memory), and views made earlier
+# keep the old array. A spawned process, or a tensor sent through a Queue, gets a copy (torch
+# passes a file descriptor instead): the values are the same, the memory is not shared.
+
+
 def _share_memory_(self):
-    """Matches `Tensor.share_memory_`: marks the tensor shared (NumPy memory is passed to
-    worker processes by the data loader's own pickling) and returns it."""
+    """Matches `Tensor.share_memory_` (see Note [Shared memory]); returns the tensor."""
+    data = self._data
+    if (
+        not getattr(self, "_shared", False)
+        and self._base is None
+        and type(data) is np.ndarray
+        and data.nbytes
+    ):
+        shared = np.frombuffer(mmap.mmap(-1, data.nbytes), dtype=data.dtype)
+        shared = shared.reshape(data.shape)
+        shared[...] = data
+        self._data = shared
     self._shared = True
     return self
 
