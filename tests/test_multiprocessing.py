@@ -14,10 +14,6 @@ import dyngrad
 TIMEOUT = 60
 
 
-def _square_into(queue, t):
-    queue.put(t * t)
-
-
 def _write_marker(i, path):
     with open(f"{path}.{i}", "w") as fh:
         fh.write(str(i))
@@ -71,16 +67,44 @@ def test_sharing_strategies_as_torch(lib):
         mp.set_sharing_strategy("file_descriptor")
 
 
-def test_tensor_through_a_queue_keeps_values_dtype_and_requires_grad():
-    mp = dyngrad.multiprocessing
-    ctx = mp.get_context("fork")
-    queue = ctx.Queue()
-    t = dyngrad.arange(6, dtype=dyngrad.float64).reshape(2, 3)
-    process = _run_child(ctx, _square_into, (queue, t))
-    got = queue.get(timeout=TIMEOUT)
-    _finish(process)
-    assert got.dtype == dyngrad.float64 and got.tolist() == (t * t).tolist()
+def _exchange(queue, back):
+    t = queue.get(timeout=TIMEOUT)
+    t.add_(10)  # in the memory the parent shares
+    p = queue.get(timeout=TIMEOUT)
+    back.put((t.is_shared(), type(p).__name__, p.requires_grad))
+    p.data.mul_(2)
+    back.put(t * 1)
+    queue.get(timeout=TIMEOUT)  # serve the descriptor until the parent has it, as torch needs
 
+
+@pytest.mark.parametrize(
+    "name,method", [("dyngrad", "fork"), ("dyngrad", "spawn"), ("torch", "fork")]
+)
+def test_tensors_through_a_queue_share_memory_as_torch(name, method):
+    lib = dyngrad if name == "dyngrad" else pytest.importorskip("torch")
+    ctx = lib.multiprocessing.get_context(method)
+    queue, back = ctx.Queue(), ctx.Queue()
+    t, p = lib.arange(4.0), lib.nn.Parameter(lib.ones(2))
+    process = _run_child(ctx, _exchange, (queue, back))
+    try:
+        queue.put(t)
+        queue.put(p)
+        assert back.get(timeout=TIMEOUT) == (True, "Parameter", True)
+        result = back.get(timeout=TIMEOUT)
+        queue.put(None)
+    finally:
+        _finish(process)
+    assert t.is_shared() and t.tolist() == [10.0, 11.0, 12.0, 13.0] and p.tolist() == [2.0, 2.0]
+    assert result.tolist() == [10.0, 11.0, 12.0, 13.0] and result.is_shared()
+
+
+def test_a_view_crosses_a_queue_as_a_copy_of_its_values():
+    ctx = dyngrad.multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    base = dyngrad.arange(6.0, dtype=dyngrad.float64)
+    queue.put(base[::2])
+    got = queue.get(timeout=TIMEOUT)
+    assert got.dtype == dyngrad.float64 and got.tolist() == [0.0, 2.0, 4.0]
     leaf = dyngrad.ones(3, requires_grad=True)
     queue.put(leaf)
     back = queue.get(timeout=TIMEOUT)
@@ -144,14 +168,19 @@ import torch
 import torch.multiprocessing as mp
 
 
-def work(i, queue):
+def work(i, queue, done):
     queue.put((i, torch.full((2,), float(i)) * 3, torch.__name__))
+    done.wait(60)  # serve the tensor's memory until the parent has it
 
 
 if __name__ == "__main__":
-    queue = mp.get_context("spawn").SimpleQueue()
-    mp.spawn(work, args=(queue,), nprocs=2)
+    ctx = mp.get_context("spawn")
+    queue, done = ctx.SimpleQueue(), ctx.Event()
+    processes = mp.spawn(work, args=(queue, done), nprocs=2, join=False)
     got = sorted(queue.get() for _ in range(2))
+    done.set()
+    while not processes.join(60):
+        pass
     print([(i, t.tolist(), type(t).__module__, name) for i, t, name in got])
 """
 

@@ -1,20 +1,24 @@
 """`torch.multiprocessing`: Python's multiprocessing, re-exported as PyTorch does, with
 `spawn`/`start_processes` and the sharing-strategy settings.
 
-Tensors cross a Queue or a Pipe by pickling, so they arrive with the same values, dtype and
-requires_grad. dyngrad departs from torch in one way: the receiver gets a copy of the array,
-not a view of shared memory, so a child's in-place change is not seen by the parent (torch
-moves the storage to shared memory; NumPy arrays have no such storage to move).
+A tensor sent through a Queue or a Pipe (or as a spawned Process's argument) is first moved
+to shared memory, as PyTorch does, and the receiver maps the same memory: a change either
+side makes is seen by the other (See Note [Shared memory] in _settings.py). A view is sent as
+a copy of its values, where PyTorch would share its base.
 """
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import pickle
 import sys
 from multiprocessing import *  # noqa: F403 - PyTorch re-exports the whole module
 from multiprocessing import reduction as _reduction
 
+import numpy as np
+
+from .._settings import adopt_shared
 from .._tensor import Tensor
 from ..nn.parameter import Parameter
 from .spawn import (
@@ -70,7 +74,32 @@ def _reduce_tensor(tensor: Tensor):
             "If you just want to transfer the data, call detach() on the tensor "
             "before serializing (e.g., putting it on the queue)."
         )
-    return tensor.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+    tensor.share_memory_()  # as PyTorch's reducer moves the sender's storage
+    shared = getattr(tensor, "_shared_memory", None)
+    if shared is None or shared[1] is None or tensor._data is not shared[0]:
+        return tensor.__reduce_ex__(pickle.HIGHEST_PROTOCOL)  # a view, or no memfd: a copy
+    array = shared[0]
+    layout = (array.nbytes, array.dtype.str, array.shape)
+    return _rebuild_shared, (
+        type(tensor),
+        _reduction.DupFd(shared[1]),
+        layout,
+        tensor.requires_grad,
+    )
+
+
+def _rebuild_shared(cls, dup_fd, layout, requires_grad):
+    # the receiving side: map the sender's memory (See Note [Shared memory])
+    nbytes, dtype, shape = layout
+    fd = dup_fd.detach()
+    array = np.frombuffer(mmap.mmap(fd, nbytes), dtype=dtype).reshape(shape)
+    tensor = Tensor._wrap(array)
+    adopt_shared(tensor, array, fd)
+    if cls is Parameter:
+        tensor = Parameter(tensor, requires_grad)
+        adopt_shared(tensor, array, None)  # the descriptor stays with the first wrapper's
+        return tensor
+    return tensor.requires_grad_(requires_grad) if requires_grad else tensor
 
 
 def init_reductions() -> None:
