@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
-
 from ..._tensor import Tensor
 from ...graph.grad_mode import no_grad
 from ...graph.grad_mode import state as grad_state
@@ -52,10 +50,10 @@ __all__ = ["COPY_ROWS", "narrow_copy"]
 
 
 def _owned(out):
-    # a copy in C order: never a view of the input, always writeable
+    # a copy in C order (NumPy's and CuPy's default): never a view of the input, writeable
     if isinstance(out, (tuple, list)):
-        return tuple(np.asarray(o).copy() for o in out)
-    return np.asarray(out).copy()
+        return tuple(o.copy() for o in out)
+    return out.copy()
 
 
 def _copy_row(op):
