@@ -144,3 +144,12 @@ def test_a_two_dimensional_hidden_state_is_refused_as_torch(lib):
     params = [lib.randn(12, 3), lib.randn(12, 4), lib.randn(12), lib.randn(12)]
     with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range"):
         lib.gru(x, h, params, True, 1, 0.0, False, False, False)
+
+
+@pytest.mark.parametrize("name", ["lstm", "gru", "rnn_tanh"])
+def test_the_packed_form_is_refused_clearly(name):
+    data, batch_sizes = dyngrad.randn(5, 3), dyngrad.tensor([2, 2, 1])
+    hx = (dyngrad.zeros(1, 2, 4),) * 2 if name == "lstm" else dyngrad.zeros(1, 2, 4)
+    params = [dyngrad.randn(4, 3), dyngrad.randn(4, 4)]
+    with pytest.raises(NotImplementedError, match="on a packed sequence"):
+        getattr(dyngrad, name)(data, batch_sizes, hx, params, False, 1, 0.0, False, False)

@@ -149,6 +149,8 @@ def _sequence(name: str, input, hx, params, options: tuple, step):
 def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
     """Matches `torch.lstm` (padded input): (output, h_n, c_n)."""
     options = (has_biases, num_layers, dropout, train, bidirectional, batch_first)
+    if isinstance(hx, Tensor):  # lstm(data, batch_sizes, hx, params, ...): a packed sequence
+        params = None
     return _sequence("lstm", input, tuple(hx), params, options, lstm_step)
 
 
