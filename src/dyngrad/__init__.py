@@ -102,6 +102,9 @@ with _collections_paused():
         version,
     )
     from ._globals import *  # noqa: F403 - inf, nan, pi, e, newaxis, warn-always, matmul precision
+    from ._higher_order_ops import cond, while_loop
+    from ._lowrank import pca_lowrank, svd_lowrank
+    from ._storage import is_storage
     from .amp import autocast
     from .amp.autocast_mode import (
         clear_autocast_cache,
@@ -112,11 +115,16 @@ with _collections_paused():
         set_autocast_dtype,
         set_autocast_enabled,
     )
+    from .amp.legacy_functions import *  # noqa: F403 - torch.set_autocast_cpu_enabled, ...
     from .random import get_rng_state, set_rng_state
+    from .runtime.interop import *  # noqa: F403 - torch.get_num_interop_threads, ...
+    from .utils.dlpack import from_dlpack, to_dlpack
 
     # isort: split
     from ._functional_aliases import *  # noqa: F403 - torch.conv2d, torch.layer_norm, ...
     from ._settings import *  # noqa: F403 - default device, deterministic algorithms
+    from .nn.aten_functions import *  # noqa: F403 - torch.convolution, native_layer_norm, ...
+    from .nn.rnn_functional import *  # noqa: F403 - torch.lstm_cell, torch.gru, ...
 
     # isort: split
     # Namespaces real programs import, and Tensor's is_mps / is_sparse / ... predicates
@@ -147,6 +155,7 @@ _ON_FIRST_USE = {  # name on dyngrad -> (module, attribute of it; None: the modu
     "distributions": ("dyngrad.distributions", None),
     "doctor": ("dyngrad.doctor", None),
     "func": ("dyngrad.func", None),
+    "multiprocessing": ("dyngrad.multiprocessing", None),
     "onnx": ("dyngrad.onnx", None),
     "profiler": ("dyngrad.profiler", None),
     "serialization": ("dyngrad.serialization", None),
@@ -243,6 +252,12 @@ __all__ = sorted(
     set(_FUNCTIONS)
     | set(_functional_aliases.__all__)
     | set(_settings.__all__)
+    | set(nn.aten_functions.__all__)
+    | set(amp.legacy_functions.__all__)
+    | {"get_num_interop_threads", "set_num_interop_threads", "init_num_threads"}
+    | {"set_flush_denormal", "is_storage", "from_dlpack", "to_dlpack"}
+    | {"cond", "while_loop", "pca_lowrank", "svd_lowrank"}
+    | set(nn.rnn_functional.__all__)
     | {
         "Tensor",
         "Size",

@@ -5,6 +5,12 @@ their CPU meaning, plus `Tensor.new_empty_strided`."""
 
 from __future__ import annotations
 
+import mmap
+import os
+import weakref
+
+import numpy as np
+
 from ._tensor import Tensor
 from .autograd.anomaly import _set as _set_anomaly
 from .ops.shape.storage import empty_strided
@@ -98,9 +104,49 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
 # ---- Tensor memory predicates ---------------------------------------------------------------
 
 
+# Note [Shared memory]
+# `share_memory_` moves a tensor's array into shared memory: a memfd (Linux; an anonymous
+# shared mapping elsewhere) that processes forked afterwards map as the parent does, and that
+# torch.multiprocessing sends to other processes (a Queue, a spawned Process's arguments) as
+# a file descriptor, as PyTorch's "file_descriptor" strategy does; the receiver maps the same
+# memory. So Hogwild training (`model.share_memory()`, then processes that step the same
+# parameters) sees every process's updates, as with PyTorch. Only a tensor that owns its array
+# moves (a view is marked shared and keeps its base's memory; torch would move the base), and
+# views made earlier keep the old array.
+
+
+def shared_array(data: np.ndarray) -> tuple:
+    """(a copy of `data` in shared memory, its file descriptor or None)."""
+    fd = os.memfd_create("dyngrad-shared") if hasattr(os, "memfd_create") else None
+    if fd is None:
+        buffer = mmap.mmap(-1, data.nbytes)
+    else:
+        os.ftruncate(fd, data.nbytes)
+        buffer = mmap.mmap(fd, data.nbytes)
+    shared = np.frombuffer(buffer, dtype=data.dtype).reshape(data.shape)
+    shared[...] = data
+    return shared, fd
+
+
+def adopt_shared(tensor: Tensor, shared: np.ndarray, fd) -> None:
+    """Make `shared` (mapped from `fd`) the tensor's memory; the descriptor lives as long."""
+    tensor._data = shared
+    tensor._shared = True
+    tensor._shared_memory = (shared, fd)  # what torch.multiprocessing sends for it
+    if fd is not None:
+        weakref.finalize(tensor, os.close, fd)
+
+
 def _share_memory_(self):
-    """Matches `Tensor.share_memory_`: marks the tensor shared (NumPy memory is passed to
-    worker processes by the data loader's own pickling) and returns it."""
+    """Matches `Tensor.share_memory_` (see Note [Shared memory]); returns the tensor."""
+    data = self._data
+    if (
+        getattr(self, "_shared_memory", None) is None
+        and self._base is None
+        and type(data) is np.ndarray
+        and data.nbytes
+    ):
+        adopt_shared(self, *shared_array(data))
     self._shared = True
     return self
 

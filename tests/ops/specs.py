@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import (
     specs_activation,
+    specs_aten_functions,
     specs_core,
     specs_elementwise,
     specs_fft,
@@ -18,6 +19,7 @@ from . import (
     specs_special_bessel,
     specs_special_gamma,
     specs_surface,
+    specs_view_copies,
 )
 
 SPECS = [
@@ -38,6 +40,8 @@ SPECS = [
         specs_legacy,
         specs_surface,
         specs_fft,
+        specs_view_copies,
+        specs_aten_functions,
     )
     for spec in module.SPECS
 ]

@@ -68,6 +68,14 @@ SPECIAL = {
     "bitwise_xor": lambda lib: (lib.tensor([1, 2]), lib.tensor([3, 1])),
     "bitwise_left_shift": lambda lib: (lib.tensor([1, 2]), lib.tensor([3, 1])),
     "bitwise_right_shift": lambda lib: (lib.tensor([8, 2]), lib.tensor([3, 1])),
+    # the view copies (ops/shape/view_copies.py)
+    "as_strided_copy": lambda lib: (lib.arange(9.0).reshape(3, 3), (2, 2), (1, 2)),
+    "narrow_copy": lambda lib: (lib.arange(9.0).reshape(3, 3), 1, 1, 2),
+    "split_with_sizes_copy": lambda lib: (lib.arange(9.0).reshape(3, 3), [1, 2]),
+    "unfold_copy": lambda lib: (lib.arange(9.0).reshape(3, 3), 1, 2, 1),
+    "view_as_complex_copy": lambda lib: (lib.arange(6.0).reshape(3, 2),),
+    "view_as_real_copy": lambda lib: (lib.arange(3.0).to(lib.complex64),),
+    "view_copy": lambda lib: (lib.arange(9.0).reshape(3, 3), (9,)),
 }
 RANDOM = {"rand", "randn", "randint", "randperm", "normal", "multinomial", "empty"}
 

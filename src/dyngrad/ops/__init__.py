@@ -10,7 +10,9 @@ from .._tensor import Tensor
 from .creation import (  # noqa: F401
     buffers,
     conversion,
+    dlpack_methods,
     factories,
+    fill,
     random,
     random_fill,
     random_sampling,
@@ -62,6 +64,7 @@ from .nn import (  # noqa: F401
     grid_sample,
     linear,
     loss,
+    native_ops,
     norm,
     pad,
     pixel,
@@ -102,7 +105,9 @@ from .shape import (  # noqa: F401
     scatter,
     scatter_reduce,
     storage,
+    strided_scatter,
     structure,
+    view_copies,
 )
 from .sparse import construction, kernels  # noqa: F401
 from .sparse import products as sparse_products  # noqa: F401

@@ -121,4 +121,6 @@ class ConversionMixin:
         return self._apply(lambda t: t.type(dst_type))
 
     def share_memory(self) -> Module:
-        return self
+        """Matches `torch.nn.Module.share_memory`: parameters and buffers in shared memory
+        (See Note [Shared memory] in _settings.py)."""
+        return self._apply(lambda t: t.share_memory_())

@@ -239,6 +239,31 @@ OUT_FUNCTIONS = frozenset(
 # the op PyTorch names when it refuses inputs that require grad, where not the function's own
 # name; None where the function is a composite whose writing into `out` is recorded instead
 OUT_OPS = {"lu": None, "lu_solve": "linalg_lu_solve"}
+# the view copies (ops/shape/view_copies.py): PyTorch records their writing into `out`
+VIEW_COPIES = (
+    "alias_copy",
+    "as_strided_copy",
+    "detach_copy",
+    "diagonal_copy",
+    "expand_copy",
+    "permute_copy",
+    "select_copy",
+    "slice_copy",
+    "split_copy",
+    "split_with_sizes_copy",
+    "squeeze_copy",
+    "t_copy",
+    "transpose_copy",
+    "unbind_copy",
+    "unfold_copy",
+    "unsqueeze_copy",
+    "view_copy",
+    "view_as_real_copy",
+    "view_as_complex_copy",
+    "narrow_copy",
+)
+OUT_OPS.update(dict.fromkeys(VIEW_COPIES))
+OUT_FUNCTIONS = OUT_FUNCTIONS | frozenset(VIEW_COPIES)
 
 _RESIZED = (
     "An output with one or more elements was resized since it had shape {}, which does not "
