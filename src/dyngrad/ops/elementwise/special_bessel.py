@@ -8,10 +8,9 @@ import numpy as np
 
 from ..arrays import bessel
 from ..table import promotion
-from ..table.errors import expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
-from ..table.surface import public_unary
+from ..table.surface import public_unary, special_unary
 
 
 def i0_array(x):
@@ -153,18 +152,9 @@ _NAMED_X = {
 }
 
 
-def _publish(name, op):
-    argument = "x" if name in _NAMED_X else "input"
-
-    def fn(input):
-        expect_tensor("special_" + name, argument, 1, input)
-        return apply(op, (input,))
-
-    fn.__name__ = name
-    fn.__doc__ = f"Matches `torch.special.{name}`."
-    return fn
-
-
-i0e = _publish("i0e", I0E)
-i1e = _publish("i1e", I1E)
-BESSEL_FUNCTIONS = {name: _publish(name, op) for name, op in BESSEL_ROWS.items()}
+i0e = special_unary("i0e", I0E)
+i1e = special_unary("i1e", I1E)
+BESSEL_FUNCTIONS = {
+    name: special_unary(name, op, "x" if name in _NAMED_X else "input")
+    for name, op in BESSEL_ROWS.items()
+}

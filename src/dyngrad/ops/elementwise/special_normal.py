@@ -12,9 +12,9 @@ from ..arrays import erf as erf_arrays
 from ..arrays import normal_functions
 from ..arrays import zeta as zeta_arrays
 from ..table import promotion
-from ..table.errors import expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
+from ..table.surface import special_unary
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
 _PROMOTE_ERFCX = promotion.real_kernel("erfcx_cpu", promotion.floating)
@@ -60,19 +60,9 @@ NDTRI = defop(
 )
 
 
-def _publish(name, op):
-    def fn(input):
-        expect_tensor("special_" + name, "input", 1, input)
-        return apply(op, (input,))
-
-    fn.__name__ = name
-    fn.__doc__ = f"Matches `torch.special.{name}`."
-    return fn
-
-
-erfcx = _publish("erfcx", ERFCX)
-log_ndtr = _publish("log_ndtr", LOG_NDTR)
-ndtri = _publish("ndtri", NDTRI)
+erfcx = special_unary("erfcx", ERFCX)
+log_ndtr = special_unary("log_ndtr", LOG_NDTR)
+ndtri = special_unary("ndtri", NDTRI)
 
 
 # ---- zeta -----------------------------------------------------------------------------------
