@@ -12,6 +12,8 @@ import warnings
 import pytest
 
 import dyngrad
+from dyngrad.autograd import profiler as autograd_profiler
+from dyngrad.profiler import legacy as profiler_legacy
 
 # ops both libraries record by the same aten name for the program below (PyTorch records
 # more: the ATen ops its kernels call inside these, such as aten::empty or aten::as_strided)
@@ -375,3 +377,11 @@ def test_time_unit_and_header(torch):
         assert lines[0] == "=" * len(lines[2].rstrip()) and lines[1] == "TITLE"
         assert re.fullmatch(r"Self CPU time total: \d+\.\d{3}ms", lines[-1])
     assert _layout("\n".join(tables[0][2:])) == _layout("\n".join(tables[1][2:]))
+
+
+def test_autograd_profiler_forwards_every_legacy_name():
+    # the autograd layer lists the names it fetches from dyngrad.profiler.legacy (it may not
+    # import the tools layer); the two lists must not drift apart
+    assert autograd_profiler._FROM_PROFILER == set(profiler_legacy.__all__)
+    for name in profiler_legacy.__all__:
+        assert getattr(autograd_profiler, name) is getattr(profiler_legacy, name)

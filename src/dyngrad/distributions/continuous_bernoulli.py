@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from numbers import Number
 
 from ..graph.grad_mode import no_grad
 from ..nn.functional_loss import binary_cross_entropy_with_logits
@@ -12,12 +11,12 @@ from ..ops.elementwise.compare import where
 from ..size import Size
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _BinaryProbsOrLogits, broadcast_all, clamp_probs, lazy_property, logits_to_probs
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(ExponentialFamily):
+class ContinuousBernoulli(_BinaryProbsOrLogits, ExponentialFamily):
     """Matches `torch.distributions.ContinuousBernoulli(probs=None, logits=None,
     lims=(0.499, 0.501))`. Near p = 1/2 the closed forms cancel badly, so inside `lims` they
     are replaced by Taylor expansions around 1/2, as PyTorch's are.
@@ -29,21 +28,14 @@ class ContinuousBernoulli(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        param = self._set_probs_or_logits(probs, logits)
         if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
             # checked before clamping (PyTorch checks only when validate_args is given)
             if validate_args is not None:
-                if not bool(self.arg_constraints["probs"].check(self.probs).all()):
+                if not bool(self.arg_constraints["probs"].check(param).all()):
                     raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
+            self.probs = self._param = clamp_probs(param)
+        batch_shape = self._param.size()
         self._lims = lims
         super().__init__(batch_shape, validate_args=validate_args)
 
@@ -51,10 +43,7 @@ class ContinuousBernoulli(ExponentialFamily):
         new = self._get_checked_instance(ContinuousBernoulli, _instance)
         new._lims = self._lims
         batch_shape = Size(batch_shape)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(batch_shape))
-                new._param = getattr(new, name)
+        self._expand_probs_or_logits(new, batch_shape)
         super(ContinuousBernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -100,11 +89,8 @@ class ContinuousBernoulli(ExponentialFamily):
         return where(self._outside_unstable_region(), variances, taylor)
 
     @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
     def probs(self):
+        # clamped, unlike the other binary distributions' (as PyTorch's)
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
 
     @property

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Number
-
 from ..graph.grad_mode import no_grad
 from ..nn.functional_loss import binary_cross_entropy_with_logits
 from ..ops.creation.factories import empty, zeros_like
@@ -11,12 +9,12 @@ from ..ops.elementwise.compare import where
 from ..size import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, finfo, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _BinaryProbsOrLogits, broadcast_all, finfo
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(_BinaryProbsOrLogits, Distribution):
     """Matches `torch.distributions.Geometric(probs=None, logits=None)`: support {0, 1, ...},
     P(k) = (1 - p)^k p; `probs` must be positive (checked after the unit interval)."""
 
@@ -24,15 +22,8 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        batch_shape = Size() if isinstance(given, Number) else given.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        param = self._set_probs_or_logits(probs, logits)
+        super().__init__(param.size(), validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs
             valid = value > 0
@@ -46,9 +37,7 @@ class Geometric(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Geometric, _instance)
         batch_shape = Size(batch_shape)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(batch_shape))
+        self._expand_probs_or_logits(new, batch_shape)
         super(Geometric, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -64,14 +53,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=()):
         # floor(log U / log(1 - p)) with U uniform on [tiny, 1), drawn by uniform_ as PyTorch

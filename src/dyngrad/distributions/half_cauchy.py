@@ -4,61 +4,27 @@ from __future__ import annotations
 
 import math
 
-from ..ops.creation.factories import as_tensor, full, zeros_like
-from ..ops.elementwise.compare import where
-from . import constraints
+from ..ops.creation.factories import full
 from .cauchy import Cauchy
-from .transformed_distribution import TransformedDistribution
-from .transforms import AbsTransform
+from .folded import _HalfDistribution
 
 __all__ = ["HalfCauchy"]
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfCauchy(_HalfDistribution):
     """Matches `torch.distributions.HalfCauchy(scale)`."""
 
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
-    def __init__(self, scale, validate_args=None):
-        base = Cauchy(0, scale, validate_args=False)
-        super().__init__(base, AbsTransform(), validate_args=validate_args)
+    _base = Cauchy
+    _log_prob_converts = True
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(HalfCauchy, _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def scale(self):
-        return self.base_dist.scale
-
-    @property
     def mean(self):
         return full(self._extended_shape(), math.inf, dtype=self.scale.dtype)
 
     @property
-    def mode(self):
-        return zeros_like(self.scale)
-
-    @property
     def variance(self):
         return self.base_dist.variance
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        value = as_tensor(value, dtype=self.base_dist.scale.dtype)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)

@@ -140,17 +140,23 @@ def _reshaped(shape, source, target):
     return shape[:cut] + target
 
 
+def _checked_transforms(tseq, cache_size):
+    """Cat's and Stack's `tseq`: checked to be transforms, each given the `cache_size`."""
+    if not all(isinstance(t, Transform) for t in tseq):
+        raise AssertionError("All elements of tseq must be Transform instances")
+    if cache_size:
+        tseq = [t.with_cache(cache_size) for t in tseq]
+    return list(tseq)
+
+
 class CatTransform(Transform):
     """Matches `CatTransform(tseq, dim=0, lengths=None)`: transform i applied to the i-th
     slice of `lengths[i]` along `dim`, the results concatenated."""
 
     def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
+        transforms = _checked_transforms(tseq, cache_size)
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = transforms
         self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
         if len(self.lengths) != len(self.transforms):
             raise AssertionError(
@@ -216,12 +222,9 @@ class StackTransform(Transform):
     `dim`, the results stacked."""
 
     def __init__(self, tseq, dim=0, cache_size=0):
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
+        transforms = _checked_transforms(tseq, cache_size)
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = transforms
         self.dim = dim
 
     def with_cache(self, cache_size=1):

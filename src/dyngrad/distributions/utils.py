@@ -99,6 +99,42 @@ class lazy_property:
         return value
 
 
+class _BinaryProbsOrLogits:
+    """Mixin of the distributions parameterised by one Bernoulli `probs` or by its `logits`
+    (exactly one given, as PyTorch's): the other is computed lazily when first read."""
+
+    def _set_probs_or_logits(self, probs, logits, total_count=None):
+        """Stores the given parameter as `probs` or `logits`, and as `_param`; with
+        `total_count`, broadcasts the two and stores `total_count` in the parameter's dtype.
+        Returns the stored parameter."""
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        name, given = ("probs", probs) if probs is not None else ("logits", logits)
+        if total_count is None:
+            (param,) = broadcast_all(given)
+        else:
+            total_count, param = broadcast_all(total_count, given)
+            self.total_count = total_count.type_as(param)
+        setattr(self, name, param)
+        self._param = param
+        return param
+
+    def _expand_probs_or_logits(self, new, batch_shape):
+        """`expand`'s share: the stored parameter (not the lazy one) expanded onto `new`."""
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(batch_shape))
+                new._param = getattr(new, name)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+
 class _lazy_property_and_property(lazy_property, property):
     """On the class, a lazy property reads as both (docs see a property, validation a lazy one)."""
 

@@ -93,6 +93,16 @@ def cosine_embedding_loss(
     return _reduce(output, reduction)
 
 
+def _check_triplet_dims(anchor, positive, negative) -> None:
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if not dims[0] == dims[1] == dims[2]:
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+            f"{dims[2]}D inputs"
+        )
+
+
 @autocast_entry("triplet_margin_loss")  # See Note [Autocast policy]
 def triplet_margin_loss(
     anchor,
@@ -109,13 +119,7 @@ def triplet_margin_loss(
     """Matches `torch.nn.functional.triplet_margin_loss`."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    dims = (anchor.dim(), positive.dim(), negative.dim())
-    if not dims[0] == dims[1] == dims[2]:
-        raise RuntimeError(
-            f"The anchor, positive, and negative tensors are expected to have the same number "
-            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
-            f"{dims[2]}D inputs"
-        )
+    _check_triplet_dims(anchor, positive, negative)
     dist_pos = pairwise_distance(anchor, positive, p, eps)
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -130,13 +134,7 @@ def triplet_margin_with_distance_loss(
     any distance (pairwise_distance by default)."""
     distance = pairwise_distance if distance_function is None else distance_function
     _check_reduction(reduction)
-    dims = (anchor.dim(), positive.dim(), negative.dim())
-    if not dims[0] == dims[1] == dims[2]:
-        raise RuntimeError(
-            f"The anchor, positive, and negative tensors are expected to have the same number "
-            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
-            f"{dims[2]}D inputs"
-        )
+    _check_triplet_dims(anchor, positive, negative)
     dist_pos = distance(anchor, positive)
     dist_neg = distance(anchor, negative)
     if swap:

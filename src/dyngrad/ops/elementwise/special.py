@@ -18,6 +18,20 @@ from .unary import erf
 _SQRT1_2 = math.sqrt(0.5)
 
 
+def float64_forward(fn):
+    """A one-input row's forward from `fn`, an array function that computes in float64 over a
+    flat array: the result is reshaped and rounded to the input's dtype (the special functions
+    of special_bessel and special_normal)."""
+
+    def fwd(xp, x):
+        flat = np.asarray(x, np.float64).ravel()
+        with np.errstate(all="ignore"):
+            out = fn(flat)
+        return out.reshape(x.shape).astype(x.dtype, copy=False)
+
+    return fwd
+
+
 def _entr_fwd(xp, x):
     # -x log x, 0 at 0, -inf below (outside the domain), nan stays nan
     with np.errstate(divide="ignore", invalid="ignore"):

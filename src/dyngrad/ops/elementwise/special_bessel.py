@@ -8,10 +8,10 @@ import numpy as np
 
 from ..arrays import bessel
 from ..table import promotion
-from ..table.errors import expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
-from ..table.surface import public_unary
+from ..table.surface import public_unary, special_unary
+from .special import float64_forward
 
 
 def i0_array(x):
@@ -75,16 +75,6 @@ def special_i1(input):
 # results never require grad).
 
 
-def _kernel(fn):
-    def fwd(xp, x):
-        flat = np.asarray(x, np.float64).ravel()
-        with np.errstate(all="ignore"):
-            out = fn(flat)
-        return out.reshape(x.shape).astype(x.dtype, copy=False)
-
-    return fwd
-
-
 def _exp_scaled(scaled, sign, at_inf):
     """scaled(x) * exp(sign |x|), with exp taken in x's dtype so that float32 overflows (or
     underflows) where PyTorch's float32 kernel does; +inf gives `at_inf`."""
@@ -107,7 +97,7 @@ def _i1e_grad(g, x, out):
 
 I0E = defop(
     "special_i0e",
-    _kernel(bessel.i0e),
+    float64_forward(bessel.i0e),
     # d/dx (I0(x) e^-|x|) = I1(x) e^-|x| - sgn(x) I0(x) e^-|x|
     {"x": lambda g, x, out: g * (apply(I1E, (x,)) - x.sgn() * out)},
     promote=promotion.real_kernel("i0e_cpu", promotion.floating, half=True),
@@ -115,7 +105,7 @@ I0E = defop(
 )
 I1E = defop(
     "special_i1e",
-    _kernel(bessel.i1e),
+    float64_forward(bessel.i1e),
     {"x": _i1e_grad},
     promote=promotion.real_kernel("i1e_cpu", promotion.floating, half=True),
     node="SpecialI1EBackward0",
@@ -123,18 +113,18 @@ I1E = defop(
 
 # name -> forward of the rows without a derivative (PyTorch records no node for them)
 _UNDIFFERENTIATED = {
-    "airy_ai": _kernel(bessel.airy_ai),
-    "bessel_j0": _kernel(bessel.bessel_j0),
-    "bessel_j1": _kernel(bessel.bessel_j1),
-    "bessel_y0": _kernel(bessel.bessel_y0),
-    "bessel_y1": _kernel(bessel.bessel_y1),
+    "airy_ai": float64_forward(bessel.airy_ai),
+    "bessel_j0": float64_forward(bessel.bessel_j0),
+    "bessel_j1": float64_forward(bessel.bessel_j1),
+    "bessel_y0": float64_forward(bessel.bessel_y0),
+    "bessel_y1": float64_forward(bessel.bessel_y1),
     "modified_bessel_i0": _exp_scaled(bessel.i0e, 1, np.nan),
     "modified_bessel_i1": _exp_scaled(bessel.i1e, 1, np.nan),
     "modified_bessel_k0": _exp_scaled(bessel.k0e, -1, 0.0),
     "modified_bessel_k1": _exp_scaled(bessel.k1e, -1, 0.0),
-    "scaled_modified_bessel_k0": _kernel(bessel.k0e),
-    "scaled_modified_bessel_k1": _kernel(bessel.k1e),
-    "spherical_bessel_j0": _kernel(bessel.spherical_j0),
+    "scaled_modified_bessel_k0": float64_forward(bessel.k0e),
+    "scaled_modified_bessel_k1": float64_forward(bessel.k1e),
+    "spherical_bessel_j0": float64_forward(bessel.spherical_j0),
 }
 BESSEL_ROWS = {
     name: defop(
@@ -153,18 +143,9 @@ _NAMED_X = {
 }
 
 
-def _publish(name, op):
-    argument = "x" if name in _NAMED_X else "input"
-
-    def fn(input):
-        expect_tensor("special_" + name, argument, 1, input)
-        return apply(op, (input,))
-
-    fn.__name__ = name
-    fn.__doc__ = f"Matches `torch.special.{name}`."
-    return fn
-
-
-i0e = _publish("i0e", I0E)
-i1e = _publish("i1e", I1E)
-BESSEL_FUNCTIONS = {name: _publish(name, op) for name, op in BESSEL_ROWS.items()}
+i0e = special_unary("i0e", I0E)
+i1e = special_unary("i1e", I1E)
+BESSEL_FUNCTIONS = {
+    name: special_unary(name, op, "x" if name in _NAMED_X else "input")
+    for name, op in BESSEL_ROWS.items()
+}

@@ -12,9 +12,10 @@ from ..arrays import erf as erf_arrays
 from ..arrays import normal_functions
 from ..arrays import zeta as zeta_arrays
 from ..table import promotion
-from ..table.errors import expect_tensor
 from ..table.record import apply
 from ..table.registry import defop
+from ..table.surface import special_unary
+from .special import float64_forward
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
 _PROMOTE_ERFCX = promotion.real_kernel("erfcx_cpu", promotion.floating)
@@ -24,19 +25,9 @@ _PROMOTE_ZETA = promotion.real_kernel("zeta_cpu", promotion.binary_floating)
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
-def _kernel(fn):
-    def fwd(xp, x):
-        flat = np.asarray(x, np.float64).ravel()
-        with np.errstate(all="ignore"):
-            out = fn(flat)
-        return out.reshape(x.shape).astype(x.dtype, copy=False)
-
-    return fwd
-
-
 ERFCX = defop(
     "special_erfcx",
-    _kernel(lambda x: erf_arrays.erfcx(np, x)),
+    float64_forward(lambda x: erf_arrays.erfcx(np, x)),
     # d/dx e^(x^2) erfc(x) = 2x erfcx(x) - 2/sqrt(pi)
     {"x": lambda g, x, out: (2.0 * x * out - _TWO_OVER_SQRT_PI) * g},
     promote=_PROMOTE_ERFCX,
@@ -44,7 +35,7 @@ ERFCX = defop(
 )
 LOG_NDTR = defop(
     "special_log_ndtr",
-    _kernel(normal_functions.log_ndtr),
+    float64_forward(normal_functions.log_ndtr),
     # d/dx log Phi(x) = phi(x) / Phi(x) = exp(-(log Phi(x) + x^2/2)) / sqrt(2 pi)
     {"x": lambda g, x, out: g / _SQRT_2PI * (out + x.pow(2) / 2).neg().exp()},
     promote=_PROMOTE_LOG_NDTR,
@@ -52,7 +43,7 @@ LOG_NDTR = defop(
 )
 NDTRI = defop(
     "special_ndtri",
-    _kernel(normal_functions.ndtri),
+    float64_forward(normal_functions.ndtri),
     # dx/dp = 1 / phi(x) = sqrt(2 pi) exp(x^2 / 2)
     {"x": lambda g, out: g * _SQRT_2PI * (out.square() / 2).exp()},
     promote=_PROMOTE_NDTRI,
@@ -60,19 +51,9 @@ NDTRI = defop(
 )
 
 
-def _publish(name, op):
-    def fn(input):
-        expect_tensor("special_" + name, "input", 1, input)
-        return apply(op, (input,))
-
-    fn.__name__ = name
-    fn.__doc__ = f"Matches `torch.special.{name}`."
-    return fn
-
-
-erfcx = _publish("erfcx", ERFCX)
-log_ndtr = _publish("log_ndtr", LOG_NDTR)
-ndtri = _publish("ndtri", NDTRI)
+erfcx = special_unary("erfcx", ERFCX)
+log_ndtr = special_unary("log_ndtr", LOG_NDTR)
+ndtri = special_unary("ndtri", NDTRI)
 
 
 # ---- zeta -----------------------------------------------------------------------------------

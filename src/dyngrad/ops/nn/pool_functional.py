@@ -206,6 +206,15 @@ def max_pool1d(
     return (values, indices.squeeze(-2)) if return_indices else values
 
 
+def _avg_pool_nd(
+    name, nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+):
+    window = _pool_geometry(name, input, kernel_size, stride, padding, 1, ceil_mode, nd=nd)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    return avg_pool(input, window, AvgOptions(bool(count_include_pad), divisor_override))
+
+
 def avg_pool2d(
     input,
     kernel_size,
@@ -216,10 +225,8 @@ def avg_pool2d(
     divisor_override=None,
 ):
     """Matches `torch.nn.functional.avg_pool2d`."""
-    window = _pool_geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError("divisor must be not zero")
-    return avg_pool(input, window, AvgOptions(bool(count_include_pad), divisor_override))
+    args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _avg_pool_nd("avg_pool2d", 2, input, *args)
 
 
 def avg_pool3d(
@@ -232,11 +239,8 @@ def avg_pool3d(
     divisor_override=None,
 ):
     """Matches `torch.nn.functional.avg_pool3d` (AvgPool3DBackward0)."""
-    args = (kernel_size, stride, padding, 1, ceil_mode)
-    window = _pool_geometry("avg_pool3d", input, *args, nd=3)
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError("divisor must be not zero")
-    return avg_pool(input, window, AvgOptions(bool(count_include_pad), divisor_override))
+    args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _avg_pool_nd("avg_pool3d", 3, input, *args)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):

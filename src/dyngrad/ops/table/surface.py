@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from .argument_errors import method_copy, register
+from .errors import expect_tensor
 from .fast import unary
 from .inplace import apply_inplace
 from .out import OUT_FUNCTIONS, OUT_OPS, with_out
+from .record import apply
 
-__all__ = ["FUNCTIONS", "METHODS", "public", "public_unary", "install"]
+__all__ = ["FUNCTIONS", "METHODS", "public", "public_unary", "special_unary", "install"]
 
 FUNCTIONS: dict = {}
 METHODS: dict = {}
@@ -46,6 +48,20 @@ def public_unary(name: str, op, fn=None, *, aliases=(), inplace_function: bool =
     for alias in (name, *aliases):
         public(fn, name=alias)
         public(fn_, name=alias + "_", function=inplace_function)
+    return fn
+
+
+def special_unary(name: str, op, argument: str = "input"):
+    """A `torch.special.<name>` function of one row over one tensor (`argument` is the name
+    PyTorch's schema gives the input, which its argument error says). Not published as
+    `dyngrad.*` or a method: dyngrad.special collects these."""
+
+    def fn(input):
+        expect_tensor("special_" + name, argument, 1, input)
+        return apply(op, (input,))
+
+    fn.__name__ = name
+    fn.__doc__ = f"Matches `torch.special.{name}`."
     return fn
 
 
