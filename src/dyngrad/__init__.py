@@ -103,6 +103,7 @@ with _collections_paused():
     )
     from ._globals import *  # noqa: F403 - inf, nan, pi, e, newaxis, warn-always, matmul precision
     from ._higher_order_ops import cond, while_loop
+    from ._lobpcg import lobpcg
     from ._lowrank import pca_lowrank, svd_lowrank
     from ._storage import is_storage
     from .amp import autocast
@@ -256,7 +257,7 @@ __all__ = sorted(
     | set(amp.legacy_functions.__all__)
     | {"get_num_interop_threads", "set_num_interop_threads", "init_num_threads"}
     | {"set_flush_denormal", "is_storage", "from_dlpack", "to_dlpack"}
-    | {"cond", "while_loop", "pca_lowrank", "svd_lowrank"}
+    | {"cond", "while_loop", "pca_lowrank", "svd_lowrank", "lobpcg"}
     | set(nn.rnn_functional.__all__)
     | {
         "Tensor",
