@@ -21,7 +21,7 @@ from .ops.linalg.products import matmul
 from .ops.linalg.qr import linalg_qr as qr
 from .ops.linalg.solvers import inv_ex, solve, solve_ex
 from .ops.linalg.solvers import pinv as _pinv
-from .ops.linalg.spectral import eigh, eigvalsh
+from .ops.linalg.spectral import eig, eigh, eigvals, eigvalsh
 from .ops.reduction.norms import matrix_norm, norm, vector_norm
 from .ops.table.out import with_out, write_into
 
@@ -33,7 +33,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "householder_product",
     "inv",
@@ -71,6 +73,8 @@ __all__ = [
 _OUT_OPS = {
     "cholesky": "linalg_cholesky_ex",
     "det": "_linalg_det",
+    "eig": "linalg_eig",
+    "eigvals": "linalg_eig",
     "eigh": "_linalg_eigh",
     "eigvalsh": "_linalg_eigh",
     "slogdet": "_linalg_slogdet",

@@ -25,6 +25,7 @@ __all__ = [
     "qr",
     "linalg_lstsq",
     "histogramdd",
+    "linalg_eig",
     "linalg_eigh",
     "linalg_inv_ex",
     "linalg_solve_ex",
@@ -67,6 +68,7 @@ qr = _result_type("qr", ("Q", "R"))
 linalg_lstsq = _result_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 histogramdd = _result_type("histogramdd", ("hist", "bin_edges"))
 linalg_eigh = _result_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_eig = _result_type("linalg_eig", ("eigenvalues", "eigenvectors"))
 linalg_inv_ex = _result_type("linalg_inv_ex", ("inverse", "info"))
 linalg_solve_ex = _result_type("linalg_solve_ex", ("result", "info"))
 linalg_lu = _result_type("linalg_lu", ("P", "L", "U"))

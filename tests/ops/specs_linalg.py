@@ -257,6 +257,22 @@ SPECS = [
         [(T((3, 3)),), (T((2, 4, 4)),)],
         covers=("linalg_eigh",),
     ),
+    # eig: the vectors are defined up to a phase per column and the order is LAPACK's, so
+    # the spec reads what neither changes: the sum of |eigenvalue|^2 times each row's
+    # sum of |entry|^2
+    OpSpec(
+        "linalg_eig",
+        lambda t, a: (
+            lambda r: (
+                (r.eigenvalues.abs() ** 2).sum(-1, keepdim=True)
+                * (r.eigenvectors.abs() ** 2).sum(-1)
+            )
+        )(t.linalg.eig(a)),
+        [(T((3, 3)),), (T((2, 4, 4)),)],
+        ref=lambda np, a: (
+            lambda w, v: (np.abs(w) ** 2).sum(-1, keepdims=True) * (np.abs(v) ** 2).sum(-1)
+        )(*np.linalg.eig(a)),
+    ),
     OpSpec(
         "linalg_pinv_tolerances",
         lambda t, a: t.linalg.pinv(a) + t.linalg.pinv(a, atol=1e-3) + t.linalg.pinv(a, rtol=1e-2),
