@@ -33,6 +33,7 @@ __all__ = ["available", "job", "current_job", "wait", "launched_by_mpi", "write_
 LEFT = 7  # the tag of "this rank left the job" messages, on the control communicator
 GRACE = 1.0  # seconds a wait goes on after a member left, for what it sent before leaving
 LINGER = 15.0  # seconds a leaving rank waits for its peers to leave or end the job
+SETTLE = 0.5  # seconds an aborting rank gives the launcher to pass on what was written
 SPIN = 1e-3  # seconds a wait polls without sleeping
 PAUSE = 1e-4  # seconds between polls after that
 _LAUNCHER_VARIABLES = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
@@ -137,6 +138,10 @@ class Job:
             write_error_file(self.rank, *error)
         sys.stdout.flush()
         sys.stderr.flush()
+        # the launcher forwards each rank's output through its own pipes, and MPI_Abort makes
+        # it kill the job at once: lines already written (this rank's traceback, a peer's
+        # last words) could be dropped on the way. A moment lets them through.
+        time.sleep(SETTLE)
         self.world.Abort(code)
 
 
