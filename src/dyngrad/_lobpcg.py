@@ -29,8 +29,6 @@ from .runtime import dtypes
 
 __all__ = ["lobpcg"]
 
-_EPSILON = {"float32": 1.2e-07, "float64": 2.23e-16}
-
 
 def lobpcg(
     A: Tensor,
