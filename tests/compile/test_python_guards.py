@@ -1,0 +1,436 @@
+"""The watcher of the user's Python during a capture call: refusals and guards
+(src/dyngrad/_dynamo/python_guards.py, Note [Watching the Python])."""
+
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dyngrad
+from dyngrad._dynamo.python_guards import Watch, check, describe
+
+pytestmark = pytest.mark.skipif(
+    sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11),
+    reason="the watcher reads CPython 3.11's frames",
+)
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def nothing_made(obj):
+    return False
+
+
+def watch(fn, *args, is_made=nothing_made):
+    with Watch(is_made) as watcher:
+        result = fn(*args)
+    return watcher, result
+
+
+# ---- globals, builtins, closures ----------------------------------------------------------
+
+SCALE = 3
+OFFSET = 0.5
+
+
+def scaled(x):
+    return x * SCALE + OFFSET
+
+
+def test_global_read_is_guarded_and_a_change_fails_the_guard():
+    global SCALE
+    watcher, result = watch(scaled, 2)
+    assert result == 6.5 and watcher.refusal is None
+    assert check(watcher.guards) is None
+    assert any(describe(g).startswith("G['SCALE'] == 3") for g in watcher.guards)
+    try:
+        SCALE = 4
+        failure = check(watcher.guards)
+        assert failure.startswith("G['SCALE'] changed (test_python_guards.py:")
+        SCALE = int("3")  # an equal int (another object): scalars compare by value
+        assert check(watcher.guards) is None
+        SCALE = 3.0  # equal but a float: the type is part of the guard
+        assert check(watcher.guards) is not None
+    finally:
+        SCALE = 3
+
+
+def summed(values):
+    return sum(values) + len(values)
+
+
+def test_builtin_read_guards_that_the_globals_still_lack_the_name():
+    watcher, _ = watch(summed, (1, 2))
+    texts = [describe(g) for g in watcher.guards]
+    assert any(t.startswith("G['sum'] absent") for t in texts)
+    assert any(t.startswith("B['sum'] is <built-in sum>") for t in texts)
+    globals()["sum"] = lambda values: 0  # a global shadowing the builtin
+    try:
+        assert check(watcher.guards).startswith("G['sum'] changed")
+    finally:
+        del globals()["sum"]
+    assert check(watcher.guards) is None
+
+
+def test_deduplicates_a_global_read_in_a_loop():
+    def loop(n):
+        total = 0
+        for _ in range(n):
+            total += SCALE
+        return total
+
+    watcher, result = watch(loop, 32)
+    assert result == 96 and watcher.refusal is None
+    assert sum(describe(g).startswith("G['SCALE']") for g in watcher.guards) == 1
+
+
+def make_scaler(scale):
+    def scaler(x):
+        return x * scale
+
+    return scaler
+
+
+def test_closure_cell_change_fails_the_guard():
+    scaler = make_scaler(0.5)
+    watcher, result = watch(scaler, 4)
+    assert result == 2.0 and watcher.refusal is None
+    assert any(describe(g).startswith("cell 'scale' == 0.5") for g in watcher.guards)
+    assert check(watcher.guards) is None
+    scaler.__closure__[0].cell_contents = 0.25
+    assert check(watcher.guards).startswith("cell 'scale' changed")
+
+
+def test_a_nonlocal_write_is_refused():
+    count = 0
+
+    def bump():
+        nonlocal count
+        count += 1
+        return count
+
+    watcher, _ = watch(bump)
+    assert watcher.refusal.startswith("bump writes the nonlocal count (test_python_guards.py:")
+
+
+# ---- attributes and items -------------------------------------------------------------------
+
+
+class Scaled(dyngrad.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = 2.0
+        self.fc = dyngrad.nn.Linear(3, 2)
+
+    def forward(self, x):
+        return self.fc(x) * self.scale
+
+
+class Plain:
+    def __init__(self):
+        self.factor = 3
+
+    def apply(self, x):
+        return x * self.factor
+
+
+def test_module_attribute_change_fails_the_guard():
+    model = Scaled()
+    x = dyngrad.ones(1, 3)
+    watcher, _ = watch(model, x, is_made=lambda o: isinstance(o, dyngrad.Tensor) and o is not x)
+    assert watcher.refusal is None
+    texts = [describe(g) for g in watcher.guards]
+    assert any(t.startswith("self.fc is <Linear") for t in texts)
+    assert any(t.startswith("self.scale == 2.0") for t in texts)
+    assert check(watcher.guards) is None
+    model.scale = 3.0
+    assert check(watcher.guards).startswith("self.scale changed")
+    model.scale = 2.0
+    model.fc = dyngrad.nn.Linear(3, 2)
+    assert check(watcher.guards).startswith("self.fc changed")
+
+
+def test_plain_object_attribute_and_method_are_guarded():
+    obj = Plain()
+    watcher, result = watch(obj.apply, 2)
+    assert result == 6 and watcher.refusal is None
+    assert check(watcher.guards) is None
+    obj.factor = 4
+    assert check(watcher.guards).startswith("self.factor changed")
+    obj.factor = 3
+    Plain.apply, original = (lambda self, x: 0), Plain.apply
+    try:
+        watcher, _ = watch(lambda: obj.apply(1))
+        assert watcher.refusal is None and check(watcher.guards) is None
+    finally:
+        Plain.apply = original
+    assert check(watcher.guards).startswith("Plain.apply changed")
+
+
+class Caching(dyngrad.nn.Module):
+    def forward(self, x):
+        self.cache = x
+        return x
+
+
+def test_writing_an_attribute_is_refused():
+    watcher, _ = watch(Caching(), 1)
+    assert watcher.refusal.startswith("forward writes self.cache (test_python_guards.py:")
+    assert watcher.refusal.endswith("a replay needs a forward without side effects")
+
+
+TABLE = {"a": 1, "b": 2}
+
+
+def test_item_of_an_external_dict_is_guarded():
+    watcher, result = watch(lambda: TABLE["a"] + 1)
+    assert result == 2 and watcher.refusal is None
+    assert any(describe(g).startswith("G['TABLE']['a'] == 1") for g in watcher.guards)
+    TABLE["a"] = 5
+    try:
+        assert check(watcher.guards).startswith("G['TABLE']['a'] changed")
+    finally:
+        TABLE["a"] = 1
+
+
+def test_writing_an_item_of_an_external_dict_is_refused():
+    def write():
+        TABLE["c"] = 3
+
+    watcher, _ = watch(write)
+    TABLE.pop("c", None)
+    assert watcher.refusal.startswith("write writes an item of G['TABLE']")
+
+
+# ---- containers -----------------------------------------------------------------------------
+
+ITEMS = [1, 2, 3]
+
+
+def test_appending_to_an_external_list_is_refused_to_a_local_list_is_fine():
+    def external():
+        ITEMS.append(1)
+
+    def local():
+        out = []
+        out.append(1)
+        out.extend(ITEMS)
+        return out
+
+    watcher, _ = watch(external)
+    ITEMS.pop()
+    assert watcher.refusal.startswith("external calls G['ITEMS'].append() on a list made before")
+    watcher, result = watch(local)
+    assert result == [1, 1, 2, 3] and watcher.refusal is None
+
+
+def test_iterating_an_external_list_guards_its_items():
+    def total():
+        return sum(v for v in ITEMS) + max([v for v in ITEMS])
+
+    watcher, result = watch(total)
+    assert result == 9 and watcher.refusal is None
+    assert check(watcher.guards) is None
+    ITEMS.append(4)
+    try:
+        assert check(watcher.guards).startswith("G['ITEMS'] changed")
+    finally:
+        ITEMS.pop()
+    assert check(watcher.guards) is None
+    ITEMS[0] = 1.0  # equal but another type
+    try:
+        assert check(watcher.guards) is not None
+    finally:
+        ITEMS[0] = 1
+
+
+def test_comprehensions_genexprs_and_nested_calls_are_watched():
+    def inner(v):
+        return v * SCALE
+
+    def outer(n):
+        squares = [inner(i) for i in range(n)]
+        pairs = {i: s for i, s in enumerate(squares)}
+        a, b = (pairs[i] for i in (0, 1))
+        return a + b + sum(s for s in squares if s > OFFSET)
+
+    watcher, result = watch(outer, 3)
+    assert result == 3 + 9 and watcher.refusal is None
+    texts = [describe(g) for g in watcher.guards]
+    assert any(t.startswith("G['SCALE'] == 3") for t in texts)  # read in the nested call
+    assert any(t.startswith("G['OFFSET'] == 0.5") for t in texts)  # read in the genexpr
+    assert check(watcher.guards) is None
+
+
+def test_a_class_made_in_the_call_may_set_its_attributes():
+    def make():
+        obj = Plain()
+        obj.factor = 5
+        return obj.apply(2)
+
+    watcher, result = watch(make)
+    assert result == 10 and watcher.refusal is None
+
+
+# ---- calls ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fn", "refusal"),
+    [
+        (lambda: print("hi"), "<lambda> calls print"),
+        (lambda: time.time(), "<lambda> calls time.time"),
+        (lambda: random.random(), "<lambda> calls "),
+        (lambda: id(ITEMS), "<lambda> calls builtins.id"),
+        (lambda: np.sqrt(2.0), "<lambda> calls "),
+    ],
+)
+def test_impure_calls_are_refused(fn, refusal, capsys):
+    watcher, _ = watch(fn)
+    assert watcher.refusal is not None and watcher.refusal.startswith(refusal)
+    capsys.readouterr()
+
+
+def test_pure_calls_are_not_refused():
+    def pure(x):
+        parts = "a,b".split(",")
+        return math.sqrt(x) + abs(-x) + len(parts) + round(x / 3, 2) + isinstance(x, int)
+
+    watcher, _ = watch(pure, 4)
+    assert watcher.refusal is None
+
+
+def test_an_exception_raised_and_caught_is_refused():
+    def caught(x):
+        try:
+            return int("no")
+        except ValueError:
+            return x
+
+    watcher, result = watch(caught, 1)
+    assert result == 1
+    assert watcher.refusal.startswith("caught raises ValueError (test_python_guards.py:")
+
+
+# ---- tensors --------------------------------------------------------------------------------
+
+WEIGHT = dyngrad.ones(3, 4)
+
+
+def test_a_global_tensor_replaced_fails_the_identity_guard():
+    global WEIGHT
+
+    def project(x):
+        return x @ WEIGHT
+
+    x = dyngrad.ones(2, 3)
+    watcher, _ = watch(project, x, is_made=lambda o: isinstance(o, dyngrad.Tensor) and o is not x)
+    assert watcher.refusal is None and check(watcher.guards) is None
+    saved = WEIGHT
+    try:
+        WEIGHT = dyngrad.ones(3, 5)
+        assert check(watcher.guards).startswith("G['WEIGHT'] changed")
+    finally:
+        WEIGHT = saved
+
+
+class Projection(dyngrad.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = dyngrad.nn.Parameter(dyngrad.ones(2, 3))
+
+    def forward(self, x):
+        return x @ self.w.t()
+
+
+def test_a_parameter_whose_data_changes_shape_fails_the_meta_guard():
+    model = Projection()
+    x = dyngrad.ones(4, 3)
+    before = {id(model.w), id(x)}
+    watcher, _ = watch(
+        model, x, is_made=lambda o: isinstance(o, dyngrad.Tensor) and id(o) not in before
+    )
+    assert watcher.refusal is None
+    assert any(describe(g).startswith("tensor meta of self.w (2, 3)") for g in watcher.guards)
+    assert check(watcher.guards) is None
+    model.w.data = dyngrad.ones(5, 3)
+    assert check(watcher.guards).startswith("self.w changed")
+
+
+# ---- installing -----------------------------------------------------------------------------
+
+
+def test_an_active_tracer_is_refused_and_kept():
+    def tracer(*args):
+        return None
+
+    sys.settrace(tracer)
+    try:
+        with Watch(nothing_made) as watcher:
+            assert sys.gettrace() is tracer
+            scaled(1)
+        assert sys.gettrace() is tracer
+    finally:
+        sys.settrace(None)
+    assert watcher.refusal.startswith("a tracer is active")
+    assert watcher.guards == []
+
+
+def test_the_tracer_is_removed_after_the_call():
+    with Watch(nothing_made):
+        scaled(1)
+    assert sys.gettrace() is None
+
+
+# ---- the benchmark models -------------------------------------------------------------------
+
+
+@pytest.fixture
+def training():
+    sys.path.insert(0, str(BENCH))
+    try:
+        import training
+
+        yield training
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+@pytest.mark.parametrize("name", ["simple_mlp", "mini_gpt"])
+def test_benchmark_forwards_are_watched_without_refusal(training, name):
+    step = getattr(training, name)(dyngrad)
+    model = step.model
+    if name == "simple_mlp":
+        x = dyngrad.randn(16, 20)
+    else:
+        x = dyngrad.from_numpy(np.random.default_rng(0).integers(0, 128, (8, 64)))
+    before = {id(t) for t in (*model.parameters(), *model.buffers(), x)}
+
+    def is_made(obj):  # the lead's trace knows; here: every tensor that was not there before
+        return isinstance(obj, dyngrad.Tensor) and id(obj) not in before
+
+    model(x)
+    start = time.perf_counter()
+    with Watch(is_made) as watcher:
+        model(x)
+    watched = time.perf_counter() - start
+    assert watcher.refusal is None
+    assert check(watcher.guards) is None
+    start = time.perf_counter()
+    for _ in range(200):
+        check(watcher.guards)
+    each = (time.perf_counter() - start) / 200
+    print(
+        f"{name}: {len(watcher.guards)} guards, watched call {watched * 1e3:.1f} ms, "
+        f"check {each * 1e6:.1f} us"
+    )
+    assert each < 200e-6
+    model.train(False)  # not read by the Python: no guard
+    assert check(watcher.guards) is None
+    first = next(model.children())
+    setattr(model, next(n for n, m in model.named_children() if m is first), dyngrad.nn.Identity())
+    assert check(watcher.guards) is not None
