@@ -1,6 +1,8 @@
 """The watcher of the user's Python during a capture call: refusals and guards
 (src/dyngrad/_dynamo/python_guards.py, Note [Watching the Python])."""
 
+import collections
+import dataclasses
 import math
 import random
 import sys
@@ -11,6 +13,7 @@ import numpy as np
 import pytest
 
 import dyngrad
+from dyngrad._dynamo import python_guards
 from dyngrad._dynamo.python_guards import Watch, check, describe
 
 pytestmark = pytest.mark.skipif(
@@ -276,6 +279,112 @@ def test_a_class_made_in_the_call_may_set_its_attributes():
     assert result == 10 and watcher.refusal is None
 
 
+def test_the_truth_of_an_external_list_is_a_read_of_it():
+    watcher, result = watch(lambda: 1 if ITEMS else 0)
+    assert result == 1 and watcher.refusal is None
+    ITEMS.clear()
+    try:
+        assert check(watcher.guards).startswith("G['ITEMS'] changed")
+    finally:
+        ITEMS.extend([1, 2, 3])
+
+
+def test_dict_get_guards_the_one_key():
+    def lookup():
+        return TABLE.get("a"), TABLE.get("z", 0)
+
+    watcher, result = watch(lookup)
+    assert result == (1, 0) and watcher.refusal is None
+    TABLE["b"] = 7  # another key: not read
+    try:
+        assert check(watcher.guards) is None
+        TABLE["z"] = 1
+        assert check(watcher.guards).startswith("G['TABLE']['z'] changed")
+    finally:
+        TABLE.pop("z", None)
+        TABLE["b"] = 2
+
+
+class Temperature:
+    ratio = 2
+
+    def __init__(self):
+        self.celsius = 10
+
+    @property
+    def kelvin(self):
+        return self.celsius + 273
+
+    def doubled(self):
+        return self.celsius * self.ratio
+
+
+def test_user_properties_methods_and_class_attributes_are_guarded():
+    obj, name = Temperature(), "celsius"
+    watcher, result = watch(lambda: obj.kelvin + obj.doubled() + getattr(obj, name))
+    assert result == 283 + 20 + 10 and watcher.refusal is None
+    texts = [describe(g) for g in watcher.guards]
+    assert any(t.startswith("Temperature.kelvin is <property") for t in texts)
+    assert any(t.startswith("Temperature.doubled is <function Temperature.doubled>") for t in texts)
+    assert any(t.startswith("Temperature.ratio == 2") for t in texts)
+    assert check(watcher.guards) is None
+    obj.ratio = 3  # an instance attribute now shadows the class's
+    assert check(watcher.guards).startswith("cell 'obj'.__dict__['ratio'] changed")
+    del obj.ratio
+    obj.celsius = 11
+    assert check(watcher.guards).startswith("cell 'obj'.celsius changed")
+
+
+def test_new_objects_of_the_call_are_free_to_change():
+    Point = collections.namedtuple("Point", "x y")
+
+    @dataclasses.dataclass
+    class Pair:
+        a: int
+        b: int = 2
+
+    def build():
+        pair = Pair(1)
+        pair.b = 3
+        table = {"k": [1]}
+        table["k"].append(2)
+        return Point(pair.a, pair.b).y + len(table["k"])
+
+    watcher, result = watch(build)
+    assert result == 5 and watcher.refusal is None
+
+
+def gen_items():
+    yield from ITEMS
+
+
+STARTED = gen_items()
+
+
+def test_generators_of_the_call_run_one_made_before_is_refused():
+    watcher, result = watch(lambda: list(gen_items()) + [max(*ITEMS)])
+    assert result == [1, 2, 3, 3] and watcher.refusal is None
+    watcher, _ = watch(lambda: next(STARTED))
+    assert watcher.refusal.startswith("<lambda> advances an iterator made before the call")
+
+
+@pytest.mark.parametrize(
+    ("source", "refusal"),
+    [
+        ("def f():\n    global G\n    G = 1\n", "f writes the global G"),
+        ("def f():\n    import os\n    return os.sep\n", "f imports os"),
+        ("def f():\n    class C:\n        pass\n", "f defines a class"),
+        ("def f():\n    return ARRAY * 2\n", "f computes with a numpy.ndarray"),
+        ("def f():\n    del TABLE['a']\n", "f deletes an item of G['TABLE']"),
+    ],
+)
+def test_side_effects_and_unseen_computations_are_refused(source, refusal):
+    scope = {"ARRAY": np.ones(2), "TABLE": {"a": 1}}
+    exec(compile(source, "model.py", "exec"), scope)
+    watcher, _ = watch(scope["f"])
+    assert watcher.refusal.startswith(f"{refusal} (model.py:")
+
+
 # ---- calls ----------------------------------------------------------------------------------
 
 
@@ -361,7 +470,35 @@ def test_a_parameter_whose_data_changes_shape_fails_the_meta_guard():
     assert check(watcher.guards).startswith("self.w changed")
 
 
+class Stack(dyngrad.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = dyngrad.nn.ModuleList([dyngrad.nn.Linear(2, 2) for _ in range(2)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        with dyngrad.no_grad():
+            y = x * 2
+        return x + y.sum()
+
+
+def test_module_list_loops_and_no_grad_blocks_are_watched():
+    model, x = Stack(), dyngrad.ones(1, 2)
+    before = {id(t) for t in (*model.parameters(), x)}
+    watcher, _ = watch(
+        model, x, is_made=lambda o: isinstance(o, dyngrad.Tensor) and id(o) not in before
+    )
+    assert watcher.refusal is None
+    assert any(describe(g).startswith("self.layers is <ModuleList") for g in watcher.guards)
+    assert check(watcher.guards) is None
+
+
 # ---- installing -----------------------------------------------------------------------------
+
+
+def test_the_frame_layout_self_test_passes_here():
+    assert python_guards._layout_ok()
 
 
 def test_an_active_tracer_is_refused_and_kept():

@@ -577,8 +577,7 @@ class Watch:
         if owner is not None and (_user_getter(raw, self.trusted_prefix) or raw is value):
             # a property whose getter is the user's (traced, its reads guarded), or a class
             # attribute: the class's own entry
-            text = f"{owner.__name__}.{name}"
-            self.guard(DICT, owner.__dict__, name, raw, text, where)
+            self.guard(DICT, owner.__dict__, name, raw, f"{owner.__name__}.{name}", where)
             own = getattr(obj, "__dict__", None)
             if type(own) is dict and raw is value:
                 self.guard(DICT, own, name, _MISSING, f"{text}.__dict__[{name!r}]", where)
@@ -606,6 +605,8 @@ class Watch:
             self.guard_meta(obj, text, where)
             return
         cls = type(obj)
+        if not cls.__flags__ & _HEAPTYPE:
+            return  # a builtin type's methods can't be replaced
         self.guard(ATTR, cls, name, method, f"{cls.__name__}.{name}", where)
         own = getattr(obj, "__dict__", None)
         if type(own) is dict:
@@ -829,6 +830,13 @@ class _FrameWatch:
         elif not _python_slot(kind, "__iter__"):
             self.refuse(frame, f"iterates a {kind.__name__}", "a replay can't see what it reads")
 
+    def _read_arg(self, frame, arg) -> None:
+        """An argument of a pure C call: read whole if it is a container (len, sum, list...)."""
+        if type(arg) in _CONTAINERS or isinstance(arg, Tensor):
+            self._read_whole(frame, arg, None)
+        elif type(arg) in _ITERATORS or inspect.isgenerator(arg):
+            self._read_whole(frame, arg, None)  # advanced by the call: it must be the call's
+
     def contains(self, frame, oparg, argval, loaded) -> None:
         container = _peek(frame, 0)
         if not _python_slot(type(container), "__contains__"):
@@ -897,6 +905,9 @@ class _FrameWatch:
         fn = _peek(frame, 1 + has_kwargs)
         args = _peek(frame, has_kwargs)
         kwargs = _peek(frame, 0) if has_kwargs else {}
+        if type(args) is list:  # f(*some_list): the call makes a tuple of it
+            self._read_whole(frame, args, None)
+            args = tuple(args)
         if type(args) is not tuple or type(kwargs) is not dict:
             self.refuse(frame, "unpacks arguments from an iterable", "a replay can't see them")
             return
@@ -931,7 +942,7 @@ class _FrameWatch:
     def _construct(self, frame, cls, args) -> None:
         if cls in _PURE_TYPES:
             for arg in args:
-                self._read_whole(frame, arg, None)
+                self._read_arg(frame, arg)
             if cls in _FRESH_RESULT:
                 self.pending = (_FrameWatch._call_result, tuple(args), False)
         elif cls.__flags__ & _HEAPTYPE and not issubclass(cls, BaseException):
@@ -945,7 +956,7 @@ class _FrameWatch:
         name = fn.__name__
         if name == "__new__" and (owner in _PURE_TYPES):  # tuple.__new__(cls, ...): namedtuple
             for arg in args:
-                self._read_whole(frame, arg, None)
+                self._read_arg(frame, arg)
             return
         if isinstance(owner, types.ModuleType) or (
             owner is None and not hasattr(fn, "__objclass__")
@@ -968,7 +979,7 @@ class _FrameWatch:
             self._builtin_call(frame, name, args)
         elif module in _PURE_MODULES and name not in _MUTATING_OPERATOR:
             for arg in args:
-                self._read_whole(frame, arg, None)
+                self._read_arg(frame, arg)
         else:
             self.refuse(frame, f"calls {module}.{name}", _UNSEEN)
 
@@ -985,7 +996,7 @@ class _FrameWatch:
             return
         if name not in ("isinstance", "issubclass", "callable", "hash"):
             for arg in args:
-                self._read_whole(frame, arg, None)
+                self._read_arg(frame, arg)
         if name in _FRESH_BUILTINS:
             self.pending = (_FrameWatch._call_result, tuple(args), False)
 
@@ -1000,22 +1011,25 @@ class _FrameWatch:
                         frame, f"calls {what}.{name}() on a {base.__name__} made before the call"
                     )
                     return
+            elif base is dict and name == "get" and args and _is_scalar(args[0]):
+                # one key's read: its item (absent or not), not the whole dict
+                if watch.external(receiver):
+                    text = f"{watch.name_of(receiver, None)}[{args[0]!r}]"
+                    value = receiver.get(args[0], _MISSING)
+                    watch.guard(ITEM, receiver, args[0], value, text, self.where(frame))
+                args = args[1:]
             elif name in _READS[base]:
                 self._read_whole(frame, receiver, None)
             else:
-                self.refuse(
-                    frame,
-                    f"calls {base.__name__}.{name}",
-                    _UNSEEN,
-                )
+                self.refuse(frame, f"calls {base.__name__}.{name}", _UNSEEN)
                 return
             for arg in args:
-                self._read_whole(frame, arg, None)
+                self._read_arg(frame, arg)
             if name == "copy" or name in ("keys", "values", "items"):
                 self.pending = (_FrameWatch._call_result, (receiver, *args), False)
         elif cls in _IMMUTABLE_TYPES or (cls is object and name in ("__init__", "__new__")):
             for arg in args:
-                self._read_whole(frame, arg, None)
+                self._read_arg(frame, arg)
         else:
             self.refuse(frame, f"calls {cls.__name__}.{name}", _UNSEEN)
 
