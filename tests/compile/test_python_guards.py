@@ -354,6 +354,32 @@ def test_new_objects_of_the_call_are_free_to_change():
     assert result == 5 and watcher.refusal is None
 
 
+COUNTS = collections.defaultdict(int, {"a": 1})
+ORDERED = collections.OrderedDict(a=1)
+
+
+def test_dict_subclasses_are_containers_and_a_defaultdict_miss_is_a_write():
+    watcher, result = watch(lambda: [k for k in ORDERED] + [COUNTS["a"]])
+    assert result == ["a", 1] and watcher.refusal is None
+    ORDERED["b"] = 2
+    try:
+        assert check(watcher.guards).startswith("G['ORDERED'] changed")
+    finally:
+        del ORDERED["b"]
+    watcher, _ = watch(lambda: COUNTS["missing"])
+    COUNTS.pop("missing", None)
+    assert watcher.refusal.startswith("<lambda> reads a missing key of G['COUNTS']")
+
+
+def test_star_args_and_kwargs_are_the_call_own():
+    def collect(*args, **kwargs):
+        kwargs["seen"] = len(args)
+        return kwargs.get("scale", 1) * args[0]
+
+    watcher, result = watch(lambda: collect(2, scale=3))
+    assert result == 6 and watcher.refusal is None
+
+
 def gen_items():
     yield from ITEMS
 

@@ -140,7 +140,11 @@ def _probe_cells(a, b):
 def _layout_ok() -> bool:
     if not _layout:
         impl = sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11)
-        _layout.append(impl and _check_layout(_probe) and _check_layout(_probe_cells))
+        try:
+            _layout.append(impl and _check_layout(_probe) and _check_layout(_probe_cells))
+        except Exception:  # a peek that fails: the layout is not the one expected
+            sys.settrace(None)
+            _layout.append(False)
     return _layout[0]
 
 
@@ -194,7 +198,7 @@ def _read(kind: int, obj, key):
             return _MISSING
     if kind == META:
         return (tuple(obj.shape), obj.dtype, obj.requires_grad)
-    return tuple(obj.items()) if type(obj) is dict else tuple(obj)
+    return tuple(obj.items()) if isinstance(obj, dict) else tuple(obj)
 
 
 def _same_items(now: tuple, then: tuple) -> bool:
@@ -315,6 +319,14 @@ _MUTATING_OPERATOR = frozenset(
 _PURE_MODULES = frozenset(("math", "cmath", "operator", "_operator"))
 _IMMUTABLE_TYPES = frozenset((tuple, str, bytes, int, float, complex, bool, frozenset, range))
 _CONTAINERS = (list, dict, set)
+# objects whose comparisons are identities (and arithmetic raises): functions, modules, types
+_BY_IDENTITY = (
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.ModuleType,
+    type,
+)
 _READS = {  # the non-mutating methods of the mutable builtin containers
     list: frozenset("index count copy __len__ __getitem__ __contains__ __iter__".split()),
     dict: frozenset("get keys values items copy __len__ __getitem__ __contains__".split()),
@@ -371,10 +383,15 @@ def _is_immutable(value) -> bool:
     return isinstance(value, tuple) and all(_is_immutable(v) for v in value)
 
 
+def _is_container(value) -> bool:
+    """A list, dict or set (subclasses too: OrderedDict, defaultdict, Counter)."""
+    return isinstance(value, _CONTAINERS)
+
+
 def _known_operand(value) -> bool:
     """Whether Python arithmetic on `value` is seen: Python's values (their C arithmetic is
     pure), dyngrad tensors (ops), or classes written in Python (their dunders are traced)."""
-    if isinstance(value, (*_PLAIN, tuple, list, dict, set, frozenset, Tensor)):
+    if isinstance(value, (*_PLAIN, tuple, list, dict, set, frozenset, Tensor, *_BY_IDENTITY)):
         return True
     return value is _NULL or bool(type(value).__flags__ & _HEAPTYPE)
 
@@ -405,8 +422,9 @@ def _library_dirs() -> tuple:
 
 
 class _Code:
-    """One code object's instructions by offset, read once: (opname, argval, line, receiver
-    name) where the receiver name is what the previous instruction loaded (for messages)."""
+    """One code object's instructions by offset, read once: ops[offset] is (opname, arg,
+    argval, loaded), `loaded` the name the previous instruction loaded (the receiver's, for
+    messages); where[offset] is "file:line"."""
 
     __slots__ = ("ops", "where", "freevars", "name", "base", "__weakref__")
 
@@ -427,6 +445,7 @@ class _Code:
 
 
 _USER, _TRUSTED, _LIBRARY = range(3)
+_STARRED = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 _codes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # code -> _Code
 
 
@@ -507,12 +526,23 @@ class Watch:
         try:
             if self._constructing and code.name == "__init__":
                 self._constructed(frame)
+            if frame.f_code.co_flags & _STARRED:
+                self._starred(frame)
         except Exception as error:  # the watcher must never disturb the call
             self.refuse(f"the watcher failed ({type(error).__name__}: {error})")
             return None
         frame.f_trace_lines = False
         frame.f_trace_opcodes = True
         return _FrameWatch(self, code)
+
+    def _starred(self, frame) -> None:
+        # a frame's *args tuple and **kwargs dict are made for the call
+        code = frame.f_code
+        index = code.co_argcount + code.co_kwonlyargcount
+        for flag in (inspect.CO_VARARGS, inspect.CO_VARKEYWORDS):
+            if code.co_flags & flag:
+                self.fresh(frame.f_locals.get(code.co_varnames[index], _NULL))
+                index += 1
 
     def _constructed(self, frame) -> None:
         # `Class(...)` called from the user's code runs its __init__ on a new object: fresh
@@ -558,7 +588,7 @@ class Watch:
         if isinstance(obj, Tensor):
             if self.external(obj):
                 self.guard_meta(obj, text, where)
-        elif type(obj) in _CONTAINERS and self.external(obj):
+        elif _is_container(obj) and self.external(obj):
             self.guard(ITEMS, obj, None, _read(ITEMS, obj, None), text, where)
 
     def guard_attr(self, obj, name: str, value, loaded, where: str) -> None:
@@ -582,7 +612,7 @@ class Watch:
             if type(own) is dict and raw is value:
                 self.guard(DICT, own, name, _MISSING, f"{text}.__dict__[{name!r}]", where)
         elif isinstance(value, types.MethodType):  # a classmethod: bound anew on each read
-            self.watch_refuse_unguardable(text, name, where)
+            self._refuse_bound(text, name, where)
         else:
             # a dict read where one holds it (a Python module's, an object's own, a Module's
             # _parameters/_buffers/_modules): ~0.1 us a check, where getattr through
@@ -593,7 +623,7 @@ class Watch:
             else:
                 self.guard(ATTR, obj, name, value, f"{text}.{name}", where)
 
-    def watch_refuse_unguardable(self, text: str, name: str, where: str) -> None:
+    def _refuse_bound(self, text: str, name: str, where: str) -> None:
         self.refuse(f"reads {text}.{name} ({where}): a replay can't guard a bound method")
 
     def guard_method(self, obj, name: str, method, loaded, where: str) -> None:
@@ -772,7 +802,11 @@ class _FrameWatch:
             return
         if not watch.external(container) or _is_immutable(container):
             return
-        if not (type(container) in _CONTAINERS or isinstance(container, dict)):
+        if isinstance(container, dict) and key not in container:
+            if hasattr(type(container), "__missing__"):  # a defaultdict's read is a write
+                self.refuse(frame, f"reads a missing key of {watch.name_of(container, None)}")
+                return
+        if not _is_container(container):
             slot = getattr(type(container), "__getitem__", None)
             user = isinstance(slot, types.FunctionType) and not self._trusted(slot)
             if user:
@@ -823,7 +857,7 @@ class _FrameWatch:
         if isinstance(obj, (tuple, frozenset)) or not watch.external(obj) or _is_immutable(obj):
             return  # a tuple's items are fixed: what they hold is read (and guarded) apart
         kind = type(obj)
-        if kind in _CONTAINERS or isinstance(obj, Tensor):
+        if _is_container(obj) or isinstance(obj, Tensor):
             watch.guard_items(obj, watch.name_of(obj, loaded), self.where(frame))
         elif kind in _ITERATORS or inspect.isgenerator(obj):
             self.refuse(frame, f"advances a {kind.__name__} made before the call")
@@ -832,7 +866,7 @@ class _FrameWatch:
 
     def _read_arg(self, frame, arg) -> None:
         """An argument of a pure C call: read whole if it is a container (len, sum, list...)."""
-        if type(arg) in _CONTAINERS or isinstance(arg, Tensor):
+        if _is_container(arg) or isinstance(arg, Tensor):
             self._read_whole(frame, arg, None)
         elif type(arg) in _ITERATORS or inspect.isgenerator(arg):
             self._read_whole(frame, arg, None)  # advanced by the call: it must be the call's
@@ -848,7 +882,7 @@ class _FrameWatch:
 
     def binary_op(self, frame, oparg, argval, loaded) -> None:
         left, right = _peek(frame, 1), _peek(frame, 0)
-        if oparg >= _INPLACE and type(left) in _CONTAINERS and self.watch.external(left):
+        if oparg >= _INPLACE and _is_container(left) and self.watch.external(left):
             self.refuse(frame, f"updates {self.watch.name_of(left, None)} in place")
             return
         self._operands(frame, (left, right))
@@ -858,7 +892,7 @@ class _FrameWatch:
 
     def _operands(self, frame, operands) -> None:
         for operand in operands:
-            if type(operand) in _CONTAINERS:
+            if _is_container(operand):
                 self._read_whole(frame, operand, None)
             elif not _known_operand(operand):
                 what = f"computes with a {type(operand).__module__}.{type(operand).__name__}"
@@ -872,7 +906,7 @@ class _FrameWatch:
         """`if obj:`, `not obj`, `and`/`or`: the truth of an external container reads it."""
         obj = _peek(frame, 0)
         kind = type(obj)
-        if kind in _CONTAINERS:
+        if _is_container(obj):
             self._read_whole(frame, obj, None)
         elif not _known_operand(obj) and (
             getattr(kind, "__bool__", None) is not None or getattr(kind, "__len__", None)
