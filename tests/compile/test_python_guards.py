@@ -520,6 +520,31 @@ def test_module_list_loops_and_no_grad_blocks_are_watched():
     assert check(watcher.guards) is None
 
 
+def corpus_cases():
+    sys.path.insert(0, str(Path(__file__).parent))
+    try:
+        import corpus
+    finally:
+        sys.path.remove(str(Path(__file__).parent))
+    return corpus.load(dyngrad)
+
+
+@pytest.mark.parametrize("name", sorted(corpus_cases()))
+def test_the_compile_corpus_is_watched_to_the_end(name, capsys):
+    fn, make = corpus_cases()[name]
+    args = make()
+    if isinstance(fn, type):
+        fn = fn()
+    known = list(args) + (list(fn.parameters()) if isinstance(fn, dyngrad.nn.Module) else [])
+    before = {id(t) for t in known}
+    with Watch(lambda o: isinstance(o, dyngrad.Tensor) and id(o) not in before) as watcher:
+        fn(*args)
+    capsys.readouterr()
+    # every case is understood: clean, or refused for its print (a graph break anyway)
+    assert watcher.refusal is None or " calls print (corpus.py:" in watcher.refusal
+    assert check(watcher.guards) is None
+
+
 # ---- installing -----------------------------------------------------------------------------
 
 

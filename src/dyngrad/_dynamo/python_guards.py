@@ -556,7 +556,7 @@ class Watch:
 
     def external(self, obj) -> bool:
         """Whether `obj` outlives the call (neither made by the ops nor built by the Python)."""
-        return id(obj) not in self._fresh and not self.is_made(obj)
+        return obj is not _NULL and id(obj) not in self._fresh and not self.is_made(obj)
 
     def fresh(self, obj) -> None:
         if obj is not _NULL:
