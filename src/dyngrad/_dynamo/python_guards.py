@@ -17,10 +17,14 @@
 #     methods on external containers), calls of C functions not known to be pure (print,
 #     time, random, NumPy...) and exceptions are refusals: the first one is kept, in words
 #     naming file:line, and watching stops.
-# Objects the call made are exempt: tensors the traced ops made (`is_made`, the lead's trace
-# says so; their reads are functions of the trace) and Python objects the user's frames built
-# during the call ("fresh": displays, comprehensions, calls of list/dict/set and of classes),
-# pinned so that their ids stay valid.
+# Objects the call made are exempt: tensors the traced ops made (`is_made`, the capture's op
+# trace says so; their reads are functions of the trace) and Python objects the user's frames
+# built during the call ("fresh": displays, comprehensions, calls of list/dict/set and of
+# classes, *args and **kwargs), pinned so that their ids stay valid.
+# What dyngrad's own frames read (Module.__call__'s hooks, ModuleList.__iter__, an op's
+# arguments) is not guarded here: those frames are not traced, and the caller of Watch guards
+# the module state they read. Calls go unseen only into Python code (traced or dyngrad's);
+# a C callable must be known pure (builtins, math, operator, the methods of Python's values).
 # The instruction's operands are read off the frame's value stack with ctypes (See Note
 # [Peeking at the value stack]); a value an instruction produces (an attribute, an item, a
 # call's result) is read at the frame's next opcode event, from the stack top, so that no
