@@ -439,6 +439,21 @@ def test_pure_calls_are_not_refused():
     assert watcher.refusal is None
 
 
+@pytest.mark.parametrize(
+    ("fn", "refusal"),
+    [
+        (lambda t: t.sum().item(), "<lambda> reads a tensor's value (.item())"),
+        (lambda t: 1 if t.sum() > 0 else 0, "<lambda> reads a tensor's value (a branch on it)"),
+        (lambda t: int(t.sum()), "<lambda> reads a tensor's value (int())"),
+        (lambda t: f"{t}", "<lambda> reads a tensor's value (formatted)"),
+        (lambda t: max(t[0], t[1]), "<lambda> reads a tensor's value (max() tests their truth)"),
+    ],
+)
+def test_python_on_a_tensor_value_is_refused(fn, refusal):
+    watcher, _ = watch(fn, dyngrad.ones(2), is_made=lambda o: isinstance(o, dyngrad.Tensor))
+    assert watcher.refusal.startswith(refusal + " (test_python_guards.py:")
+
+
 def test_an_exception_raised_and_caught_is_refused():
     def caught(x):
         try:
@@ -540,8 +555,10 @@ def test_the_compile_corpus_is_watched_to_the_end(name, capsys):
     with Watch(lambda o: isinstance(o, dyngrad.Tensor) and id(o) not in before) as watcher:
         fn(*args)
     capsys.readouterr()
-    # every case is understood: clean, or refused for its print (a graph break anyway)
-    assert watcher.refusal is None or " calls print (corpus.py:" in watcher.refusal
+    # every case is understood: clean, or refused where it breaks the graph (a print, a read
+    # of a tensor's value)
+    refusal = watcher.refusal
+    assert refusal is None or " calls print (corpus.py:" in refusal or "tensor's value" in refusal
     assert check(watcher.guards) is None
 
 

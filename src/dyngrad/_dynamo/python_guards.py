@@ -278,7 +278,7 @@ def describe(guard) -> str:
 _HARMLESS = frozenset(
     """NOP RESUME CACHE EXTENDED_ARG LOAD_FAST STORE_FAST DELETE_FAST LOAD_CONST POP_TOP
     PUSH_NULL COPY SWAP PRECALL KW_NAMES RETURN_VALUE IS_OP BUILD_STRING BUILD_SLICE
-    FORMAT_VALUE LIST_APPEND SET_ADD MAP_ADD FOR_ITER JUMP_FORWARD JUMP_BACKWARD
+    LIST_APPEND SET_ADD MAP_ADD FOR_ITER JUMP_FORWARD JUMP_BACKWARD
     JUMP_BACKWARD_NO_INTERRUPT POP_JUMP_FORWARD_IF_NONE POP_JUMP_FORWARD_IF_NOT_NONE
     POP_JUMP_BACKWARD_IF_NONE POP_JUMP_BACKWARD_IF_NOT_NONE MAKE_CELL COPY_FREE_VARS
     RETURN_GENERATOR YIELD_VALUE SEND LOAD_ASSERTION_ERROR""".split()
@@ -372,6 +372,18 @@ _C_CALLABLES = (
     types.ClassMethodDescriptorType,
 )
 _HEAPTYPE = 1 << 9
+# Note [Values of tensors]
+# Python that reads a tensor's values (`.item()`, `if t:`, `int(t)`, f"{t}", `max(a, b)` of
+# tensors) takes its path from the data, which no guard can see: refused. (The capture
+# reports these as graph breaks too.) Reads of a tensor's metadata are guarded or, for
+# tensors the call made, follow from the op trace.
+_VALUE_READS = frozenset(
+    """item tolist numpy __bool__ __int__ __float__ __index__ __complex__ __repr__ __str__
+    __format__""".split()
+)
+_SCALAR_OF = frozenset((int, float, bool, complex, str, bytes, range))
+_TRUTH_OF_ITEMS = frozenset(("min", "max", "sorted", "any", "all"))
+_FORMAT_SPEC = 0x04  # FORMAT_VALUE's flag: a format spec lies on the value
 _INPLACE = 13  # BINARY_OP's arguments from here on are the in-place operators (+= ...)
 _UNSEEN = "a replay can't redo calls it can't see into"
 _META_ATTRS = frozenset(
@@ -385,6 +397,14 @@ def _is_immutable(value) -> bool:
     if isinstance(value, _PLAIN):
         return True
     return isinstance(value, tuple) and all(_is_immutable(v) for v in value)
+
+
+def _holds_tensor(value) -> bool:
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, (tuple, list, set)):
+        return any(isinstance(v, Tensor) for v in value)
+    return isinstance(value, dict) and any(isinstance(v, Tensor) for v in value.values())
 
 
 def _is_container(value) -> bool:
@@ -903,6 +923,11 @@ class _FrameWatch:
                 self.refuse(frame, what, "a replay only redoes tensor and Python arithmetic")
                 return
 
+    def format_value(self, frame, oparg, argval, loaded) -> None:
+        value = _peek(frame, 1 if oparg & _FORMAT_SPEC else 0)
+        if isinstance(value, Tensor):
+            self._value_read(frame, "formatted")
+
     def unary(self, frame, oparg, argval, loaded) -> None:
         self._operands(frame, (_peek(frame, 0),))
 
@@ -912,6 +937,8 @@ class _FrameWatch:
         kind = type(obj)
         if _is_container(obj):
             self._read_whole(frame, obj, None)
+        elif isinstance(obj, Tensor):
+            self._value_read(frame, "a branch on it")
         elif not _known_operand(obj) and (
             getattr(kind, "__bool__", None) is not None or getattr(kind, "__len__", None)
         ):
@@ -964,6 +991,9 @@ class _FrameWatch:
             self.called(frame, fn.func, [*fn.args, *args, *fn.keywords.values()])
             return
         if isinstance(fn, types.FunctionType):
+            if fn.__name__ in _VALUE_READS and args and isinstance(args[0], Tensor):
+                self._value_read(frame, f".{fn.__name__}()")
+                return
             # its frame is traced (the user's) or trusted (dyngrad's); a generator it returns
             # unstarted is the call's own (`self.parameters()`, a genexpr)
             self.pending = (_FrameWatch._generator_result,)
@@ -977,8 +1007,14 @@ class _FrameWatch:
         else:
             self.refuse(frame, f"calls {_short(fn)}", _UNSEEN)
 
+    def _value_read(self, frame, how: str) -> None:
+        # See Note [Values of tensors]
+        self.refuse(frame, f"reads a tensor's value ({how})", "a replay can't follow data")
+
     def _construct(self, frame, cls, args) -> None:
-        if cls in _PURE_TYPES:
+        if cls in _SCALAR_OF and any(isinstance(a, Tensor) for a in args):
+            self._value_read(frame, f"{cls.__name__}()")
+        elif cls in _PURE_TYPES:
             for arg in args:
                 self._read_arg(frame, arg)
             if cls in _FRESH_RESULT:
@@ -1023,6 +1059,9 @@ class _FrameWatch:
 
     def _builtin_call(self, frame, name, args) -> None:
         watch = self.watch
+        if name in _TRUTH_OF_ITEMS and any(_holds_tensor(a) for a in args):
+            self._value_read(frame, f"{name}() tests their truth")
+            return
         if name in ("getattr", "hasattr"):
             if len(args) >= 2 and type(args[1]) is str:
                 value = getattr(args[0], args[1], _MISSING)
@@ -1110,6 +1149,7 @@ _RULES = {
     "DICT_MERGE": _FrameWatch.extend,
     "BINARY_OP": _FrameWatch.binary_op,
     "COMPARE_OP": _FrameWatch.compare,
+    "FORMAT_VALUE": _FrameWatch.format_value,
     "UNARY_POSITIVE": _FrameWatch.unary,
     "UNARY_NEGATIVE": _FrameWatch.unary,
     "UNARY_INVERT": _FrameWatch.unary,
