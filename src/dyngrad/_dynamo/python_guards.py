@@ -602,6 +602,10 @@ class Watch:
         self.guards.append((kind, obj, key, value, _is_scalar(value), text, where))
         if value is not _MISSING and not _is_scalar(value):
             self._names.setdefault(id(value), text)
+        if kind != META and isinstance(value, Tensor) and self.external(value):
+            # a tensor the Python reached: its identity is guarded, and its metadata too
+            # (`p.data = ...` keeps the identity and may change the shape the ops see)
+            self.guard_meta(value, text, where)
 
     def guard_meta(self, tensor, text: str, where: str) -> None:
         meta = (tuple(tensor.shape), tensor.dtype, tensor.requires_grad)
