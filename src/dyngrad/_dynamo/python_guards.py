@@ -498,7 +498,8 @@ class Watch:
         self._fresh: dict = {}  # id -> object built by the user's frames in the call
         self._names: dict = {}  # id -> how a guarded value was reached (for messages)
         self._files: dict = {}  # co_filename -> _USER, _TRUSTED or _LIBRARY
-        self._constructing: list = []  # classes being called, for their __init__'s self
+        # [class, its __init__ seen] of the class calls under way, for their __init__'s self
+        self._constructing: list = []
         self._installed = False
         self._libraries = _library_dirs()
 
@@ -548,7 +549,7 @@ class Watch:
             return None  # See Note [Library frames]
         code = _code(frame.f_code)
         try:
-            if self._constructing and code.name == "__init__":
+            if self._constructing and code.name == "__init__" and not self._constructing[-1][1]:
                 self._constructed(frame)
             if frame.f_code.co_flags & _STARRED:
                 self._starred(frame)
@@ -573,8 +574,9 @@ class Watch:
         # See Note [Watching the Python]
         names = frame.f_code.co_varnames
         self_obj = frame.f_locals.get(names[0], _NULL) if names else _NULL
-        if isinstance(self_obj, self._constructing[-1]):
+        if isinstance(self_obj, self._constructing[-1][0]):  # the first __init__ only
             self._fresh[id(self_obj)] = self_obj
+            self._constructing[-1][1] = True
 
     # ---- classifying objects ----
 
@@ -1024,7 +1026,7 @@ class _FrameWatch:
             if cls in _FRESH_RESULT:
                 self.pending = (_FrameWatch._call_result, tuple(args), False)
         elif cls.__flags__ & _HEAPTYPE and not issubclass(cls, BaseException):
-            self.watch._constructing.append(cls)
+            self.watch._constructing.append([cls, False])
             self.pending = (_FrameWatch._call_result, tuple(args), True)
         else:
             self.refuse(frame, f"calls {cls.__qualname__}", _UNSEEN)
