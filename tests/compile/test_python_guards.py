@@ -447,6 +447,10 @@ def test_pure_calls_are_not_refused():
         (lambda t: int(t.sum()), "<lambda> reads a tensor's value (int())"),
         (lambda t: f"{t}", "<lambda> reads a tensor's value (formatted)"),
         (lambda t: max(t[0], t[1]), "<lambda> reads a tensor's value (max() tests their truth)"),
+        (lambda t: "%s" % t, "<lambda> reads a tensor's value (% formatting)"),  # noqa: UP031
+        (lambda t: "{}".format(t), "<lambda> reads a tensor's value (str.format())"),  # noqa: UP032
+        (lambda t: 1.0 in t, "<lambda> reads a tensor's value (`in` a tensor)"),
+        (lambda t: dyngrad.equal(t, t), "<lambda> reads a tensor's value (.equal())"),
     ],
 )
 def test_python_on_a_tensor_value_is_refused(fn, refusal):

@@ -379,12 +379,13 @@ _HEAPTYPE = 1 << 9
 # tensors the call made, follow from the op trace.
 _VALUE_READS = frozenset(
     """item tolist numpy __bool__ __int__ __float__ __index__ __complex__ __repr__ __str__
-    __format__""".split()
+    __format__ __contains__ __array__ equal allclose is_nonzero data_ptr""".split()
 )
 _SCALAR_OF = frozenset((int, float, bool, complex, str, bytes, range))
 _TRUTH_OF_ITEMS = frozenset(("min", "max", "sorted", "any", "all"))
 _FORMAT_SPEC = 0x04  # FORMAT_VALUE's flag: a format spec lies on the value
 _INPLACE = 13  # BINARY_OP's arguments from here on are the in-place operators (+= ...)
+_REMAINDER = 6  # BINARY_OP's `%` (and, plus _INPLACE, `%=`)
 _UNSEEN = "a replay can't redo calls it can't see into"
 _META_ATTRS = frozenset(
     "shape dtype requires_grad ndim device is_leaf layout T mT H mH real imag is_cuda".split()
@@ -903,7 +904,9 @@ class _FrameWatch:
 
     def contains(self, frame, oparg, argval, loaded) -> None:
         container = _peek(frame, 0)
-        if not _python_slot(type(container), "__contains__"):
+        if isinstance(container, Tensor):
+            self._value_read(frame, "`in` a tensor")
+        elif not _python_slot(type(container), "__contains__"):
             self._read_whole(frame, container, loaded)
 
     def extend(self, frame, oparg, argval, loaded) -> None:
@@ -912,6 +915,10 @@ class _FrameWatch:
 
     def binary_op(self, frame, oparg, argval, loaded) -> None:
         left, right = _peek(frame, 1), _peek(frame, 0)
+        if oparg % _INPLACE == _REMAINDER and isinstance(left, (str, bytes)):
+            if _holds_tensor(right):
+                self._value_read(frame, "% formatting")
+                return
         if oparg >= _INPLACE and _is_container(left) and self.watch.external(left):
             self.refuse(frame, f"updates {self.watch.name_of(left, None)} in place")
             return
@@ -1110,6 +1117,8 @@ class _FrameWatch:
                 self._read_arg(frame, arg)
             if name == "copy" or name in ("keys", "values", "items"):
                 self.pending = (_FrameWatch._call_result, (receiver, *args), False)
+        elif cls in (str, bytes) and any(_holds_tensor(a) for a in args):
+            self._value_read(frame, f"{cls.__name__}.{name}()")  # "{}".format(t): its values
         elif cls in _IMMUTABLE_TYPES or (cls is object and name in ("__init__", "__new__")):
             for arg in args:
                 self._read_arg(frame, arg)
