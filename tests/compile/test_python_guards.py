@@ -159,11 +159,11 @@ def test_module_attribute_change_fails_the_guard():
 
 def test_plain_object_attribute_and_method_are_guarded():
     obj = Plain()
-    watcher, result = watch(obj.apply, 2)
+    watcher, result = watch(lambda: obj.apply(2))
     assert result == 6 and watcher.refusal is None
     assert check(watcher.guards) is None
     obj.factor = 4
-    assert check(watcher.guards).startswith("self.factor changed")
+    assert check(watcher.guards).startswith("cell 'obj'.factor changed")
     obj.factor = 3
     Plain.apply, original = (lambda self, x: 0), Plain.apply
     try:
@@ -172,6 +172,22 @@ def test_plain_object_attribute_and_method_are_guarded():
     finally:
         Plain.apply = original
     assert check(watcher.guards).startswith("Plain.apply changed")
+
+
+def test_what_an_argument_holds_is_refused_a_module_argument_is_a_root():
+    # the next call passes other objects: guards on these would re-read the old ones
+    watcher, _ = watch(Plain().apply, 2)
+    assert watcher.refusal.startswith("reads .factor of the argument self (test_python_guards.py:")
+    watcher, _ = watch(lambda table: table["a"], {"a": 1})
+    assert watcher.refusal.startswith("reads <dict>['a'] from the argument table")
+    watcher, _ = watch(lambda fn: fn(1), abs)
+    assert watcher.refusal.startswith("calls the argument fn")
+    watcher, _ = watch(lambda pair: pair[0] + len(pair), (1, 2))  # a tuple of scalars: fine
+    assert watcher.refusal is None
+    model = Scaled()
+    x = dyngrad.ones(1, 3)
+    watcher, _ = watch(model, x, is_made=lambda o: isinstance(o, dyngrad.Tensor) and o is not x)
+    assert watcher.refusal is None and watcher.roots == [model]
 
 
 class Caching(dyngrad.nn.Module):

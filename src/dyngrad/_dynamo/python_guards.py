@@ -427,6 +427,18 @@ def _python_slot(cls, name: str) -> bool:
     return isinstance(slot, (types.FunctionType, types.MethodType))
 
 
+# Note [Arguments are roots]
+# A guard re-reads the object it pinned. That is right for what every call reaches the same
+# way (a global, a closure cell, the compiled module and what hangs from it), not for what
+# comes in as an argument: the next call passes other objects, and the caller guards
+# arguments by their kind only (a tensor's metadata, a scalar's value, another's type). So a
+# guard on an argument of a frame entered from dyngrad's code (the forward, a hook) or on
+# what it holds, and a call of such an argument, are refused; tensors and scalars are the
+# caller's, tuples and **kwargs are looked into. A module argument (`self` of the forward) is
+# kept in `Watch.roots`: the guards read from it hold while it is the same module, which the
+# caller checks by identity.
+
+
 # Note [Library frames]
 # dyngrad's ops run NumPy's Python-level functions (np.amin is Python around a ufunc's
 # reduce) and the standard library's; called from dyngrad's frames they are part of the op,
@@ -503,6 +515,8 @@ class Watch:
         self._constructing: list = []
         self._installed = False
         self._libraries = _library_dirs()
+        self._arguments: dict = {}  # id -> (name, object) (See Note [Arguments are roots])
+        self.roots: list = []  # the module arguments that guards read from (no repeats)
 
     # ---- installing ----
 
@@ -550,16 +564,56 @@ class Watch:
             return None  # See Note [Library frames]
         code = _code(frame.f_code)
         try:
-            if self._constructing and code.name == "__init__" and not self._constructing[-1][1]:
-                self._constructed(frame)
             if frame.f_code.co_flags & _STARRED:
                 self._starred(frame)
+            if frame.f_back is None or frame.f_back.f_trace is None:
+                self._entered(frame)
+            if self._constructing and code.name == "__init__" and not self._constructing[-1][1]:
+                self._constructed(frame)
         except Exception as error:  # the watcher must never disturb the call
             self.refuse(f"the watcher failed ({type(error).__name__}: {error})")
             return None
         frame.f_trace_lines = False
         frame.f_trace_opcodes = True
         return _FrameWatch(self, code)
+
+    def _entered(self, frame) -> None:
+        # See Note [Arguments are roots]
+        code = frame.f_code
+        count = code.co_argcount + code.co_kwonlyargcount
+        count += bool(code.co_flags & inspect.CO_VARARGS)
+        count += bool(code.co_flags & inspect.CO_VARKEYWORDS)
+        local = frame.f_locals
+        for name in code.co_varnames[:count]:
+            self._argument(name, local.get(name, _NULL))
+
+    def _argument(self, name: str, value) -> None:
+        if value is _NULL or isinstance(value, Tensor) or _is_scalar(value):
+            return
+        if type(value) is tuple:
+            for i, item in enumerate(value):
+                self._argument(f"{name}[{i}]", item)
+        elif type(value) is dict and id(value) in self._fresh:  # **kwargs
+            for key, item in value.items():
+                self._argument(f"{name}[{key!r}]", item)
+        else:
+            self._arguments.setdefault(id(value), (name, value))
+
+    def _rooted(self, obj, what: str, where: str) -> bool:
+        """Whether `obj` is an argument (refused, or for a module kept in `roots`)."""
+        found = self._arguments.get(id(obj))
+        if found is None:
+            return False
+        name, value = found
+        if isinstance(value, Module):
+            if all(value is not root for root in self.roots):
+                self.roots.append(value)
+            return False
+        self.refuse(
+            f"{what} the argument {name} ({where}): a replay can't guard what an argument "
+            "that is not a tensor, a scalar or a module holds"
+        )
+        return True
 
     def _starred(self, frame) -> None:
         # a frame's *args tuple and **kwargs dict are made for the call
@@ -601,6 +655,8 @@ class Watch:
         tag = (kind, id(obj), key)
         if tag in self._seen:
             return
+        if kind != META and self._rooted(obj, f"reads {text} from", where):
+            return
         self._seen.add(tag)
         self.guards.append((kind, obj, key, value, _is_scalar(value), text, where))
         if value is not _MISSING and not _is_scalar(value):
@@ -627,6 +683,8 @@ class Watch:
         if not self.external(obj) or _is_immutable(obj) or type(obj) in _CONTAINERS:
             return  # a builtin container's attributes are its methods
         text = self.name_of(obj, loaded)
+        if not isinstance(obj, Tensor) and self._rooted(obj, f"reads .{name} of", where):
+            return
         if isinstance(obj, Tensor):
             self.guard_meta(obj, text, where)
             if name in _META_ATTRS or value is _MISSING or not self.external(value):
@@ -664,6 +722,8 @@ class Watch:
         text = self.name_of(obj, loaded)
         if isinstance(obj, Tensor):
             self.guard_meta(obj, text, where)
+            return
+        if self._rooted(obj, f"reads .{name} of", where):
             return
         cls = type(obj)
         if not cls.__flags__ & _HEAPTYPE:
@@ -996,6 +1056,8 @@ class _FrameWatch:
     def called(self, frame, fn, args: list) -> None:
         if fn is capture._print or fn is capture._saved.get("print", builtins.print):
             self.refuse(frame, "calls print", "print in forward (a graph break, and output)")
+            return
+        if self.watch._rooted(fn, "calls", self.where(frame)):
             return
         if isinstance(fn, types.MethodType):
             self.called(frame, fn.__func__, [fn.__self__, *args])
