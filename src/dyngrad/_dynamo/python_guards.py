@@ -500,6 +500,7 @@ class Watch:
         out = fn(*args)
     watch.refusal  # None: a replay may skip the Python; else the first reason, in words
     watch.guards   # what must hold on a later call for the Python to do the same: check()
+    watch.roots    # module arguments the guards read from: they hold while these are the same
     """
 
     def __init__(self, is_made, trusted_prefix: str = PACKAGE) -> None:
