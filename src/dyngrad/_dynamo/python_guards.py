@@ -463,7 +463,7 @@ class _Code:
     argval, loaded), `loaded` the name the previous instruction loaded (the receiver's, for
     messages); where[offset] is "file:line"."""
 
-    __slots__ = ("ops", "where", "freevars", "name", "base", "__weakref__")
+    __slots__ = ("ops", "where", "freevars", "name", "base", "start", "__weakref__")
 
     def __init__(self, code) -> None:
         self.base = _localsplus(code)
@@ -473,7 +473,10 @@ class _Code:
         self.where: dict = {}
         base = os.path.basename(code.co_filename)
         line, loaded = code.co_firstlineno, None
+        self.start = -1  # the offset of the first RESUME: a frame past it is resumed
         for ins in dis.get_instructions(code):
+            if ins.opname == "RESUME" and self.start < 0:
+                self.start = ins.offset
             line = ins.positions.lineno or line
             self.ops[ins.offset] = (ins.opname, ins.arg, ins.argval, loaded)
             self.where[ins.offset] = f"{base}:{line}"
@@ -567,7 +570,8 @@ class Watch:
         try:
             if frame.f_code.co_flags & _STARRED:
                 self._starred(frame)
-            if frame.f_back is None or frame.f_back.f_trace is None:
+            entered = frame.f_back is None or frame.f_back.f_trace is None
+            if entered and frame.f_lasti <= code.start:  # not a generator resumed
                 self._entered(frame)
             if self._constructing and code.name == "__init__" and not self._constructing[-1][1]:
                 self._constructed(frame)
