@@ -106,12 +106,17 @@ _NULL = _MISSING  # what `_peek` gives for an empty (NULL) stack slot
 _read_pointer = ctypes.c_void_p.from_address
 
 
+class _UnreadableError(LookupError):
+    """A frame's stack or closure is not what its code says: the watcher refuses (never seen
+    by the user's code)."""
+
+
 def _peek(frame, depth: int):
     """The object `depth` slots below the top of `frame`'s value stack (0: the top), or _NULL."""
     iframe = _read_pointer(id(frame) + 24).value
     slot = _InterpreterFrame.from_address(iframe).stacktop - 1 - depth
     if slot < _code(frame.f_code).base:
-        raise LookupError(f"the stack of {frame.f_code.co_name} is not {depth + 1} deep")
+        raise _UnreadableError(f"the stack of {frame.f_code.co_name} is not {depth + 1} deep")
     pointer = _read_pointer(iframe + _LOCALSPLUS + 8 * slot).value
     return ctypes.cast(pointer, ctypes.py_object).value if pointer else _NULL
 
@@ -1200,7 +1205,7 @@ def _cell_of(frame, name: str):
     function = _function_of(frame)
     if function is not None and function.__closure__ is not None:
         return function.__closure__[index]
-    raise LookupError(f"no closure for {name}")
+    raise _UnreadableError(f"no closure for {name}")
 
 
 def _function_of(frame):
