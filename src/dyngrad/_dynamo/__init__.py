@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from . import config, exc
 from .capture import graph_break
-from .eval_frame import OptimizedModule, disable, is_compiling, list_backends, reset
+from .eval_frame import (
+    OptimizedModule,
+    ReplayStatus,
+    disable,
+    is_compiling,
+    list_backends,
+    replay_status,
+    reset,
+)
 from .explain import ExplainOutput, explain
 
 __all__ = [
@@ -26,6 +34,8 @@ __all__ = [
     "mark_static",
     "explain",
     "ExplainOutput",
+    "replay_status",
+    "ReplayStatus",
 ]
 
 

@@ -43,7 +43,7 @@ _watchers: dict = {}  # method name -> its watcher (See _hold)
 class Capture:
     """What one compiled call did: its op and break events (with stacks while `detailed`)."""
 
-    __slots__ = ("detailed", "fullgraph", "events", "stop", "quiet", "label")
+    __slots__ = ("detailed", "fullgraph", "events", "stop", "quiet", "label", "trace")
 
     def __init__(self, stop, *, detailed: bool, fullgraph: bool, label: str = "0/0") -> None:
         self.stop = stop  # the frame that called the user's function: stacks end there
@@ -52,6 +52,7 @@ class Capture:
         self.events: list = []  # ("op", stack, name) or ("break", stack, Reason)
         self.quiet = False
         self.label = label  # "frame/compile", as PyTorch's log lines name the compile
+        self.trace = None  # the op trace of a call that may be replayed (Note [Replay])
 
     def op(self, name: str) -> None:
         if self.detailed:
@@ -150,12 +151,14 @@ class active:
     def __enter__(self) -> Capture:
         self.outer = current()
         _local.capture = self.capture
-        _hold(self.capture.detailed)
+        # the op observer serves the events of a compiling call and the trace of a replay
+        self.observed = self.capture.detailed or self.capture.trace is not None
+        _hold(self.observed)
         return self.capture
 
     def __exit__(self, *exc) -> None:
         _local.capture = self.outer
-        _release(self.capture.detailed)
+        _release(self.observed)
 
 
 # ---- the watchers, installed while any compiled call runs -----------------------------------
@@ -163,8 +166,11 @@ class active:
 
 def _observe(op, args, attrs, result) -> None:
     capture = current()
-    if capture is not None and not capture.quiet:
-        capture.op(op.name)
+    if capture is not None:
+        if not capture.quiet:
+            capture.op(op.name)
+        if capture.trace is not None:
+            capture.trace.op(op, args, attrs, result)
     outer = _saved["observer"]
     if outer is not None:
         outer(op, args, attrs, result)
@@ -185,7 +191,9 @@ def _reason_for(name: str, tensor, capture: Capture) -> reasons.Reason | None:
 def _watch(name: str, original):
     def watched(self, *args, **kwargs):
         capture = current()
-        if capture is not None and not capture.quiet:
+        if capture is not None and capture.trace is not None:
+            capture.trace.value_read(name)  # by anyone: the replay could not read it again
+        if capture is not None and not capture.quiet and name in _BREAKS:
             caller = sys._getframe(1)
             if not in_package(caller):
                 reason = _reason_for(name, self, capture)
@@ -214,16 +222,11 @@ def _print(*args, **kwargs):
 
 _print.__name__ = _print.__qualname__ = "print"
 
-_WATCHED = (
-    "__bool__",
-    "item",
-    "tolist",
-    "__int__",
-    "__float__",
-    "__index__",
-    "__repr__",
-    "__format__",
+_BREAKS = frozenset(
+    ("__bool__", "item", "tolist", "__int__", "__float__", "__index__", "__repr__", "__format__")
 )
+# (`numpy()` and `__array__` are no graph break in PyTorch, but their values are read in Python)
+_WATCHED = (*sorted(_BREAKS), "numpy", "__array__")
 
 
 def _hold(detailed: bool) -> None:

@@ -42,7 +42,7 @@ from ..ops.table import record as recording
 from ..ops.table.nodes import OpNode
 from ..ops.table.record import gradient_edge
 
-__all__ = ["CompiledFunctionBackward", "wrap_outputs"]
+__all__ = ["CompiledFunctionBackward", "wrap_outputs", "boundary"]
 
 _newest_first = attrgetter("_seq")
 
@@ -50,10 +50,12 @@ _newest_first = attrgetter("_seq")
 class CompiledFunctionBackward(Node):
     """The backward of a compiled call: its captured graph, run as one program."""
 
-    def __init__(self, outputs: list, edges: tuple, segment: list) -> None:
+    def __init__(self, outputs: list, edges: tuple, segment: list, roots=None) -> None:
         super().__init__(edges)
         self._n_outputs = len(outputs)
-        self._roots = [gradient_edge(t) for t in outputs]  # (a stale view's, rebuilt)
+        if roots is None:
+            roots = [gradient_edge(t) for t in outputs]  # (a stale view's, rebuilt)
+        self._roots = roots
         self.captured = [fn for fn, _ in self._roots]
         self._outputs = outputs
         self._segment = segment  # the captured graph's nodes
@@ -69,7 +71,7 @@ class CompiledFunctionBackward(Node):
             )
         if not self.next_functions or all(g is None for g in grads):
             return (None,) * len(self.next_functions)
-        order = sorted(self._segment, key=_newest_first, reverse=True)
+        order, outside = self._order_and_outside()
         if anomaly.state.enabled or observers.nodes or not all(n._plain for n in order):
             return self._through_engine(grads)
         task = current_task()
@@ -80,12 +82,20 @@ class CompiledFunctionBackward(Node):
             reached = task.dependencies
             if any(node in reached for node in order):
                 return self._through_engine(grads)
-        return self._program(order, grads, task is not None and not task.keep_graph)
+        release = task is not None and not task.keep_graph and self._releases()
+        return self._program(order, grads, release, outside)
 
-    def _program(self, order: list, grads: tuple, release: bool) -> tuple:
+    def _order_and_outside(self) -> tuple:
+        # the captured nodes, newest first; the index of each edge that leaves them
+        order = sorted(self._segment, key=_newest_first, reverse=True)
+        return order, {edge: i for i, edge in enumerate(self.next_functions)}
+
+    def _releases(self) -> bool:
+        return True  # a replay's node keeps its nodes for the next replay (replay.py)
+
+    def _program(self, order: list, grads: tuple, release: bool, outside: dict) -> tuple:
         # See Note [Compiled backward]; gradients travel as arrays between the nodes
         at = {node: i for i, node in enumerate(order)}
-        outside = {edge: i for i, edge in enumerate(self.next_functions)}
         buffers: list = [None] * len(order)
         results: list = [None] * len(outside)
         owned: set = set()  # the sums made here (See Note [Gradient buffer ownership])
@@ -214,7 +224,7 @@ def wrap_outputs(result, start_seq: int):
     found = [t for t in found if t._base is None or all(t._base is not f for f in found)]
     if not found:
         return result
-    edges, segment = _boundary([gradient_edge(t)[0] for t in found], start_seq)
+    edges, segment = boundary([gradient_edge(t)[0] for t in found], start_seq)
     node = CompiledFunctionBackward(found, edges, segment)
     replaced = {}
     for i, t in enumerate(found):
@@ -256,7 +266,7 @@ def _rebuild(value, replaced: dict):
     return value
 
 
-def _boundary(roots: list, start_seq: int) -> tuple:
+def boundary(roots: list, start_seq: int) -> tuple:
     """The edges where the captured graph meets what existed before the call (leaves and
     nodes made earlier, in the order the walk meets them), and the captured graph's nodes."""
     segment = dict.fromkeys(roots)  # (dicts: sets that keep their order)

@@ -18,6 +18,9 @@ suppress_errors = False
 # "automatic dynamic shapes").
 automatic_dynamic_shapes = True
 verbose = False
+# dyngrad only: run a compiled call again from its trace, without its Python, where that is
+# shown to do what the Python would (docs/compile.md, Note [Replay] in replay.py).
+replay = True
 
 
 def limit() -> int:

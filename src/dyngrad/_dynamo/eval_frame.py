@@ -15,15 +15,20 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 
+from .._tensor import Tensor
+from ..autograd.scope import record_modules, recorded_spans
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import _sequence
 from ..nn.modules.module import Module
-from . import config, frames, logs
+from ..ops.table import record as recording
+from . import config, frames, logs, python_guards
 from . import guards as guarding
 from .capture import PACKAGE, Capture, active, current
-from .compiled_node import wrap_outputs
+from .compiled_node import CompiledFunctionBackward, wrap_outputs
 from .exc import InvalidBackend
 from .reasons import Reason
+from .replay import FAILED, STATE, Program, build
+from .trace import Trace
 
 __all__ = [
     "compile",
@@ -33,6 +38,8 @@ __all__ = [
     "is_compiling",
     "list_backends",
     "CodeCache",
+    "replay_status",
+    "ReplayStatus",
 ]
 
 _BACKENDS = ("inductor", "eager", "aot_eager", "cudagraphs", "openxla", "tvm", "onnxrt", "tensorrt")
@@ -52,6 +59,8 @@ class Entry:
     graphs: list
     breaks: list
     compile_id: int
+    replay: object = None  # a replay.Program, or why there is none (See Note [Replay])
+    retraces: int = 0  # traces made again after what the Python read changed
 
 
 @dataclass
@@ -61,6 +70,7 @@ class CodeCache:
     frame_id: int
     entries: list = field(default_factory=list)
     eager: bool = False  # the recompile limit was hit: the function runs eagerly from now on
+    replayed: object = None  # the Program replayed last (tried first: See Note [Replay])
 
 
 _caches: dict = {}
@@ -191,8 +201,32 @@ def _call(fn, code, names, args, kwargs, opts: Options, module):
         cache = _caches[code] = CodeCache(next(_frame_ids))
     if cache.eager:
         return fn(*args, **kwargs)
+    arguments = None
+    last = cache.replayed
+    if last is not None:  # the common case in a loop: the program replayed last time
+        arguments = _flat(args, kwargs)
+        why = last.unready(fn, arguments)
+        if why is None:
+            result = last.run(arguments)
+            if result is not FAILED:
+                return result
     now = guarding.observe(names, args, kwargs, module, opts.dynamic)
-    if any(e.guards == now for e in cache.entries):  # the common case: an exact hit
+    entry = next((e for e in cache.entries if e.guards == now), None)
+    retrace = False
+    if entry is not None:  # an exact hit
+        program = entry.replay
+        if type(program) is Program:
+            if arguments is None:
+                arguments = _flat(args, kwargs)
+            if program is not last:
+                why = program.unready(fn, arguments)
+                if why is None:
+                    result = program.run(arguments)
+                    if result is not FAILED:
+                        cache.replayed = program
+                        return result
+            # what the Python read changed (a global, a module's attribute): trace it anew
+            retrace = why == STATE and config.replay and entry.retraces < config.limit()
         compiling = False
     else:
         failed = [guarding.failures(e.guards, now) for e in cache.entries]
@@ -206,16 +240,83 @@ def _call(fn, code, names, args, kwargs, opts: Options, module):
     label = f"{cache.frame_id}/{len(cache.entries)}"
     capture = Capture(sys._getframe(), detailed=compiling, fullgraph=opts.fullgraph, label=label)
     start = next(_sequence)
-    with active(capture):
-        result = fn(*args, **kwargs)
+    tracing = (compiling or retrace) and config.replay
+    if tracing:
+        arguments = _flat(args, kwargs)
+        result, program = _traced(capture, fn, args, kwargs, arguments, start)
+    else:
+        with active(capture):
+            result = fn(*args, **kwargs)
     if compiling:
         graphs, breaks = frames.split(capture.events) if capture.events else ([], [])
         entry = Entry(now, graphs, breaks, len(cache.entries))
         cache.entries.append(entry)
         logs.compiled(cache, entry, capture.events)
+    # the events' stacks hold the call's frames, whose `f_back` leads to this one: a cycle
+    # through its locals (the call's result and graph) until a collection, otherwise
+    capture.events.clear()
+    capture.stop = None
     if grad_state.enabled:
         result = wrap_outputs(result, start)
+    if tracing:
+        replaced = entry.replay if retrace else None
+        if retrace:
+            entry.retraces += 1
+        entry.replay = "the call has graph breaks" if entry.breaks else program()
+        if type(replaced) is Program and type(entry.replay) is Program:
+            entry.replay.runs = replaced.runs  # (replay_status counts the entry's replays)
+        if type(entry.replay) is Program:
+            entry.replay.adopt(_node_of(result))
+            result = entry.replay.hand_over(result)
+            cache.replayed = entry.replay
     return result
+
+
+def _flat(args: tuple, kwargs: dict) -> list:
+    # the call's arguments in one list: positional, then keywords by name
+    return [*args, *(kwargs[k] for k in sorted(kwargs))] if kwargs else list(args)
+
+
+def _traced(capture, fn, args, kwargs, arguments: list, start: int):
+    """Run the compiled call with its ops traced and its Python watched (See Note [Replay]):
+    its result, and a function that builds its replay (or the reason there is none)."""
+    trace = capture.trace = Trace(arguments)
+    watch = python_guards.Watch(is_made=lambda obj: id(obj) in trace.made)
+    recording.source_observer = trace.source
+    try:
+        with record_modules(), active(capture), watch:
+            result = fn(*args, **kwargs)
+    finally:
+        recording.source_observer = None
+        capture.trace = None
+    modules = _modules_called(start)
+    return result, lambda: build(fn, trace, watch, result, arguments, modules, start)
+
+
+def _modules_called(start: int) -> list:
+    # the modules whose forward ran in the call (the spans recorded since it started)
+    found = {}
+    for span in recorded_spans():
+        if span.start >= start:
+            for m in span.path:
+                if isinstance(m, Module):
+                    found[id(m)] = m
+    return list(found.values())
+
+
+def _node_of(result):
+    # the CompiledFunctionBackward a call's outputs hang from, if any
+    if isinstance(result, Tensor):
+        fn = result._grad_fn
+        return fn if isinstance(fn, CompiledFunctionBackward) else None
+    if type(result) in (tuple, list):
+        for r in result:
+            node = _node_of(r)
+            if node is not None:
+                return node
+    if type(result) is dict:
+        return _node_of(list(result.values()))
+    return None
 
 
 def _room(cache: CodeCache, code, failed: list) -> bool:
@@ -233,6 +334,32 @@ def _room(cache: CodeCache, code, failed: list) -> bool:
         stacklevel=4,
     )
     return False
+
+
+def replay_status(compiled) -> list:
+    """dyngrad only: for each compiled entry of `compiled` (a function or module made by
+    `torch.compile`), how many calls were replayed without running its Python, or why none
+    can be (See Note [Replay], docs/compile.md)."""
+    if isinstance(compiled, OptimizedModule):
+        code = compiled._code
+    else:
+        code = _code_of(getattr(compiled, "_torchdynamo_orig_callable", compiled))
+    cache = _caches.get(code)
+    rows = []
+    for e in cache.entries if cache is not None else ():
+        program = e.replay
+        if type(program) is Program:
+            rows.append(ReplayStatus(e.compile_id, program.runs, None))
+        else:
+            rows.append(ReplayStatus(e.compile_id, 0, program or "replay is off"))
+    return rows
+
+
+@dataclass(frozen=True)
+class ReplayStatus:
+    entry: int  # the compiled entry's number (PyTorch's compile id: the "1" of [0/1])
+    replayed: int  # calls run from the trace, without the Python
+    refused: str | None  # why this entry's calls always run the Python (None: replayable)
 
 
 def reset() -> None:

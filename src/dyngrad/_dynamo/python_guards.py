@@ -60,7 +60,7 @@ from ..nn.modules.module import Module
 from . import capture
 from .capture import PACKAGE
 
-__all__ = ["Watch", "check", "describe"]
+__all__ = ["Watch", "check", "describe", "immutable", "tensors_read"]
 
 _MISSING = type("missing", (), {"__repr__": lambda self: "<missing>"})()
 
@@ -1248,3 +1248,21 @@ _RULES = {
     **{op: _FrameWatch.build for op in _BUILDS},
     **{op: _FrameWatch.refused for op in _REFUSED},
 }
+
+
+def immutable(value) -> bool:
+    """Whether `value` can never change (a number, a string, a tuple of such: torch.Size)."""
+    return _is_immutable(value)
+
+
+def tensors_read(guards) -> set:
+    """The ids of the tensors the watched Python reached through guarded reads (a parameter
+    read as `self.w`, a tensor in a global or a closure cell): a replay may use them, as they
+    are guarded to be the same objects with the same metadata."""
+    found = set()
+    for kind, obj, _key, expected, *_ in guards:
+        if kind == META:
+            found.add(id(obj))
+        elif isinstance(expected, Tensor):
+            found.add(id(expected))
+    return found

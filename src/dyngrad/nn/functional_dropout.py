@@ -8,6 +8,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops.creation.write_order import dense_axes, place
+from ..ops.table.record import replayable
 from ..runtime import sampling
 from ..runtime.random import default_generator
 
@@ -28,19 +29,22 @@ def _check_p_range(p) -> None:
 def _masked(input, mask_shape, p, inplace):
     """input * noise, the noise PyTorch's: `bernoulli_(1 - p)` on an empty tensor (like the
     input, or of the feature shape) divided by 1 - p. Same draws as PyTorch."""
-    dtype = input._data.dtype
-    if p == 1.0:
-        scale = np.zeros(mask_shape, dtype=dtype)
-    else:
-        like = input._data if mask_shape == input._data.shape else np.empty(mask_shape, dtype)
-        axes = dense_axes(like)  # empty_like keeps a transposed input's layout
-        keep = sampling.bernoulli(default_generator, like.size, 1 - p)
-        keep = place(keep, like, axes) if axes is not None else keep.reshape(mask_shape)
-        # PyTorch divides in the input's compute type (float32 below float64), then rounds
-        compute = np.float64 if dtype == np.float64 else np.float32
-        scale = np.multiply(keep, compute(1) / compute(1.0 - p), dtype=dtype)
-    mask = Tensor._wrap(scale)
+    mask = Tensor._wrap(_noise(input._data, mask_shape, p))
     return input.mul_(mask) if inplace else input * mask
+
+
+@replayable  # a replayed compiled call draws its noise again: Note [Replayable sources]
+def _noise(data, mask_shape, p):
+    dtype = data.dtype
+    if p == 1.0:
+        return np.zeros(mask_shape, dtype=dtype)
+    like = data if mask_shape == data.shape else np.empty(mask_shape, dtype)
+    axes = dense_axes(like)  # empty_like keeps a transposed input's layout
+    keep = sampling.bernoulli(default_generator, like.size, 1 - p)
+    keep = place(keep, like, axes) if axes is not None else keep.reshape(mask_shape)
+    # PyTorch divides in the input's compute type (float32 below float64), then rounds
+    compute = np.float64 if dtype == np.float64 else np.float32
+    return np.multiply(keep, compute(1) / compute(1.0 - p), dtype=dtype)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

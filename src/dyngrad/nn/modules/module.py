@@ -8,7 +8,7 @@ from ..._tensor import Tensor
 from ..._typename import typename
 from ...autograd import scope
 from ..parameter import Buffer, Parameter
-from . import hooks
+from . import hooks, stores
 from .conversion import ConversionMixin
 from .hooks import (  # noqa: F401 - PyTorch exposes these in torch.nn.modules.module
     register_module_forward_hook,
@@ -17,6 +17,7 @@ from .hooks import (  # noqa: F401 - PyTorch exposes these in torch.nn.modules.m
     register_module_full_backward_pre_hook,
 )
 from .state_dict import StateDictMixin
+from .stores import Store
 
 __all__ = ["Module", "typename"]  # typename: PyTorch has it here too
 
@@ -65,7 +66,7 @@ class Module(StateDictMixin, ConversionMixin):
             "_load_state_dict_pre_hooks",
             "_load_state_dict_post_hooks",
         ):
-            setattr_(self, name, OrderedDict())
+            setattr_(self, name, Store())
         setattr_(self, "_non_persistent_buffers_set", set())
 
     def forward(self, *input):
@@ -97,6 +98,7 @@ class Module(StateDictMixin, ConversionMixin):
 
     # ---- registration --------------------------------------------------------------------------
     def __setattr__(self, name: str, value) -> None:
+        stores.changed()  # See Note [Module state epoch]
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
@@ -158,6 +160,7 @@ class Module(StateDictMixin, ConversionMixin):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
+        stores.changed()  # See Note [Module state epoch]
         for store in ("_parameters", "_buffers", "_modules"):
             if name in self.__dict__[store]:
                 del self.__dict__[store][name]
@@ -375,6 +378,7 @@ class Module(StateDictMixin, ConversionMixin):
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def __setstate__(self, state) -> None:
+        stores.changed()
         self.__dict__.update(state)
         for name in (
             "_forward_hooks_with_kwargs",
@@ -384,4 +388,7 @@ class Module(StateDictMixin, ConversionMixin):
             "_load_state_dict_post_hooks",
         ):
             self.__dict__.setdefault(name, OrderedDict())
+        for name, value in self.__dict__.items():  # stores pickle as OrderedDicts
+            if type(value) is OrderedDict:
+                self.__dict__[name] = Store(value)
         self.__dict__.setdefault("_non_persistent_buffers_set", set())

@@ -19,6 +19,7 @@ from ...runtime.memory_format import like as laid_out_like
 from ...runtime.transfer import to_device
 from ..table.argument_errors import method_offset, type_name
 from ..table.arguments import allocation_error, fill_value, int_list, new_shape, size_arg
+from ..table.record import replayable
 from ..table.surface import public
 
 REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
@@ -221,6 +222,7 @@ def _fill_array(shape, np_dtype, fill):
     return np.full(shape, fill, np_dtype)
 
 
+@replayable  # See Note [Replayable sources]
 def _filled(fn, fill, shape, dtype, requires_grad, device, fallback=None, negative=None):
     np_dtype = _np_dtype(dtype, fallback)
     if fill is not None and fill != 0:

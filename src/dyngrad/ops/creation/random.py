@@ -14,12 +14,14 @@ from ...runtime.dtypes import from_numpy_dtype
 from ...runtime.memory_format import like as laid_out_like
 from ...runtime.random import generator_of
 from ..table.arguments import int_arg, int_list, invalid_combination, is_int, scalar_to, size_arg
+from ..table.record import replayable
 from ..table.surface import public
 from .factories import _leaf, _np_dtype, allocate
 from .random_fill import fill_normal, fill_random, fill_uniform, random_range
 from .write_order import dense_axes
 
 
+@replayable  # See Note [Replayable sources]
 def _random(fn, fill, size, dtype, requires_grad, device, kernel) -> Tensor:
     shape = size_arg(fn, *size)  # size: (the positional sizes, size=)
     np_dtype = np.dtype(_np_dtype(dtype))
@@ -118,6 +120,7 @@ def randint(
     return _randint(low, high, shape, np_dtype, generator, requires_grad, device)
 
 
+@replayable
 def _randint(low, high, shape, np_dtype, generator, requires_grad, device, axes=None):
     range_, base = random_range(from_numpy_dtype(np_dtype), low, high)
     attrs = {"range_": range_, "base": base, "generator": generator_of(generator)}

@@ -10,6 +10,7 @@ from ..._tensor import Tensor
 from ...runtime import dtypes
 from ...runtime.dtypes import defaults, from_numpy_dtype
 from ..table.arguments import int_arg, invalid_combination, is_int, scalar_to
+from ..table.record import replayable
 from ..table.surface import public
 from .factories import _leaf, _np_dtype, allocate
 
@@ -72,6 +73,11 @@ def arange(
     """Matches `torch.arange`: integer arguments give int64, any float the default dtype."""
     if end is None:
         start, end = 0, start
+    return _arange(start, end, step, dtype, requires_grad, device)
+
+
+@replayable  # See Note [Replayable sources]
+def _arange(start, end, step, dtype, requires_grad, device) -> Tensor:
     start, end, step = (_number(v) for v in (start, end, step))
     d = _range_dtype(dtype, (start, end, step), "arange_cpu")
     _check_bounds(start, end, step)

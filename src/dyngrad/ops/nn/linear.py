@@ -30,7 +30,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if recording.autocast is not None:  # cast before the dtype checks: Note [Autocast hook]
         input, weight, bias = recording.autocast("linear", (input, weight, bias))
     x, w = input._data, weight._data
-    if bias is not None and x.ndim == 2 and w.ndim == 2 and recording.observer is None:
+    if bias is not None and x.ndim == 2 and w.ndim == 2:
         b = bias._data
         if (
             x.shape[1] == w.shape[1]
@@ -78,6 +78,8 @@ def _linear_2d(input: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
     forward = addmm_forward if x.dtype in LOW_PRECISION else _ADDMM_FORWARD
     out = forward(np, bias._data, x, weight._data.T, beta=1, alpha=1)
     mask = bias._requires_grad | input._requires_grad << 1 | weight._requires_grad << 2
+    if recording.observer is not None:  # told of `t` and `addmm`, PyTorch's ops of a linear
+        return _observed_linear_2d(input, weight, bias, out, mask)
     if not mask:
         return new_tensor(out)
     if not grad_state.enabled:
@@ -87,6 +89,23 @@ def _linear_2d(input: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
     node = _new(_ADDMM_NODE)
     t = new_tensor(out, True, node)
     record(node, (bias, input, _transposed(weight)), mask, _ADDMM_ATTRS, _ADDMM_PLANS[mask], t)
+    return t
+
+
+def _observed_linear_2d(input: Tensor, weight: Tensor, bias: Tensor, out, mask: int) -> Tensor:
+    # `_linear_2d` while an op observer watches (Note [Op observer]): the same nodes, and the
+    # observer told of both ops with the arguments their rows take
+    wt = _transposed(weight)
+    recording.observer(T, (weight,), _EMPTY, wt)
+    if not mask or not grad_state.enabled:
+        t = new_tensor(out)
+        if mask:
+            note_no_grad(t, (bias, input, weight))
+    else:
+        node = _new(_ADDMM_NODE)
+        t = new_tensor(out, True, node)
+        record(node, (bias, input, wt), mask, _ADDMM_ATTRS, _ADDMM_PLANS[mask], t)
+    recording.observer(ADDMM, (bias, input, wt), _ADDMM_ATTRS, t)
     return t
 
 

@@ -66,6 +66,8 @@ __all__ = [
     "observe_backward",
     "replay_view",
     "refresh_view",
+    "replayable",
+    "source_observer",
     "view_steps",
 ]
 
@@ -105,6 +107,31 @@ autocast = None
 # Code asking "is an autocast region open" reads `amp_cast`, not the slot.
 amp_cast = None
 op_started = None
+
+
+# Note [Replayable sources]
+# A compiled call may be replayed without its Python (dyngrad/_dynamo/replay.py, Note
+# [Replay]): the ops it ran are run again on new arrays. Tensors made by other means than an
+# op (a factory such as `zeros`, a random draw such as dropout's noise) must be made again
+# too, the random ones drawing anew from their generator in the same order as eager would.
+# Each such builder is decorated `replayable`: while a compiled call is traced,
+# `source_observer(fn, args, kwargs)` runs it and notes the call, so the replay can call it
+# again; otherwise the builder costs one global read more. A tensor the trace cannot place
+# (made by an undecorated path) refuses the replay: nothing is guessed.
+source_observer = None
+
+
+def replayable(fn):
+    """Mark `fn` (a builder of a tensor or an array from Python values and arrays) as one a
+    replayed compiled call may call again. See Note [Replayable sources]."""
+
+    @functools.wraps(fn)
+    def source(*args, **kwargs):
+        if source_observer is None:
+            return fn(*args, **kwargs)
+        return source_observer(fn, args, kwargs)
+
+    return source
 
 
 def set_autocast(cast) -> None:
