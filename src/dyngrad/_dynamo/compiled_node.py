@@ -42,7 +42,14 @@ from ..ops.table import record as recording
 from ..ops.table.nodes import OpNode
 from ..ops.table.record import gradient_edge
 
-__all__ = ["CompiledFunctionBackward", "wrap_outputs", "boundary"]
+__all__ = [
+    "CompiledFunctionBackward",
+    "wrap_outputs",
+    "boundary",
+    "runner_of",
+    "tensor_of",
+    "array_of",
+]
 
 _newest_first = attrgetter("_seq")
 
@@ -124,14 +131,14 @@ class CompiledFunctionBackward(Node):
             else:
                 outputs = None
                 cls = type(node)
-                runner, single = _runners[cls] if cls in _runners else _runner_of(cls)
+                runner, single = _runners[cls] if cls in _runners else runner_of(cls)
                 if runner is not None and on_arrays and node._saved is not None:
                     outputs = runner(node, buffer[0] if single else tuple(buffer))
                 if outputs is None:  # the node's own apply, on tensors
-                    outputs = node.apply(tuple(_tensor(g, seen) for g in buffer))
+                    outputs = node.apply(tuple(tensor_of(g, seen) for g in buffer))
                     if len(outputs) != len(node.next_functions):
                         wrong_count(node, outputs)
-                    outputs = [_array(t, seen) for t in outputs]
+                    outputs = [array_of(t, seen) for t in outputs]
             if release:
                 node.release()
             if not outputs:
@@ -154,7 +161,7 @@ class CompiledFunctionBackward(Node):
                     nr = edge[1]
                     current = buffer[nr]
                     buffer[nr] = g if current is None else sum_arrays(current, g, owned)
-        return tuple(_tensor(g, seen) for g in results)
+        return tuple(tensor_of(g, seen) for g in results)
 
     def _through_engine(self, grads: tuple) -> tuple:
         # the captured graph as an engine pass of its own, which runs hooks and watchers
@@ -178,7 +185,7 @@ class CompiledFunctionBackward(Node):
 _runners: dict = {}
 
 
-def _runner_of(cls) -> tuple:
+def runner_of(cls) -> tuple:
     """A node class's backward on arrays: its own `apply_on_arrays(node, gd)` if it has one,
     else its op row's array kernel, unless the class changes what `apply` does."""
     runner = None
@@ -191,7 +198,7 @@ def _runner_of(cls) -> tuple:
     return found
 
 
-def _tensor(array, seen: dict):
+def tensor_of(array, seen: dict):
     # the tensor of a gradient array: the one it came in, else a new one, kept for next time
     if array is None:
         return None
@@ -201,7 +208,7 @@ def _tensor(array, seen: dict):
     return t
 
 
-def _array(t, seen: dict):
+def array_of(t, seen: dict):
     if t is None:
         return None
     data = t._data
