@@ -11,6 +11,8 @@ replay with the reason; the call itself is never affected.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -85,6 +87,7 @@ class Trace:
         self.data: list = []  # (tensor, the array a step gave it)
         self.aliases: list = []  # (tensor, the made tensor whose array it shares)
         self._depth = 0
+        self.thread = threading.get_ident()
         for i, a in enumerate(arguments):
             if isinstance(a, Tensor) and id(a) not in self.args:
                 self.args[id(a)] = Arg(i)
@@ -128,6 +131,8 @@ class Trace:
 
     def source(self, fn, args: tuple, kwargs: dict):
         """Run a replayable builder (See Note [Replayable sources]) and note it."""
+        if threading.get_ident() != self.thread:  # (the observer is the process's)
+            return fn(*args, **kwargs)
         self._depth += 1
         try:
             out = fn(*args, **kwargs)
