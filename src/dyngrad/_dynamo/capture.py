@@ -2,8 +2,9 @@
 
 # Note [Capture by running]
 # dyngrad's compile never rewrites the user's bytecode. A compiled call runs the user's Python
-# as it is, on every call, so control flow, globals, closures and module state are honoured
-# and values and gradients are eager's, bit for bit. While it runs, a Capture (thread-local)
+# as it is (or replays what it did, where that is shown to be the same: Note [Replay] in
+# replay.py), so control flow, globals, closures and module state are honoured and values
+# and gradients are eager's, bit for bit. While it runs, a Capture (thread-local)
 # is told of two things:
 #   - every op (the op observer of ops/table/record.py, See Note [Op observer]);
 #   - every place the user's code needs a Python value from a tensor (`bool`/`if`, `item`,

@@ -8,7 +8,8 @@
 # training flags and its parameters' identity. A call whose guards all hold reuses the
 # entry; one that fails recompiles (logged under TORCH_LOGS=recompiles with the failures, in
 # PyTorch's words). Values never depend on the entry (See Note [Capture by running]): guards
-# decide what is logged, counted and explained, never what is computed.
+# decide what is logged, counted and explained; whether a call is replayed instead of run is
+# decided by the replay's own checks (Note [Replay] in replay.py), never by these.
 """
 
 from __future__ import annotations
