@@ -12,7 +12,7 @@ from ...runtime.dtypes import LOW_PRECISION
 from ..linalg.fused_products import ADDMM, addmm, addmm_forward
 from ..shape.reshaping import T
 from ..table import record as recording
-from ..table.record import make_view, note_no_grad, record
+from ..table.record import new_view, note_no_grad, record
 
 __all__ = ["linear"]
 
@@ -92,15 +92,13 @@ def _linear_2d(input: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
 
 def _transposed(weight: Tensor) -> Tensor:
     """`weight.t()` as T's row makes it, recorded with linear's own TBackward0."""
-    if weight._requires_grad and grad_state.enabled:
+    enabled = grad_state.enabled
+    if weight._requires_grad and enabled:
         node = _new(TBackward0)
-        wt = new_tensor(weight._data.T, True, node)
-        make_view(wt, weight, T, _EMPTY)
+        wt = new_view(weight._data.T, weight, T, _EMPTY, True, node)
         record(node, (weight,), 1, _EMPTY, (), None)
         return wt
-    wt = new_tensor(weight._data.T)
-    make_view(wt, weight, T, _EMPTY)
-    return wt
+    return new_view(weight._data.T, weight, T, _EMPTY, enabled)
 
 
 class TBackward0(T.node_class()):

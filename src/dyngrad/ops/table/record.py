@@ -324,7 +324,8 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
     if op.stash:  # See Note [Stashed intermediates]
         out, stash = out
     mask = 0
-    if grad_state.enabled and op.records:
+    enabled = grad_state.enabled  # read once: a thread-local
+    if enabled and op.records:
         for i, a in enumerate(args):
             if isinstance(a, Tensor) and a._requires_grad:
                 mask |= 1 << i
@@ -332,8 +333,8 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
             refuse_non_differentiable(op, mask)
             mask &= op.edge_mask
     if not mask:
-        result = _outputs(op, args, attrs, out, None)
-        if not grad_state.enabled and op.records:
+        result = _outputs(op, args, attrs, out, None, enabled)
+        if not enabled and op.records:
             note_no_grad(result, args)
     else:
         node = _new(op.node_cls or op.node_class())
@@ -395,22 +396,25 @@ def note_no_grad(result, args) -> None:
             return
 
 
-def _outputs(op, args, attrs, out, node):
+def _outputs(op, args, attrs, out, node, enabled: bool = True):
+    # `enabled`: grad mode as `apply` read it (a view made without grad remembers it)
     if op.n_outputs == 1:
         if type(out) is not _ndarray:
             if type(out) is SparseCOO:  # never a view of its input, as in PyTorch
                 return _wrap(out, node is not None, node)
             out = np.asarray(out)  # a NumPy scalar from a full reduction
-        t = _wrap(out, node is not None, node)
         if op.view:
-            make_view(t, args[0], op, attrs)
-        return t
+            return new_view(out, args[0], op, attrs, enabled, node)
+        return _wrap(out, node is not None, node)
     results = []
     for i, o in enumerate(out):
         differentiable = node is not None and op.is_differentiable(i)
-        t = _wrap(np.asarray(o), differentiable, node if differentiable else None, i)
         if op.view:
-            make_view(t, args[0], op, attrs)
+            t = new_view(
+                np.asarray(o), args[0], op, attrs, enabled, node if differentiable else None, i
+            )
+        else:
+            t = _wrap(np.asarray(o), differentiable, node if differentiable else None, i)
         results.append(t)
     return tuple(results)
 
@@ -418,29 +422,41 @@ def _outputs(op, args, attrs, out, node):
 # ---- views: See Note [In-place through a view] ----------------------------------------------
 
 
-def make_view(view: Tensor, source: Tensor, op, attrs) -> None:
-    """Make `view` (an output of a view op on `source`) share `source`'s base and counter."""
-    # See Note [Version counters]: a view shares its base's counter.
+def new_view(data, source: Tensor, op, attrs, enabled: bool, grad_fn=None, output_nr: int = 0):
+    """The output of view op `op` on `source` (`data`, its array), under grad mode `enabled`:
+    `new_tensor`'s tensor, sharing `source`'s base and version counter (See Note [Version
+    counters]), built here in one go rather than made by `new_tensor` with a counter of its
+    own that would at once be replaced."""
+    view = _new(Tensor)
+    view._data = data
+    view._out_nr = output_nr
+    view._grad = None
     counter = view._version_counter = source._version_counter
     if type(counter) is InferenceCounter:  # See Note [Inference tensors]: no view, no history
         view._requires_grad = False
         view._grad_fn = None
-        return
-    view._base = source._base if source._base is not None else source
+        view._base = None
+        return view
+    view._grad_fn = grad_fn
+    base = source._base
+    view._base = base if base is not None else source
     view._view_chain = (source._view_chain, op, attrs)
     view._view_ver = counter.value
     # See Note [Views made without grad] (view_errors.py)
-    if not grad_state.enabled:
+    if not enabled:
         view._requires_grad = source._requires_grad
-        creation = creation_of(
-            source._creation, "inference_mode" if grad_state.inference else "no_grad"
-        )
-    elif op.n_outputs != 1:
-        creation = creation_of(source._creation, "multi_output")
-    else:
         creation = source._creation
+        if creation != "inference_mode":  # creation_of(...): an inference-mode source wins
+            creation = "inference_mode" if grad_state.inference else "no_grad"
+        view._creation = creation
+        return view
+    view._requires_grad = grad_fn is not None
+    creation = (
+        source._creation if op.n_outputs == 1 else creation_of(source._creation, "multi_output")
+    )
     if creation is not None:
         view._creation = creation
+    return view
 
 
 def view_steps(chain) -> list:
