@@ -9,6 +9,7 @@ import numpy as np
 from ..._tensor import Tensor, new_tensor
 from ...graph.grad_mode import state as grad_state
 from ...runtime.dtypes import LOW_PRECISION
+from ..arrays.gemm import mm
 from ..linalg.fused_products import ADDMM, addmm, addmm_forward
 from ..shape.reshaping import T
 from ..table import record as recording
@@ -74,9 +75,15 @@ def _linear_2d(input: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
     # addmm(bias, input, weight.t()) for operands already checked: the row's forward, and its
     # node recorded over weight.t()'s own (Note [One recording path])
     x = input._data
-    # float16/bfloat16 go through the row's rounding wrapper (Note [Low-precision products])
-    forward = addmm_forward if x.dtype in LOW_PRECISION else _ADDMM_FORWARD
-    out = forward(np, bias._data, x, weight._data.T, beta=1, alpha=1)
+    if x.dtype in LOW_PRECISION:  # the row's rounding wrapper: Note [Low-precision products]
+        out = addmm_forward(np, bias._data, x, weight._data.T, beta=1, alpha=1)
+    elif x.shape[0] == 1:  # one row: the row's forward takes BLAS's matrix-vector product
+        out = _ADDMM_FORWARD(np, bias._data, x, weight._data.T, beta=1, alpha=1)
+    else:
+        # the row's forward for beta = alpha = 1 and one dtype (linear checked it), written out:
+        # the product, the bias added into it in place
+        out = mm(np, x, weight._data.T)
+        out += bias._data
     mask = bias._requires_grad | input._requires_grad << 1 | weight._requires_grad << 2
     if not mask:
         return new_tensor(out)
