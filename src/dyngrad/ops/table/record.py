@@ -142,7 +142,14 @@ def _started_then_cast(name: str, args):
 
 
 def gradient_edge(t: Tensor):
-    """The (node, output_nr) a gradient for `t` flows into."""
+    """The (node, output_nr) a gradient for `t` flows into.
+
+    # Note [Leaf edges]
+    # `record` and the fast forms write this out for the inputs that are not views: an input
+    # with history links to its node; a leaf to its AccumulateGrad, read as `t._accum` once
+    # made (`grad_accumulator` makes it on first use; a node is never false), so that linking
+    # a parameter costs no call.
+    """
     if t._base is not None and t._view_ver != t._version_counter.value:
         refresh_view(t)
     fn = t._grad_fn
@@ -173,20 +180,32 @@ def record(
     if mask == 1 and len(inputs) == 1:
         a = inputs[0]
         fn = a._grad_fn
-        node.next_functions = (
-            ((fn, a._out_nr) if fn is not None and a._base is None else gradient_edge(a)),
-        )
+        if a._base is not None:
+            fn = gradient_edge(a)
+        elif fn is not None:
+            fn = (fn, a._out_nr)
+        else:  # a leaf: its AccumulateGrad, made on first use (See Note [Leaf edges])
+            fn = (a._accum or grad_accumulator(a), 0)
+        node.next_functions = (fn,)
         a = a._data
         node._meta = ((a.shape, a.dtype),)
     elif mask == 3 and len(inputs) == 2:
         a, b = inputs
         fn = a._grad_fn
-        ea = (fn, a._out_nr) if fn is not None and a._base is None else gradient_edge(a)
+        if a._base is not None:
+            ea = gradient_edge(a)
+        elif fn is not None:
+            ea = (fn, a._out_nr)
+        else:  # a leaf
+            ea = (a._accum or grad_accumulator(a), 0)
         fn = b._grad_fn
-        node.next_functions = (
-            ea,
-            (fn, b._out_nr) if fn is not None and b._base is None else gradient_edge(b),
-        )
+        if b._base is not None:
+            fn = gradient_edge(b)
+        elif fn is not None:
+            fn = (fn, b._out_nr)
+        else:  # a leaf
+            fn = (b._accum or grad_accumulator(b), 0)
+        node.next_functions = (ea, fn)
         a = a._data
         b = b._data
         node._meta = ((a.shape, a.dtype), (b.shape, b.dtype))
@@ -234,10 +253,12 @@ def _connect(node: Node, inputs: tuple, mask: int) -> None:
     for a in inputs:
         if mask & 1:
             fn = a._grad_fn
-            if fn is not None and a._base is None:
-                edges.append((fn, a._out_nr))
-            else:
+            if a._base is not None:
                 edges.append(gradient_edge(a))
+            elif fn is not None:
+                edges.append((fn, a._out_nr))
+            else:  # a leaf
+                edges.append((a._accum or grad_accumulator(a), 0))
             data = a._data
             meta.append((data.shape, data.dtype))
         else:
