@@ -209,6 +209,8 @@ def record(
         a = a._data
         b = b._data
         node._meta = ((a.shape, a.dtype), (b.shape, b.dtype))
+    elif len(inputs) == 3 and node._edges is None:  # addmm (every Linear), addcmul, where...
+        _connect3(node, inputs, mask)
     else:
         _connect(node, inputs, mask)
     node._attrs = attrs
@@ -272,6 +274,52 @@ def _connect(node: Node, inputs: tuple, mask: int) -> None:
         edges = [edges[i] for i in differentiable]
     node.next_functions = tuple(edges)
     node._meta = tuple(meta)
+
+
+def _connect3(node: Node, inputs: tuple, mask: int) -> None:
+    # `_connect`'s loop written out for three inputs that all have edges
+    a, b, c = inputs
+    if mask & 1:
+        fn = a._grad_fn
+        if a._base is not None:
+            ea = gradient_edge(a)
+        elif fn is not None:
+            ea = (fn, a._out_nr)
+        else:  # a leaf
+            ea = (a._accum or grad_accumulator(a), 0)
+        a = a._data
+        a = (a.shape, a.dtype)
+    else:
+        ea = _NO_EDGE
+        a = None
+    if mask & 2:
+        fn = b._grad_fn
+        if b._base is not None:
+            eb = gradient_edge(b)
+        elif fn is not None:
+            eb = (fn, b._out_nr)
+        else:  # a leaf
+            eb = (b._accum or grad_accumulator(b), 0)
+        b = b._data
+        b = (b.shape, b.dtype)
+    else:
+        eb = _NO_EDGE
+        b = None
+    if mask & 4:
+        fn = c._grad_fn
+        if c._base is not None:
+            ec = gradient_edge(c)
+        elif fn is not None:
+            ec = (fn, c._out_nr)
+        else:  # a leaf
+            ec = (c._accum or grad_accumulator(c), 0)
+        c = c._data
+        c = (c.shape, c.dtype)
+    else:
+        ec = _NO_EDGE
+        c = None
+    node.next_functions = (ea, eb, ec)
+    node._meta = (a, b, c)
 
 
 def _save(node: Node, plan: tuple, inputs: tuple, result) -> None:
