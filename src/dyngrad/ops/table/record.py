@@ -209,6 +209,19 @@ def record(
         a = a._data
         b = b._data
         node._meta = ((a.shape, a.dtype), (b.shape, b.dtype))
+    elif mask == 1 and len(inputs) == 2 and node._edges is not REQUIRING_GRAD:  # x ** 2
+        # (the second input has no edge: its bit is clear, or it has no formula (edges (0,)))
+        a = inputs[0]
+        fn = a._grad_fn
+        if a._base is not None:
+            fn = gradient_edge(a)
+        elif fn is not None:
+            fn = (fn, a._out_nr)
+        else:  # a leaf
+            fn = (a._accum or grad_accumulator(a), 0)
+        node.next_functions = (fn, _NO_EDGE) if node._edges is None else (fn,)
+        a = a._data
+        node._meta = ((a.shape, a.dtype), None)
     elif len(inputs) == 3 and node._edges is None:  # addmm (every Linear), addcmul, where...
         _connect3(node, inputs, mask)
     else:
