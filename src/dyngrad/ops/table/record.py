@@ -390,7 +390,15 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
     """Run `op` on `args` (tensors or numbers) and record a node when a gradient is needed."""
     if autocast is not None:  # See Note [Autocast hook]
         args = autocast(op.name, args)
-    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    # one or two inputs written out: a comprehension is a call of its own
+    if len(args) == 1:
+        a = args[0]
+        arrays = [a._data if isinstance(a, Tensor) else a]
+    elif len(args) == 2:
+        a, b = args
+        arrays = [a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b]
+    else:
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.promote is not None:
         arrays = op.promote(arrays, args)
     first = arrays[0]
