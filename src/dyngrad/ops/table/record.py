@@ -10,7 +10,8 @@
 #                                        mode the forward stack, and what its formulas read
 #                                        with each saved tensor's version (Note [Version
 #                                        counters])
-#   Tensor._wrap(data, ...)              every output tensor (`new_tensor`)
+#   Tensor._wrap(data, ...)              every output tensor (`new_tensor`; a view op's by
+#                                        `new_view`: the same fields, its base's counter)
 #   observer                             told of every op (the doctor; Note [Op observer])
 #   pack_saved                           what a node saved, handed to the saved-tensor hooks
 #                                        while any are active (Note [Saved tensor hooks])
