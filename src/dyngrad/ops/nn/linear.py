@@ -44,7 +44,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(
             f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D"
         )
-    wt = weight.t() if recording.observer is not None else _transposed(weight)
+    wt = weight.t() if recording.observer is not None else _transposed(weight, grad_state.enabled)
     if bias is None:
         return input.matmul(wt)
     if x.ndim == 2:
@@ -93,13 +93,16 @@ def _linear_2d(input: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
         return t
     node = _new(_ADDMM_NODE)
     t = new_tensor(out, True, node)
-    record(node, (bias, input, _transposed(weight)), mask, _ADDMM_ATTRS, _ADDMM_PLANS[mask], t)
+    # (grad mode is on here: `_transposed` need not read the thread-local again)
+    record(
+        node, (bias, input, _transposed(weight, True)), mask, _ADDMM_ATTRS, _ADDMM_PLANS[mask], t
+    )
     return t
 
 
-def _transposed(weight: Tensor) -> Tensor:
-    """`weight.t()` as T's row makes it, recorded with linear's own TBackward0."""
-    enabled = grad_state.enabled
+def _transposed(weight: Tensor, enabled: bool) -> Tensor:
+    """`weight.t()` as T's row makes it under grad mode `enabled` (as the caller read it),
+    recorded with linear's own TBackward0."""
     if weight._requires_grad and enabled:
         node = _new(TBackward0)
         wt = new_view(weight._data.T, weight, T, _EMPTY, True, node)
