@@ -638,7 +638,8 @@ _UNDELETABLE = {
 
 
 def new_tensor(data, requires_grad: bool = False, grad_fn=None, output_nr: int = 0) -> Tensor:
-    """A Tensor on `data` (taken as it is, no validation): every op output is built here."""
+    """A Tensor on `data` (taken as it is, no validation): every op output is built here (a
+    view op's by `new_view` in ops/table/record.py, the same fields with its base's counter)."""
     # The fast forms inline this body (See Note [Generated fast forms]); a body with a local
     # of its own or a return before `return self` is called instead.
     self = _new(Tensor)

@@ -9,10 +9,11 @@ import numpy as np
 from ..._tensor import Tensor, new_tensor
 from ...graph.grad_mode import state as grad_state
 from ...runtime.dtypes import LOW_PRECISION
+from ..arrays.gemm import mm
 from ..linalg.fused_products import ADDMM, addmm, addmm_forward
 from ..shape.reshaping import T
 from ..table import record as recording
-from ..table.record import make_view, note_no_grad, record
+from ..table.record import new_view, note_no_grad, record
 
 __all__ = ["linear"]
 
@@ -43,7 +44,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(
             f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D"
         )
-    wt = weight.t() if recording.observer is not None else _transposed(weight)
+    wt = weight.t() if recording.observer is not None else _transposed(weight, grad_state.enabled)
     if bias is None:
         return input.matmul(wt)
     if x.ndim == 2:
@@ -74,9 +75,15 @@ def _linear_2d(input: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
     # addmm(bias, input, weight.t()) for operands already checked: the row's forward, and its
     # node recorded over weight.t()'s own (Note [One recording path])
     x = input._data
-    # float16/bfloat16 go through the row's rounding wrapper (Note [Low-precision products])
-    forward = addmm_forward if x.dtype in LOW_PRECISION else _ADDMM_FORWARD
-    out = forward(np, bias._data, x, weight._data.T, beta=1, alpha=1)
+    if x.dtype in LOW_PRECISION:  # the row's rounding wrapper: Note [Low-precision products]
+        out = addmm_forward(np, bias._data, x, weight._data.T, beta=1, alpha=1)
+    elif x.shape[0] == 1:  # one row: the row's forward takes BLAS's matrix-vector product
+        out = _ADDMM_FORWARD(np, bias._data, x, weight._data.T, beta=1, alpha=1)
+    else:
+        # the row's forward for beta = alpha = 1 and one dtype (linear checked it), written out:
+        # the product, the bias added into it in place
+        out = mm(np, x, weight._data.T)
+        out += bias._data
     mask = bias._requires_grad | input._requires_grad << 1 | weight._requires_grad << 2
     if recording.observer is not None:  # told of `t` and `addmm`, PyTorch's ops of a linear
         return _observed_linear_2d(input, weight, bias, out, mask)
@@ -88,14 +95,17 @@ def _linear_2d(input: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
         return t
     node = _new(_ADDMM_NODE)
     t = new_tensor(out, True, node)
-    record(node, (bias, input, _transposed(weight)), mask, _ADDMM_ATTRS, _ADDMM_PLANS[mask], t)
+    # (grad mode is on here: `_transposed` need not read the thread-local again)
+    record(
+        node, (bias, input, _transposed(weight, True)), mask, _ADDMM_ATTRS, _ADDMM_PLANS[mask], t
+    )
     return t
 
 
 def _observed_linear_2d(input: Tensor, weight: Tensor, bias: Tensor, out, mask: int) -> Tensor:
     # `_linear_2d` while an op observer watches (Note [Op observer]): the same nodes, and the
     # observer told of both ops with the arguments their rows take
-    wt = _transposed(weight)
+    wt = _transposed(weight, grad_state.enabled)
     recording.observer(T, (weight,), _EMPTY, wt)
     if not mask or not grad_state.enabled:
         t = new_tensor(out)
@@ -109,17 +119,15 @@ def _observed_linear_2d(input: Tensor, weight: Tensor, bias: Tensor, out, mask: 
     return t
 
 
-def _transposed(weight: Tensor) -> Tensor:
-    """`weight.t()` as T's row makes it, recorded with linear's own TBackward0."""
-    if weight._requires_grad and grad_state.enabled:
+def _transposed(weight: Tensor, enabled: bool) -> Tensor:
+    """`weight.t()` as T's row makes it under grad mode `enabled` (as the caller read it),
+    recorded with linear's own TBackward0."""
+    if weight._requires_grad and enabled:
         node = _new(TBackward0)
-        wt = new_tensor(weight._data.T, True, node)
-        make_view(wt, weight, T, _EMPTY)
+        wt = new_view(weight._data.T, weight, T, _EMPTY, True, node)
         record(node, (weight,), 1, _EMPTY, (), None)
         return wt
-    wt = new_tensor(weight._data.T)
-    make_view(wt, weight, T, _EMPTY)
-    return wt
+    return new_view(weight._data.T, weight, T, _EMPTY, enabled)
 
 
 class TBackward0(T.node_class()):

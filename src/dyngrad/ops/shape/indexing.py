@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor
+from ...graph.grad_mode import state as grad_state
 from ..table import record
 from ..table.arguments import as_int
 from ..table.array_backward import ArrayBackward
@@ -399,9 +400,7 @@ def _view_step(op, x: Tensor, attrs: dict) -> Tensor:
     # no node is recorded and nobody observes ops (tokens[:, s] in a training loop)
     if x._requires_grad or record.observer is not None or type(x._data) is not np.ndarray:
         return apply(op, (x,), attrs)
-    t = Tensor._wrap(op.fwd(np, x._data, **attrs))
-    record.make_view(t, x, op, attrs)
-    return t
+    return record.new_view(op.fwd(np, x._data, **attrs), x, op, attrs, grad_state.enabled)
 
 
 def _integer(k) -> int:

@@ -45,7 +45,7 @@ from ..._tensor import Tensor, VersionCounter, new_tensor
 from ...graph import anomaly_mode as anomaly
 from ...graph import saved_hooks
 from ...graph.grad_mode import state as grad_state
-from ...graph.node import _sequence
+from ...graph.node import _sequence, grad_accumulator
 from ...graph.saved import SAVES_OUTPUT, SavedOutput
 from ...runtime.sparse_coo import SparseCOO
 from . import fast_compiled
@@ -82,6 +82,7 @@ _NAMESPACE = {
     "anomaly": anomaly,
     "apply": apply,
     "gradient_edge": gradient_edge,
+    "grad_accumulator": grad_accumulator,
     "grad_state": grad_state,
     "new_tensor": new_tensor,
     "note_no_grad": note_no_grad,
@@ -302,7 +303,8 @@ def _indent(text: str, spaces: int) -> str:
 
 
 def _edges(op, inputs, mask: int) -> str:
-    # See `record`: an input with history and no base links to its node directly; an input
+    # See `record`: an input with history and no base links to its node directly, a leaf to
+    # its AccumulateGrad (Note [Leaf edges] in record.py); an input
     # without a formula has no edge (Note [Edges are differentiable inputs])
     lines, edges = [], []
     for i, v in enumerate(inputs):
@@ -313,10 +315,12 @@ def _edges(op, inputs, mask: int) -> str:
             continue
         edge = f"e{v}"
         lines.append(f"        fn = {v}._grad_fn")
-        lines.append(
-            f"        {edge} = (fn, {v}._out_nr) if fn is not None and {v}._base is None "
-            f"else gradient_edge({v})"
-        )
+        lines.append(f"        if {v}._base is not None:")
+        lines.append(f"            {edge} = gradient_edge({v})")
+        lines.append("        elif fn is not None:")
+        lines.append(f"            {edge} = (fn, {v}._out_nr)")
+        lines.append("        else:  # a leaf")
+        lines.append(f"            {edge} = ({v}._accum or grad_accumulator({v}), 0)")
         edges.append(edge)
     lines.append(f"        node.next_functions = {_tuple(edges)}")
     return "\n".join(lines)

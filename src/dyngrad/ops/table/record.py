@@ -10,7 +10,8 @@
 #                                        mode the forward stack, and what its formulas read
 #                                        with each saved tensor's version (Note [Version
 #                                        counters])
-#   Tensor._wrap(data, ...)              every output tensor (`new_tensor`)
+#   Tensor._wrap(data, ...)              every output tensor (`new_tensor`; a view op's by
+#                                        `new_view`: the same fields, its base's counter)
 #   observer                             told of every op (the doctor; Note [Op observer])
 #   pack_saved                           what a node saved, handed to the saved-tensor hooks
 #                                        while any are active (Note [Saved tensor hooks])
@@ -169,7 +170,14 @@ def _started_then_cast(name: str, args):
 
 
 def gradient_edge(t: Tensor):
-    """The (node, output_nr) a gradient for `t` flows into."""
+    """The (node, output_nr) a gradient for `t` flows into.
+
+    # Note [Leaf edges]
+    # `record` and the fast forms write this out for the inputs that are not views: an input
+    # with history links to its node; a leaf to its AccumulateGrad, read as `t._accum` once
+    # made (`grad_accumulator` makes it on first use; a node is never false), so that linking
+    # a parameter costs no call.
+    """
     if t._base is not None and t._view_ver != t._version_counter.value:
         refresh_view(t)
     fn = t._grad_fn
@@ -200,23 +208,50 @@ def record(
     if mask == 1 and len(inputs) == 1:
         a = inputs[0]
         fn = a._grad_fn
-        node.next_functions = (
-            ((fn, a._out_nr) if fn is not None and a._base is None else gradient_edge(a)),
-        )
+        if a._base is not None:
+            fn = gradient_edge(a)
+        elif fn is not None:
+            fn = (fn, a._out_nr)
+        else:  # a leaf: its AccumulateGrad, made on first use (See Note [Leaf edges])
+            fn = (a._accum or grad_accumulator(a), 0)
+        node.next_functions = (fn,)
         a = a._data
         node._meta = ((a.shape, a.dtype),)
     elif mask == 3 and len(inputs) == 2:
         a, b = inputs
         fn = a._grad_fn
-        ea = (fn, a._out_nr) if fn is not None and a._base is None else gradient_edge(a)
+        if a._base is not None:
+            ea = gradient_edge(a)
+        elif fn is not None:
+            ea = (fn, a._out_nr)
+        else:  # a leaf
+            ea = (a._accum or grad_accumulator(a), 0)
         fn = b._grad_fn
-        node.next_functions = (
-            ea,
-            (fn, b._out_nr) if fn is not None and b._base is None else gradient_edge(b),
-        )
+        if b._base is not None:
+            fn = gradient_edge(b)
+        elif fn is not None:
+            fn = (fn, b._out_nr)
+        else:  # a leaf
+            fn = (b._accum or grad_accumulator(b), 0)
+        node.next_functions = (ea, fn)
         a = a._data
         b = b._data
         node._meta = ((a.shape, a.dtype), (b.shape, b.dtype))
+    elif mask == 1 and len(inputs) == 2 and node._edges is not REQUIRING_GRAD:  # x ** 2
+        # (the second input has no edge: its bit is clear, or it has no formula (edges (0,)))
+        a = inputs[0]
+        fn = a._grad_fn
+        if a._base is not None:
+            fn = gradient_edge(a)
+        elif fn is not None:
+            fn = (fn, a._out_nr)
+        else:  # a leaf
+            fn = (a._accum or grad_accumulator(a), 0)
+        node.next_functions = (fn, _NO_EDGE) if node._edges is None else (fn,)
+        a = a._data
+        node._meta = ((a.shape, a.dtype), None)
+    elif len(inputs) == 3 and node._edges is None:  # addmm (every Linear), addcmul, where...
+        _connect3(node, inputs, mask)
     else:
         _connect(node, inputs, mask)
     node._attrs = attrs
@@ -261,10 +296,12 @@ def _connect(node: Node, inputs: tuple, mask: int) -> None:
     for a in inputs:
         if mask & 1:
             fn = a._grad_fn
-            if fn is not None and a._base is None:
-                edges.append((fn, a._out_nr))
-            else:
+            if a._base is not None:
                 edges.append(gradient_edge(a))
+            elif fn is not None:
+                edges.append((fn, a._out_nr))
+            else:  # a leaf
+                edges.append((a._accum or grad_accumulator(a), 0))
             data = a._data
             meta.append((data.shape, data.dtype))
         else:
@@ -278,6 +315,52 @@ def _connect(node: Node, inputs: tuple, mask: int) -> None:
         edges = [edges[i] for i in differentiable]
     node.next_functions = tuple(edges)
     node._meta = tuple(meta)
+
+
+def _connect3(node: Node, inputs: tuple, mask: int) -> None:
+    # `_connect`'s loop written out for three inputs that all have edges
+    a, b, c = inputs
+    if mask & 1:
+        fn = a._grad_fn
+        if a._base is not None:
+            ea = gradient_edge(a)
+        elif fn is not None:
+            ea = (fn, a._out_nr)
+        else:  # a leaf
+            ea = (a._accum or grad_accumulator(a), 0)
+        a = a._data
+        a = (a.shape, a.dtype)
+    else:
+        ea = _NO_EDGE
+        a = None
+    if mask & 2:
+        fn = b._grad_fn
+        if b._base is not None:
+            eb = gradient_edge(b)
+        elif fn is not None:
+            eb = (fn, b._out_nr)
+        else:  # a leaf
+            eb = (b._accum or grad_accumulator(b), 0)
+        b = b._data
+        b = (b.shape, b.dtype)
+    else:
+        eb = _NO_EDGE
+        b = None
+    if mask & 4:
+        fn = c._grad_fn
+        if c._base is not None:
+            ec = gradient_edge(c)
+        elif fn is not None:
+            ec = (fn, c._out_nr)
+        else:  # a leaf
+            ec = (c._accum or grad_accumulator(c), 0)
+        c = c._data
+        c = (c.shape, c.dtype)
+    else:
+        ec = _NO_EDGE
+        c = None
+    node.next_functions = (ea, eb, ec)
+    node._meta = (a, b, c)
 
 
 def _save(node: Node, plan: tuple, inputs: tuple, result) -> None:
@@ -335,7 +418,15 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
     """Run `op` on `args` (tensors or numbers) and record a node when a gradient is needed."""
     if autocast is not None:  # See Note [Autocast hook]
         args = autocast(op.name, args)
-    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    # one or two inputs written out: a comprehension is a call of its own
+    if len(args) == 1:
+        a = args[0]
+        arrays = [a._data if isinstance(a, Tensor) else a]
+    elif len(args) == 2:
+        a, b = args
+        arrays = [a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b]
+    else:
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.promote is not None:
         arrays = op.promote(arrays, args)
     first = arrays[0]
@@ -351,7 +442,8 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
     if op.stash:  # See Note [Stashed intermediates]
         out, stash = out
     mask = 0
-    if grad_state.enabled and op.records:
+    enabled = grad_state.enabled  # read once: a thread-local
+    if enabled and op.records:
         for i, a in enumerate(args):
             if isinstance(a, Tensor) and a._requires_grad:
                 mask |= 1 << i
@@ -359,8 +451,8 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
             refuse_non_differentiable(op, mask)
             mask &= op.edge_mask
     if not mask:
-        result = _outputs(op, args, attrs, out, None)
-        if not grad_state.enabled and op.records:
+        result = _outputs(op, args, attrs, out, None, enabled)
+        if not enabled and op.records:
             note_no_grad(result, args)
     else:
         node = _new(op.node_cls or op.node_class())
@@ -422,22 +514,25 @@ def note_no_grad(result, args) -> None:
             return
 
 
-def _outputs(op, args, attrs, out, node):
+def _outputs(op, args, attrs, out, node, enabled: bool = True):
+    # `enabled`: grad mode as `apply` read it (a view made without grad remembers it)
     if op.n_outputs == 1:
         if type(out) is not _ndarray:
             if type(out) is SparseCOO:  # never a view of its input, as in PyTorch
                 return _wrap(out, node is not None, node)
             out = np.asarray(out)  # a NumPy scalar from a full reduction
-        t = _wrap(out, node is not None, node)
         if op.view:
-            make_view(t, args[0], op, attrs)
-        return t
+            return new_view(out, args[0], op, attrs, enabled, node)
+        return _wrap(out, node is not None, node)
     results = []
     for i, o in enumerate(out):
         differentiable = node is not None and op.is_differentiable(i)
-        t = _wrap(np.asarray(o), differentiable, node if differentiable else None, i)
         if op.view:
-            make_view(t, args[0], op, attrs)
+            t = new_view(
+                np.asarray(o), args[0], op, attrs, enabled, node if differentiable else None, i
+            )
+        else:
+            t = _wrap(np.asarray(o), differentiable, node if differentiable else None, i)
         results.append(t)
     return tuple(results)
 
@@ -445,29 +540,41 @@ def _outputs(op, args, attrs, out, node):
 # ---- views: See Note [In-place through a view] ----------------------------------------------
 
 
-def make_view(view: Tensor, source: Tensor, op, attrs) -> None:
-    """Make `view` (an output of a view op on `source`) share `source`'s base and counter."""
-    # See Note [Version counters]: a view shares its base's counter.
+def new_view(data, source: Tensor, op, attrs, enabled: bool, grad_fn=None, output_nr: int = 0):
+    """The output of view op `op` on `source` (`data`, its array), under grad mode `enabled`:
+    `new_tensor`'s tensor, sharing `source`'s base and version counter (See Note [Version
+    counters]), built here in one go rather than made by `new_tensor` with a counter of its
+    own that would at once be replaced."""
+    view = _new(Tensor)
+    view._data = data
+    view._out_nr = output_nr
+    view._grad = None
     counter = view._version_counter = source._version_counter
     if type(counter) is InferenceCounter:  # See Note [Inference tensors]: no view, no history
         view._requires_grad = False
         view._grad_fn = None
-        return
-    view._base = source._base if source._base is not None else source
+        view._base = None
+        return view
+    view._grad_fn = grad_fn
+    base = source._base
+    view._base = base if base is not None else source
     view._view_chain = (source._view_chain, op, attrs)
     view._view_ver = counter.value
     # See Note [Views made without grad] (view_errors.py)
-    if not grad_state.enabled:
+    if not enabled:
         view._requires_grad = source._requires_grad
-        creation = creation_of(
-            source._creation, "inference_mode" if grad_state.inference else "no_grad"
-        )
-    elif op.n_outputs != 1:
-        creation = creation_of(source._creation, "multi_output")
-    else:
         creation = source._creation
+        if creation != "inference_mode":  # creation_of(...): an inference-mode source wins
+            creation = "inference_mode" if grad_state.inference else "no_grad"
+        view._creation = creation
+        return view
+    view._requires_grad = grad_fn is not None
+    creation = (
+        source._creation if op.n_outputs == 1 else creation_of(source._creation, "multi_output")
+    )
     if creation is not None:
         view._creation = creation
+    return view
 
 
 def view_steps(chain) -> list:
