@@ -80,7 +80,7 @@ t.ormqr(a, t.ones(4, dtype=t.float64), c) | t.ormqr(a, t.ones(2, 3, dtype=t.floa
 t.ormqr(a, v.float(), c) | t.ormqr(a, v, c.float()) | t.ormqr(ab, v, c) | t.ormqr(ab, t.ones(3, 3), cb)
 t.ormqr(ab, t.ones(2, 3, dtype=t.float64), t.ones(3, 4, 2, dtype=t.float64))
 t.ormqr(ab, t.ones(2, 3, dtype=t.float64), c) | t.ormqr(i, i[0], i) | t.ormqr(a.half(), v.half(), c.half())
-t.ormqr(a, v, c, left=1) | t.ormqr(a, v, c, transpose=2) | t.ormqr(a, v, [1.0])
+t.orgqr([1.0], v) | t.orgqr(a, 1) | t.geqrf(a, out=t.empty(0)) | t.ormqr(a, v, c, left=1) | t.ormqr(a, v, c, transpose=2) | t.ormqr(a, v, [1.0])
 """
 
 QR_GRADS = """

@@ -56,7 +56,11 @@ def geqrf(input, *, out=None):
         raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{kind}'")
     if out is None:
         return geqrf_result(*apply(GEQRF, (input,)))
-    for name, target in zip(("a", "tau"), out if isinstance(out, (tuple, list)) else ()):
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(
+            f"geqrf(): argument 'out' must be tuple of Tensors, not {type(out).__name__}"
+        )
+    for name, target in zip(("a", "tau"), out):
         if isinstance(target, Tensor) and not dtypes.can_cast(input.dtype, target.dtype):
             raise RuntimeError(
                 f"torch.geqrf: Expected {name} to be safely castable from {input.dtype._legacy} "
@@ -68,6 +72,8 @@ def geqrf(input, *, out=None):
 @public
 def orgqr(input, tau):
     """Matches `torch.orgqr`: `linalg.householder_product(input, tau)`."""
+    expect_tensor("orgqr", "input", 1, input)
+    expect_tensor("orgqr", "input2", 2, tau)
     return householder_product(input, tau)
 
 
