@@ -11,6 +11,7 @@ from .ops.linalg.composites import vecdot as _vecdot
 from .ops.linalg.decomposition import _LinAlgError as LinAlgError
 from .ops.linalg.decomposition import inv, svd, svdvals
 from .ops.linalg.householder import householder_product
+from .ops.linalg.ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from .ops.linalg.least_squares import lstsq, matrix_rank
 from .ops.linalg.lu import lu, lu_factor, lu_factor_ex, lu_solve
 from .ops.linalg.matrix_functions import det, matrix_exp, slogdet
@@ -40,6 +41,9 @@ __all__ = [
     "householder_product",
     "inv",
     "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
     "lu",
     "lu_factor",
@@ -93,7 +97,9 @@ _OUT_OPS = {
     "svd": "_linalg_svd",
     "svdvals": "_linalg_svd",
 }
-_OWN_FORMS = {"matrix_power", "pinv", "vecdot"}  # out= forms written below
+# out= forms written below, and ldl's own (Note [Bunch-Kaufman in NumPy]: they check dtypes
+# strictly and take inputs that require grad)
+_OWN_FORMS = {"matrix_power", "pinv", "vecdot", "ldl_factor", "ldl_factor_ex", "ldl_solve"}
 for _name in sorted(
     set(__all__) - {"LinAlgError", "matrix_exp", "diagonal", "vander"} - _OWN_FORMS
 ):

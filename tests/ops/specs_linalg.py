@@ -335,4 +335,39 @@ SPECS = [
         [(T((4, 3)), T((2,), low=0.0, high=1.5)), (T((3, 3)), T((3,), low=0.0, high=1.5))]
         + [(T((2, 5, 3)), T((2, 3), low=0.0, high=1.5)), (T((4, 2), nc=True), T((2,), grad=False))],
     ),
+    # LAPACK's routines as torch publishes them: geqrf and the LDL pair have no derivative
+    OpSpec(
+        "geqrf",
+        lambda t, a: t.geqrf(a),
+        [(T((4, 3)),), (T((3, 5)),), (T((2, 3, 3)),)],
+        grad=False,
+    ),
+    OpSpec(
+        "ormqr",
+        lambda t, a, tau, c: t.ormqr(a, tau, c) + t.ormqr(a, tau, c, transpose=True),
+        [(T((4, 3)), T((3,)), T((4, 2))), (T((2, 3, 3)), T((2, 3)), T((2, 3, 2)))]
+        + [(T((3, 5)), T((3,)), T((3, 4))), (T((4, 3), nc=True), T((3,)), T((4, 4)))],
+    ),
+    OpSpec(
+        "ormqr_right",
+        lambda t, a, tau, c: (
+            t.ormqr(a, tau, c, left=False) + t.ormqr(a, tau, c, left=False, transpose=True)
+        ),
+        [(T((4, 3)), T((3,)), T((2, 4))), (T((2, 3, 3)), T((2, 3)), T((2, 2, 3)))],
+        covers=("ormqr",),
+    ),
+    OpSpec(
+        "linalg_ldl_factor_ex",
+        lambda t, a: t.linalg.ldl_factor(a + a.mT),
+        [(T((4, 4)),), (T((2, 5, 5)),), (T((3, 3), nc=True),)],
+        grad=False,
+    ),
+    OpSpec(
+        "linalg_ldl_solve",
+        lambda t, a, b: (lambda f: t.linalg.ldl_solve(f.LD, f.pivots, b))(
+            t.linalg.ldl_factor(a + a.mT)
+        ),
+        [(T((4, 4)), T((4, 2))), (T((2, 3, 3)), T((2, 3, 1)))],
+        grad=False,
+    ),
 ]

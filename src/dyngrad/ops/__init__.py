@@ -46,6 +46,8 @@ from .linalg import (  # noqa: F401
     fused_inplace,
     fused_products,
     householder,
+    lapack_qr,
+    ldl,
     least_squares,
     lu,
     matrix_functions,

@@ -18,8 +18,8 @@ def _householder_fwd(xp, a, tau):
         v = a[..., :, i].copy()
         v[..., :i] = 0
         v[..., i] = 1
-        # Q H_i = Q - tau_i (Q v) v^T
-        q -= tau[..., i, None, None] * (q @ v[..., :, None]) * v[..., None, :]
+        # Q H_i = Q - tau_i (Q v) v^H (v^T for real A)
+        q -= tau[..., i, None, None] * (q @ v[..., :, None]) * v[..., None, :].conj()
     return column_major(q[..., :n])
 
 
@@ -32,17 +32,26 @@ def _reflector(a, i: int):
     return cat([head, column], -1) if i + 1 < m else head
 
 
+def _adjoint(x):
+    return x.mT.conj() if x.is_complex() else x.mT
+
+
+def _conj(x):
+    return x.conj() if x.is_complex() else x
+
+
 def _householder_grads(g, a, tau):
     """(gA, gtau): Q = P_i H_i S_i with P_i, S_i the products before and after H_i, so
-    gH_i = P_i^T gQ S_i^T; then H_i = I - tau_i v v^T gives gtau_i = -v^T gH_i v and
-    gv = -tau_i (gH_i + gH_i^T) v, whose part below the diagonal is A's column i."""
+    gH_i = P_i^H gQ S_i^H; then H_i = I - tau_i v v^H gives gtau_i = -v^H gH_i v and
+    gv = -(conj(tau_i) gH_i + tau_i gH_i^H) v, whose part below the diagonal is A's column i
+    (for real A: gv = -tau_i (gH_i + gH_i^T) v)."""
     m, n, k = a.shape[-2], a.shape[-1], tau.shape[-1]
     if k == 0:  # Q is I's first columns whatever A is: no gradients, as PyTorch gives none
         return None, None
     identity = eye(m, dtype=a.dtype)
     vs = [_reflector(a, i) for i in range(k)]
     hs = [
-        identity - tau[..., i, None, None] * vs[i].unsqueeze(-1) * vs[i].unsqueeze(-2)
+        identity - tau[..., i, None, None] * vs[i].unsqueeze(-1) * _conj(vs[i]).unsqueeze(-2)
         for i in range(k)
     ]
     suffix = [None] * k
@@ -52,10 +61,14 @@ def _householder_grads(g, a, tau):
         after = hs[i] @ after
     before, columns, grad_tau = identity, [], []
     for i in range(k):
-        grad_h = before.mT @ g @ suffix[i].mT
-        v = vs[i]
-        grad_tau.append(-(v.unsqueeze(-2) @ grad_h @ v.unsqueeze(-1))[..., 0, 0])
-        grad_v = -tau[..., i, None] * ((grad_h + grad_h.mT) @ v.unsqueeze(-1))[..., 0]
+        grad_h = _adjoint(before) @ g @ _adjoint(suffix[i])
+        v, t = vs[i], tau[..., i, None]
+        grad_tau.append(-(_conj(v).unsqueeze(-2) @ grad_h @ v.unsqueeze(-1))[..., 0, 0])
+        if a.is_complex():
+            grad_v = -(_conj(t) * (grad_h @ v.unsqueeze(-1))[..., 0])
+            grad_v = grad_v - t * (_adjoint(grad_h) @ v.unsqueeze(-1))[..., 0]
+        else:
+            grad_v = -t * ((grad_h + grad_h.mT) @ v.unsqueeze(-1))[..., 0]
         columns.append(
             cat([grad_v.new_zeros((*grad_v.shape[:-1], i + 1)), grad_v[..., i + 1 :]], -1)
         )

@@ -181,6 +181,7 @@ OUT_FUNCTIONS = frozenset(
         "negative",
         "nonzero",
         "nuclear_norm",
+        "orgqr",
         "norm",
         "normal",
         "not_equal",
@@ -238,7 +239,7 @@ OUT_FUNCTIONS = frozenset(
 
 # the op PyTorch names when it refuses inputs that require grad, where not the function's own
 # name; None where the function is a composite whose writing into `out` is recorded instead
-OUT_OPS = {"lu": None, "lu_solve": "linalg_lu_solve"}
+OUT_OPS = {"lu": None, "lu_solve": "linalg_lu_solve", "orgqr": "linalg_householder_product"}
 # the view copies (ops/shape/view_copies.py): PyTorch records their writing into `out`
 VIEW_COPIES = (
     "alias_copy",
