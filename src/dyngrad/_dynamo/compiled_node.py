@@ -49,6 +49,8 @@ __all__ = [
     "runner_of",
     "tensor_of",
     "array_of",
+    "plan_of",
+    "run_plan",
 ]
 
 _newest_first = attrgetter("_seq")
@@ -78,7 +80,7 @@ class CompiledFunctionBackward(Node):
             )
         if not self.next_functions or all(g is None for g in grads):
             return (None,) * len(self.next_functions)
-        order, outside = self._order_and_outside()
+        order, plan = self._order_and_plan()
         if anomaly.state.enabled or observers.nodes or not all(n._plain for n in order):
             return self._through_engine(grads)
         task = current_task()
@@ -90,78 +92,16 @@ class CompiledFunctionBackward(Node):
             if any(node in reached for node in order):
                 return self._through_engine(grads)
         release = task is not None and not task.keep_graph and self._releases()
-        return self._program(order, grads, release, outside)
+        return run_plan(plan, grads, len(self.next_functions), release)
 
-    def _order_and_outside(self) -> tuple:
-        # the captured nodes, newest first; the index of each edge that leaves them
+    def _order_and_plan(self) -> tuple:
+        # the captured nodes, newest first, and their program (a replay's node keeps its own)
         order = sorted(self._segment, key=_newest_first, reverse=True)
-        return order, {edge: i for i, edge in enumerate(self.next_functions)}
+        outside = {edge: i for i, edge in enumerate(self.next_functions)}
+        return order, plan_of(order, self._roots, outside)
 
     def _releases(self) -> bool:
         return True  # a replay's node keeps its nodes for the next replay (replay.py)
-
-    def _program(self, order: list, grads: tuple, release: bool, outside: dict) -> tuple:
-        # See Note [Compiled backward]; gradients travel as arrays between the nodes
-        at = {node: i for i, node in enumerate(order)}
-        buffers: list = [None] * len(order)
-        results: list = [None] * len(outside)
-        owned: set = set()  # the sums made here (See Note [Gradient buffer ownership])
-        seen: dict = {}  # id(array) -> the tensor that holds it: identity is kept
-        on_arrays = recording.observer is None or not recording.observe_backward
-        for (node, nr), g in zip(self._roots, grads):
-            i = at[node]
-            buffer = buffers[i]
-            if buffer is None:
-                buffer = buffers[i] = [None] * node._n_outputs
-            if g is not None:
-                data = g._data
-                seen[id(data)] = g
-                current = buffer[nr]
-                buffer[nr] = data if current is None else sum_arrays(current, data, owned)
-        for i, node in enumerate(order):
-            buffer = buffers[i]
-            if buffer is None:
-                continue  # no gradient reached it: the engine would not run it either
-            buffers[i] = None
-            if owned:
-                for g in buffer:
-                    owned.discard(id(g))  # handed to the node, which may pass it on as is
-            if buffer[0] is None and node._needs_grads and all(g is None for g in buffer):
-                outputs = None
-            else:
-                outputs = None
-                cls = type(node)
-                runner, single = _runners[cls] if cls in _runners else runner_of(cls)
-                if runner is not None and on_arrays and node._saved is not None:
-                    outputs = runner(node, buffer[0] if single else tuple(buffer))
-                if outputs is None:  # the node's own apply, on tensors
-                    outputs = node.apply(tuple(tensor_of(g, seen) for g in buffer))
-                    if len(outputs) != len(node.next_functions):
-                        wrong_count(node, outputs)
-                    outputs = [array_of(t, seen) for t in outputs]
-            if release:
-                node.release()
-            if not outputs:
-                continue
-            for edge, g in zip(node.next_functions, outputs):
-                child = edge[0]
-                if child is None:
-                    continue
-                j = at.get(child)
-                if j is None:  # leaves the captured graph: one of this node's own edges
-                    if g is not None:
-                        k = outside[edge]
-                        current = results[k]
-                        results[k] = g if current is None else sum_arrays(current, g, owned)
-                    continue
-                buffer = buffers[j]
-                if buffer is None:
-                    buffer = buffers[j] = [None] * child._n_outputs
-                if g is not None:
-                    nr = edge[1]
-                    current = buffer[nr]
-                    buffer[nr] = g if current is None else sum_arrays(current, g, owned)
-        return tuple(tensor_of(g, seen) for g in results)
 
     def _through_engine(self, grads: tuple) -> tuple:
         # the captured graph as an engine pass of its own, which runs hooks and watchers
@@ -178,6 +118,86 @@ class CompiledFunctionBackward(Node):
     def release(self) -> None:
         self._outputs = None
         self._segment = self._roots = ()
+
+
+def plan_of(order: list, roots: list, outside: dict) -> tuple:
+    """The compiled backward's program (See Note [Compiled backward]) with its lookups done:
+    for each node (newest first) its array runner and where each of its gradients goes (a
+    node's index and input slot, or, negative, the index of an edge leaving the graph); and
+    the slot each output's gradient enters by."""
+    at = {node: i for i, node in enumerate(order)}
+    steps = []
+    for node in order:
+        routes = []
+        for edge in node.next_functions:
+            child = edge[0]
+            if child is None:
+                routes.append(None)
+            elif child in at:
+                routes.append((at[child], edge[1], child._n_outputs))
+            else:  # leaves the captured graph: one of the compiled node's own edges
+                routes.append((-1 - outside[edge], 0, 0))
+        cls = type(node)
+        steps.append((node, *(_runners[cls] if cls in _runners else runner_of(cls)), tuple(routes)))
+    return steps, [(at[node], nr, node._n_outputs) for node, nr in roots]
+
+
+def run_plan(plan: tuple, grads: tuple, n_outside: int, release: bool) -> tuple:
+    """Run a compiled backward's program on the gradients of its outputs: the gradients of
+    the edges that leave it. Gradients travel as arrays, summed by the engine's rule."""
+    steps, root_slots = plan
+    buffers: list = [None] * len(steps)
+    results: list = [None] * n_outside
+    owned: set = set()  # the sums made here (See Note [Gradient buffer ownership])
+    seen: dict = {}  # id(array) -> the tensor that holds it: identity is kept
+    on_arrays = recording.observer is None or not recording.observe_backward
+    for (i, nr, n), g in zip(root_slots, grads):
+        buffer = buffers[i]
+        if buffer is None:
+            buffer = buffers[i] = [None] * n
+        if g is not None:
+            data = g._data
+            seen[id(data)] = g
+            current = buffer[nr]
+            buffer[nr] = data if current is None else sum_arrays(current, data, owned)
+    for i, (node, runner, single, routes) in enumerate(steps):
+        buffer = buffers[i]
+        if buffer is None:
+            continue  # no gradient reached it: the engine would not run it either
+        buffers[i] = None
+        if owned:
+            for g in buffer:
+                owned.discard(id(g))  # handed to the node, which may pass it on as is
+        if buffer[0] is None and node._needs_grads and all(g is None for g in buffer):
+            outputs = None
+        else:
+            outputs = None
+            if runner is not None and on_arrays and node._saved is not None:
+                outputs = runner(node, buffer[0] if single else tuple(buffer))
+            if outputs is None:  # the node's own apply, on tensors
+                outputs = node.apply(tuple(tensor_of(g, seen) for g in buffer))
+                if len(outputs) != len(node.next_functions):
+                    wrong_count(node, outputs)
+                outputs = [array_of(t, seen) for t in outputs]
+        if release:
+            node.release()
+        if not outputs:
+            continue
+        for route, g in zip(routes, outputs):
+            if route is None or g is None:
+                continue
+            j, nr, n = route
+            if j < 0:  # leaves the captured graph
+                k = -1 - j
+                current = results[k]
+                results[k] = g if current is None else sum_arrays(current, g, owned)
+                continue
+            buffer = buffers[j]
+            if buffer is None:
+                buffer = buffers[j] = [None] * n
+            current = buffer[nr]
+            buffer[nr] = g if current is None else sum_arrays(current, g, owned)
+    return tuple(tensor_of(g, seen) for g in results)
 
 
 # node class -> (its backward on arrays or None (it runs on tensors), whether its row has one

@@ -36,8 +36,6 @@ from itertools import chain
 import numpy as np
 
 from .._tensor import Tensor, VersionCounter, new_tensor
-from ..autograd.engine import wrong_count
-from ..autograd.graph_task import sum_arrays
 from ..graph import anomaly_mode as anomaly
 from ..graph import saved_hooks
 from ..graph.grad_mode import state as grad_state
@@ -52,13 +50,7 @@ from ..ops.table.record import gradient_edge
 from ..runtime.dtypes import defaults
 from ..runtime.random import default_generator
 from . import python_guards
-from .compiled_node import (
-    CompiledFunctionBackward,
-    array_of,
-    boundary,
-    runner_of,
-    tensor_of,
-)
+from .compiled_node import CompiledFunctionBackward, boundary, plan_of
 from .trace import Arg, ArrayOf, OpStep
 
 __all__ = ["Program", "build", "FAILED", "BUSY", "CALL", "STATE"]
@@ -384,28 +376,10 @@ class _Graph:
             if edge not in leaving:
                 raise _RefusedError("the captured graph reaches a node made before the call")
             self.targets.append(leaving[edge])
-        self.outside = {edge: i for i, edge in enumerate(edges)}
-        self._plan()
+        outside = {edge: i for i, edge in enumerate(edges)}
+        self.plan = plan_of(self.order, self.roots, outside)  # (Note [Compiled backward])
         self._saved(trace)
         self._counters(trace, program, arguments)
-
-    def _plan(self) -> None:
-        # the compiled backward's program with its lookups done once (See Note [Compiled
-        # backward]): each node's array runner, and where each of its gradients goes
-        at = {node: i for i, node in enumerate(self.order)}
-        self.plan = []
-        for node in self.order:
-            routes = []
-            for edge in node.next_functions:
-                child = edge[0]
-                if child is None:
-                    routes.append(None)
-                elif child in at:
-                    routes.append((at[child], edge[1], child._n_outputs))
-                else:  # leaves the graph: the index of that edge among the node's own
-                    routes.append((-1 - self.outside[edge], 0, 0))
-            self.plan.append((node, *runner_of(type(node)), tuple(routes)))
-        self.root_slots = [(at[node], nr, node._n_outputs) for node, nr in self.roots]
 
     def _saved(self, trace) -> None:
         self.saved = []  # (node, its saved dict at capture): restored on each replay
@@ -520,63 +494,11 @@ class ReplayBackward(CompiledFunctionBackward):
         super().__init__(graph.rooted, edges, graph.segment, graph.roots)
         self._graph = graph
 
-    def _order_and_outside(self) -> tuple:
-        return self._graph.order, self._graph.outside
+    def _order_and_plan(self) -> tuple:
+        return self._graph.order, self._graph.plan  # planned when the call was traced
 
     def _releases(self) -> bool:
         return False  # the nodes are the program's, refilled by the next replay
-
-    def _program(self, order: list, grads: tuple, release: bool, outside: dict) -> tuple:
-        # CompiledFunctionBackward's program, on the plan made when the call was traced
-        graph = self._graph
-        plan = graph.plan
-        buffers: list = [None] * len(plan)
-        results: list = [None] * len(graph.targets)
-        owned: set = set()  # the sums made here (See Note [Gradient buffer ownership])
-        seen: dict = {}  # id(array) -> the tensor that holds it: identity is kept
-        on_arrays = recording.observer is None or not recording.observe_backward
-        for (i, nr, n), g in zip(graph.root_slots, grads):
-            buffer = buffers[i]
-            if buffer is None:
-                buffer = buffers[i] = [None] * n
-            if g is not None:
-                data = g._data
-                seen[id(data)] = g
-                current = buffer[nr]
-                buffer[nr] = data if current is None else sum_arrays(current, data, owned)
-        for i, (node, runner, single, routes) in enumerate(plan):
-            buffer = buffers[i]
-            if buffer is None:
-                continue  # no gradient reached it: the engine would not run it either
-            buffers[i] = None
-            if owned:
-                for g in buffer:
-                    owned.discard(id(g))  # handed to the node, which may pass it on as is
-            if buffer[0] is None and node._needs_grads and all(g is None for g in buffer):
-                continue
-            outputs = None
-            if runner is not None and on_arrays and node._saved is not None:
-                outputs = runner(node, buffer[0] if single else tuple(buffer))
-            if outputs is None:  # the node's own apply, on tensors
-                outputs = node.apply(tuple(tensor_of(g, seen) for g in buffer))
-                if len(outputs) != len(node.next_functions):
-                    wrong_count(node, outputs)
-                outputs = [array_of(t, seen) for t in outputs]
-            for route, g in zip(routes, outputs):
-                if route is None or g is None:
-                    continue
-                j, nr, n = route
-                if j < 0:  # leaves the captured graph
-                    k = -1 - j
-                    current = results[k]
-                    results[k] = g if current is None else sum_arrays(current, g, owned)
-                    continue
-                buffer = buffers[j]
-                if buffer is None:
-                    buffer = buffers[j] = [None] * n
-                current = buffer[nr]
-                buffer[nr] = g if current is None else sum_arrays(current, g, owned)
-        return tuple(tensor_of(g, seen) for g in results)
 
 
 # PyTorch's name: a replayed call's node is the same kind of node as a traced call's
