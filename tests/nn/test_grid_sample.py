@@ -55,6 +55,69 @@ def test_grid_sample_float32_and_far_points_match_torch(torch):
                 np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_grid_sample_bicubic_matches_torch(torch, padding_mode, align_corners, dtype):
+    # batch 2, 3 channels, a non-square input and grid, points well outside [-1, 1] (the
+    # padding applies to each of the 4x4 taps) and on the borders exactly
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 4, 5)).astype(dtype)
+    grid = rng.uniform(-2.5, 2.5, (2, 3, 4, 2)).astype(dtype)
+    grid[0, 0] = [[-1.0, -1.0], [1.0, 1.0], [0.0, 0.0], [-3.0, 7.25]]
+    kwargs = {"mode": "bicubic", "padding_mode": padding_mode, "align_corners": align_corners}
+    ours, theirs = _sample(dyngrad, x, grid, **kwargs), _sample(torch, x, grid, **kwargs)
+    tol = {"rtol": 1e-10, "atol": 1e-12} if dtype == "float64" else {"rtol": 1e-5, "atol": 1e-5}
+    for a, b in zip(ours[:3], theirs[:3]):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, **tol)
+    assert ours[3] == theirs[3] == "GridSampler2DBackward0"
+
+
+@pytest.mark.parametrize("shape", [(1, 2, 1, 4), (2, 1, 3, 1)])
+def test_grid_sample_bicubic_on_unit_sized_dims_matches_torch(torch, shape):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(shape)
+    grid = rng.uniform(-3.0, 3.0, (shape[0], 2, 3, 2))
+    for padding_mode, align in itertools.product(("zeros", "border", "reflection"), (0, 1)):
+        kwargs = {"mode": "bicubic", "padding_mode": padding_mode, "align_corners": bool(align)}
+        ours, theirs = _sample(dyngrad, x, grid, **kwargs), _sample(torch, x, grid, **kwargs)
+        for a, b in zip(ours[:3], theirs[:3]):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_grid_sample_bicubic_double_backward_matches_torch(torch):
+    rng = np.random.default_rng(7)
+    x0, g0 = rng.standard_normal((1, 2, 3, 4)), rng.uniform(-1.5, 1.5, (1, 2, 2, 2))
+    for padding_mode in ("zeros", "border", "reflection"):
+        results = []
+        for t in (dyngrad, torch):
+            x, g = t.tensor(x0, requires_grad=True), t.tensor(g0, requires_grad=True)
+            out = t.nn.functional.grid_sample(
+                x, g, mode="bicubic", padding_mode=padding_mode, align_corners=True
+            )
+            gx, gg = t.autograd.grad(out.square().sum(), (x, g), create_graph=True)
+            results.append(
+                [h.numpy() for h in t.autograd.grad(gx.sin().sum() + gg.cos().sum(), (x, g))]
+            )
+        for a, b in zip(*results):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_grid_sample_bicubic_gradcheck_and_gradgradcheck():
+    x = dyngrad.tensor(RNG.standard_normal((2, 2, 3, 4)), requires_grad=True)
+    g = dyngrad.tensor(RNG.uniform(-1.6, 1.6, (2, 2, 3, 2)), requires_grad=True)
+    for padding_mode, align in itertools.product(("zeros", "border", "reflection"), (0, 1)):
+
+        def fn(x, g):
+            return dyngrad.nn.functional.grid_sample(
+                x, g, mode="bicubic", padding_mode=padding_mode, align_corners=bool(align)
+            )
+
+        assert dyngrad.autograd.gradcheck(fn, (x, g))
+        assert dyngrad.autograd.gradgradcheck(fn, (x, g))
+
+
 def test_grid_sample_gradcheck_and_gradgradcheck():
     x = dyngrad.tensor(RNG.standard_normal((1, 2, 3, 3)), requires_grad=True)
     g = dyngrad.tensor(RNG.uniform(-1.3, 1.3, (1, 2, 2, 2)), requires_grad=True)
@@ -133,6 +196,10 @@ def test_default_align_corners_warns_as_torch(torch):
         "t.nn.functional.grid_sample(x, g[:1], align_corners=False)",
         "t.nn.functional.grid_sample(x, g[..., :1], align_corners=False)",
         "t.nn.functional.grid_sample(x.float(), g, align_corners=False)",
+        "t.nn.functional.grid_sample(x5, g5, mode='bicubic', align_corners=False)",
+        "t.nn.functional.grid_sample(x5.float(), g5, mode='bicubic', align_corners=False)",
+        "t.nn.functional.grid_sample(x5, g5[:1], mode='bicubic', align_corners=False)",
+        "t.nn.functional.grid_sample(x.float(), g[:1], align_corners=False)",
         "t.nn.functional.affine_grid(th, (2, 3, 6), align_corners=False)",
         "t.nn.functional.affine_grid(th[:, :1], (2, 3, 6, 7), align_corners=False)",
         "t.nn.functional.affine_grid(th, [2, 3, 6, 7, 2], align_corners=False)",
@@ -142,7 +209,7 @@ def test_default_align_corners_warns_as_torch(torch):
     ],
 )
 def test_grid_errors_match_torch(torch, expr):
-    same(torch, expr, x=X4, g=G4, th=RNG.standard_normal((2, 2, 3)))
+    same(torch, expr, x=X4, g=G4, x5=X5, g5=G5, th=RNG.standard_normal((2, 2, 3)))
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])

@@ -89,6 +89,12 @@ SPECS: list[OpSpec] = [
         covers=("grid_sampler_2d",),
     ),
     OpSpec(
+        "grid_sampler_2d_bicubic",
+        lambda t, x, g: _f(t).grid_sample(x, g, "bicubic", "reflection", align_corners=False),
+        [(T((1, 2, 3, 4)), T((1, 2, 3, 2), -1.6, 1.6))],
+        covers=("grid_sampler_2d",),
+    ),
+    OpSpec(
         "grid_sampler_3d",
         lambda t, x, g: _f(t).grid_sample(x, g, padding_mode="border", align_corners=False),
         [(T((1, 2, 2, 3, 2)), T((1, 2, 1, 2, 3), -1.2, 1.2))],

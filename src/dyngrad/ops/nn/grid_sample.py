@@ -1,5 +1,6 @@
-"""Sampling an input at grid positions (`grid_sample`, bilinear or nearest, 4-D or 5-D) and the
-affine grids that feed it (`affine_grid`): GridSampler2DBackward0, AffineGridGeneratorBackward0.
+"""Sampling an input at grid positions (`grid_sample`: bilinear or nearest, 4-D or 5-D; bicubic,
+4-D) and the affine grids that feed it (`affine_grid`): GridSampler2DBackward0,
+AffineGridGeneratorBackward0.
 
 # Note [Grid sampling as a gather]
 # Each output is a weighted sum over the corners of the cell its source point falls in: a
@@ -8,6 +9,13 @@ affine grids that feed it (`affine_grid`): GridSampler2DBackward0, AffineGridGen
 # map, so it is taken as `x = grid * slope + offset` with the slope and offset constants of
 # the piece (0 where clipped, -1 where reflected). The formulas are then Tensor ops (gather,
 # scatter_add, products of the weights), and double backward comes free.
+
+# Note [Bicubic taps]
+# Bicubic reads the 4x4 taps floor(x) - 1 .. floor(x) + 2 around the unnormalized source point,
+# weighted by cubic convolution (A = -0.75) of frac = x - floor(x). As in PyTorch, the padding
+# mode applies to each tap's integer coordinate (clipped or reflected into the input), not to
+# the source point: so frac's slope in the grid is the unnormalizing constant everywhere, and
+# a tap outside the input reads 0 only under "zeros".
 """
 
 from __future__ import annotations
@@ -46,16 +54,22 @@ def _reflect(xp, x, twice_low: int, twice_high: int):
     return xp.where(even, extra + low, span - extra + low).astype(x.dtype), sign
 
 
-def _source(grid, sizes, padding_mode: str, align_corners: bool):
+def _reflection_bounds(size: int, align_corners: bool):
+    return (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+
+
+def _source(grid, sizes, mode: str, padding_mode: str, align_corners: bool):
     """Per input dim (in the input's order): the source coordinate and its slope in the grid."""
     xp, nd = namespace(grid), len(sizes)
     points = []
     for d, size in enumerate(sizes):
         x, slope = _unnormalize(grid[..., nd - 1 - d], size, align_corners)
         slope = xp.full(x.shape, slope, dtype=x.dtype)
+        if mode == "bicubic":  # the padding applies to each tap (Note [Bicubic taps])
+            points.append((x, slope))
+            continue
         if padding_mode == "reflection":
-            bounds = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
-            x, sign = _reflect(xp, x, *bounds)
+            x, sign = _reflect(xp, x, *_reflection_bounds(size, align_corners))
             slope = slope * sign
         if padding_mode != "zeros":
             # PyTorch's clip_coordinates_set_grad: no slope on the clipped ends, bounds included
@@ -65,33 +79,46 @@ def _source(grid, sizes, padding_mode: str, align_corners: bool):
     return points
 
 
+def _pad_tap(xp, position, size: int, padding_mode: str, align_corners: bool):
+    """A bicubic tap's integer coordinate moved into the input as the padding mode says."""
+    if padding_mode == "reflection":
+        position = _reflect(xp, position, *_reflection_bounds(size, align_corners))[0]
+    if padding_mode != "zeros":
+        position = xp.clip(position, 0, size - 1)
+    return position
+
+
 class Corner:
-    """One corner of the cells the outputs read: its flat index into an input plane, whether
-    it lies inside the input, and which side of the cell it is on in each dim (0 or 1)."""
+    """One corner (tap) of the cells the outputs read: its flat index into an input plane,
+    whether it lies inside the input, and which tap of the cell it is in each dim (0 or 1 for
+    bilinear, 0..3 for bicubic)."""
 
-    __slots__ = ("index", "mask", "signs")
+    __slots__ = ("index", "mask", "taps")
 
 
-def _corners(points, sizes, mode: str):
+def _corners(points, sizes, mode: str, padding_mode: str, align_corners: bool):
     """The corners each output reads, from (source, slope) per dim (arrays)."""
     xp = namespace(points[0][0])
     strides = np.cumprod((1,) + tuple(sizes[:0:-1]))[::-1].tolist()
     if mode == "nearest":
         # std::nearbyint: halves to even, as rint
         offsets = [[xp.rint(x)] for x, _ in points]
-        choices = [(0,)] * len(points)
+    elif mode == "bicubic":
+        offsets = [
+            [_pad_tap(xp, xp.floor(x) + k, size, padding_mode, align_corners) for k in _CUBIC_TAPS]
+            for (x, _), size in zip(points, sizes)
+        ]
     else:
         offsets = [[xp.floor(x), xp.floor(x) + 1] for x, _ in points]
-        choices = [(0, 1)] * len(points)
     result = []
-    for corner in itertools.product(*choices):
+    for corner in itertools.product(*(range(len(o)) for o in offsets)):
         item = Corner()
         mask, index = True, 0
         for d, c in enumerate(corner):
             position = offsets[d][c]
             mask = mask & (position >= 0) & (position <= sizes[d] - 1)
             index = index + xp.clip(position, 0, sizes[d] - 1).astype(xp.int64) * strides[d]
-        item.index, item.mask, item.signs = index, mask, corner
+        item.index, item.mask, item.taps = index, mask, corner
         result.append(item)
     return result
 
@@ -100,10 +127,55 @@ def _fractions(points, mode: str):
     return [x - namespace(x).floor(x) for x, _ in points] if mode != "nearest" else None
 
 
-def _weights(corner, fractions):
-    """Bilinear: the product over dims of frac (far corner) or 1 - frac (near corner), without
-    the in-bounds mask; and its factors."""
-    factors = [fractions[d] if c else 1 - fractions[d] for d, c in enumerate(corner.signs)]
+# PyTorch's cubic convolution constant, and the taps' offsets from floor(x)
+_A = -0.75
+_CUBIC_TAPS = (-1, 0, 1, 2)
+
+
+def _cubic_near(x):  # the kernel on |x| <= 1
+    return ((_A + 2) * x - (_A + 3)) * x * x + 1
+
+
+def _cubic_far(x):  # the kernel on 1 < |x| < 2
+    return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A
+
+
+def _cubic_near_slope(x):
+    return (3 * (_A + 2) * x - 2 * (_A + 3)) * x
+
+
+def _cubic_far_slope(x):
+    return (3 * _A * x - 10 * _A) * x + 8 * _A
+
+
+def _line_weights(mode: str, frac):
+    """Per tap along one dim: its weight as a function of frac (arrays or Tensors)."""
+    if mode == "bicubic":
+        return [
+            _cubic_far(frac + 1),
+            _cubic_near(frac),
+            _cubic_near(1 - frac),
+            _cubic_far(2 - frac),
+        ]
+    return [1 - frac, frac]
+
+
+def _line_weight_slopes(mode: str, frac):
+    """Per tap along one dim: d weight / d frac (Tensors; bilinear's are the signs -1, 1)."""
+    if mode == "bicubic":
+        return [
+            _cubic_far_slope(frac + 1),
+            _cubic_near_slope(frac),
+            -_cubic_near_slope(1 - frac),
+            -_cubic_far_slope(2 - frac),
+        ]
+    return [-1, 1]
+
+
+def _weights(corner, lines):
+    """The product over dims of the corner's tap weights (without the in-bounds mask), and
+    its factors; `lines` holds each dim's `_line_weights`."""
+    factors = [lines[d][c] for d, c in enumerate(corner.taps)]
     weight = factors[0]
     for f in factors[1:]:
         weight = weight * f
@@ -112,14 +184,15 @@ def _weights(corner, fractions):
 
 def _grid_sample_fwd(xp, input, grid, *, mode, padding_mode, align_corners):
     sizes = input.shape[2:]
-    points = _source(grid, sizes, padding_mode, align_corners)
+    points = _source(grid, sizes, mode, padding_mode, align_corners)
     fractions = _fractions(points, mode)
+    lines = None if fractions is None else [_line_weights(mode, f) for f in fractions]
     flat = input.reshape(input.shape[:2] + (-1,))
     n, out = grid.shape[0], grid.shape[1:-1]
     result = xp.zeros(input.shape[:2] + (int(np.prod(out)),), dtype=input.dtype)
-    for corner in _corners(points, sizes, mode):
+    for corner in _corners(points, sizes, mode, padding_mode, align_corners):
         values = xp.take_along_axis(flat, corner.index.reshape(n, 1, -1), axis=2)
-        weight = corner.mask if mode == "nearest" else _weights(corner, fractions)[0] * corner.mask
+        weight = corner.mask if mode == "nearest" else _weights(corner, lines)[0] * corner.mask
         result += values * weight.reshape(n, 1, -1).astype(input.dtype)
     return result.reshape(input.shape[:2] + out)
 
@@ -129,8 +202,8 @@ def _plan(grid, sizes, mode, padding_mode, align_corners):
     gather]): frac = grid * slope + (frac - grid * slope), the constants from the arrays."""
     data = grid._data
     xp = namespace(data)
-    points = _source(data, sizes, padding_mode, align_corners)
-    corners = _corners(points, sizes, mode)
+    points = _source(data, sizes, mode, padding_mode, align_corners)
+    corners = _corners(points, sizes, mode, padding_mode, align_corners)
     if mode == "nearest":
         return corners, None, points
     nd = len(sizes)
@@ -156,12 +229,13 @@ def _grid_sample_input_grad(g, grid, input_shape, mode, padding_mode, align_corn
     n, c = input_shape[:2]
     nd = len(input_shape) - 2
     corners, fractions, _ = _plan(grid, input_shape[2:], mode, padding_mode, align_corners)
+    lines = None if fractions is None else [_line_weights(mode, f) for f in fractions]
     flat_g = g.reshape(n, c, -1)
     shares, indices = [], []
     for corner in corners:
         weight = Tensor._wrap(corner.mask.astype(g._data.dtype))
-        if fractions is not None:
-            weight = _weights(corner, fractions)[0] * weight
+        if lines is not None:
+            weight = _weights(corner, lines)[0] * weight
         shares.append(flat_g * weight.reshape(n, 1, -1))
         indices.append(_broadcast(corner.index.reshape(n, 1, -1), flat_g.shape))
     trailing = (1,) * (nd - 1)  # the scatter reads the last nd dims as positions in a plane
@@ -178,6 +252,8 @@ def _grid_sample_grid_grad(g, input, grid, mode, padding_mode, align_corners):
     if mode == "nearest":
         return zeros(*grid.shape, dtype=grid.dtype, device=grid.device)
     corners, fractions, points = _plan(grid, sizes, mode, padding_mode, align_corners)
+    lines = [_line_weights(mode, f) for f in fractions]
+    line_slopes = [_line_weight_slopes(mode, f) for f in fractions]
     n = input.shape[0]
     flat = input.reshape(n, input.shape[1], -1)
     flat_g = g.reshape(n, input.shape[1], -1)
@@ -186,13 +262,18 @@ def _grid_sample_grid_grad(g, input, grid, mode, padding_mode, align_corners):
         index = Tensor._wrap(_broadcast(corner.index.reshape(n, 1, -1), flat_g.shape))
         mask = Tensor._wrap(corner.mask.reshape(n, -1).astype(grid._data.dtype))
         seen = (flat_g * flat.gather(2, index)).sum(1) * mask
-        _, factors = _weights(corner, fractions)
+        _, factors = _weights(corner, lines)
         for d in range(nd):
             others = seen
             for e, f in enumerate(factors):
                 if e != d:
                     others = others * f.reshape(n, -1)
-            per_dim[d] = per_dim[d] + (others if corner.signs[d] else -others)
+            dw = line_slopes[d][corner.taps[d]]
+            if isinstance(dw, int):  # bilinear: a sign
+                term = others if dw > 0 else -others
+            else:
+                term = others * dw.reshape(n, -1)
+            per_dim[d] = per_dim[d] + term
     slopes = [Tensor._wrap(slope.reshape(n, -1).astype(grid._data.dtype)) for _, slope in points]
     # grid's last dim lists x (the last input dim) first
     parts = [per_dim[d] * slopes[d] for d in reversed(range(nd))]
@@ -270,8 +351,7 @@ _ALIGN_WARNING = (
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Matches `torch.nn.functional.grid_sample` for the bilinear and nearest modes (bicubic
-    raises NotImplementedError)."""
+    """Matches `torch.nn.functional.grid_sample`: bilinear, nearest and (4-D input) bicubic."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(
             "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
@@ -285,21 +365,15 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
-    _check_grid_sampler(input, grid)
-    if mode == "bicubic":
-        raise NotImplementedError("grid_sample: dyngrad has no bicubic mode yet")
+    _check_grid_sampler(input, grid, mode)
     nd = input._data.ndim - 2
     attrs = {"mode": mode, "padding_mode": padding_mode, "align_corners": bool(align_corners)}
     return apply(GRID_SAMPLER[nd], (input, grid), attrs)
 
 
-def _check_grid_sampler(input, grid) -> None:
-    # PyTorch's grid_sampler checks, in its order
+def _check_grid_sampler(input, grid, mode: str) -> None:
+    # PyTorch's grid_sampler checks, in its order (the kernel checks the dtypes last)
     shape, grid_shape = list(input._data.shape), list(grid._data.shape)
-    if input.dtype != grid.dtype:
-        raise RuntimeError(
-            f"expected scalar type {input.dtype._legacy} but found {grid.dtype._legacy}"
-        )
     if len(shape) not in (4, 5) or len(grid_shape) != len(shape) or shape[0] != grid_shape[0]:
         raise RuntimeError(
             f"grid_sampler(): expected grid and input to have same batch size, but got input "
@@ -310,6 +384,12 @@ def _check_grid_sampler(input, grid) -> None:
         raise RuntimeError(
             f"grid_sampler(): expected grid to have size {nd} in last dimension, but got grid "
             f"with sizes {grid_shape}"
+        )
+    if mode == "bicubic" and nd != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input.dtype != grid.dtype:
+        raise RuntimeError(
+            f"expected scalar type {input.dtype._legacy} but found {grid.dtype._legacy}"
         )
 
 
