@@ -320,3 +320,14 @@ def test_side_effects_refuse_the_replay_and_run_every_time():
     assert len(log) == 3
     (status,) = torch._dynamo.replay_status(run)
     assert status.replayed == 0 and "append" in status.refused
+
+
+def test_keyword_arguments_replay_by_name():
+    def f(x, a=None, b=None):
+        return x * 2 + (a if a is not None else 0) - (b if b is not None else 0) * 3
+
+    run = torch.compile(f)
+    x, t = _inputs(2)
+    for kw in ({"a": t}, {"a": t}, {"b": t}, {"b": t}, {"a": t}):
+        assert np.array_equal(run(x, **kw).numpy(), f(x, **kw).numpy())
+    assert sum(s.replayed for s in torch._dynamo.replay_status(run)) >= 2

@@ -273,8 +273,12 @@ def _call(fn, code, names, args, kwargs, opts: Options, module):
 
 
 def _flat(args: tuple, kwargs: dict) -> list:
-    # the call's arguments in one list: positional, then keywords by name
-    return [*args, *(kwargs[k] for k in sorted(kwargs))] if kwargs else list(args)
+    # the call's arguments in one list: positional, then keywords by name, then the names
+    # (a replay compares them with its trace's: `f(x, a=t)` is not `f(x, b=t)`)
+    if not kwargs:
+        return list(args)
+    names = tuple(sorted(kwargs))
+    return [*args, *(kwargs[k] for k in names), names]
 
 
 def _traced(capture, fn, args, kwargs, arguments: list, start: int):
