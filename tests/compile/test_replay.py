@@ -331,3 +331,15 @@ def test_keyword_arguments_replay_by_name():
     for kw in ({"a": t}, {"a": t}, {"b": t}, {"b": t}, {"a": t}):
         assert np.array_equal(run(x, **kw).numpy(), f(x, **kw).numpy())
     assert sum(s.replayed for s in torch._dynamo.replay_status(run)) >= 2
+
+
+def test_a_module_that_changes_its_state_in_the_call_is_traced_again():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.LazyLinear(4), nn.ReLU(), nn.Linear(4, 2))
+    run = torch.compile(model)
+    for i in range(4):
+        x = torch.randn(3, 5)
+        assert np.array_equal(run(x).detach().numpy(), model(x).detach().numpy())
+        if i == 0:  # the lazy layer made its parameters while the traced call ran
+            assert "changed while the call ran" in torch._dynamo.replay_status(run)[0].refused
+    assert torch._dynamo.replay_status(run)[0].replayed == 2

@@ -19,6 +19,7 @@ from .._tensor import Tensor
 from ..autograd.scope import record_modules, recorded_spans
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import _sequence
+from ..nn.modules import stores as module_stores
 from ..nn.modules.module import Module
 from ..ops.table import record as recording
 from . import config, frames, logs, python_guards
@@ -215,6 +216,8 @@ def _call(fn, code, names, args, kwargs, opts: Options, module):
     retrace = False
     if entry is not None:  # an exact hit
         program = entry.replay
+        if program is RETRACE:
+            why = STATE
         if type(program) is Program:
             if arguments is None:
                 arguments = _flat(args, kwargs)
@@ -225,6 +228,7 @@ def _call(fn, code, names, args, kwargs, opts: Options, module):
                     if result is not FAILED:
                         cache.replayed = program
                         return result
+        if type(program) is Program or program is RETRACE:
             # what the Python read changed (a global, a module's attribute): trace it anew
             retrace = why == STATE and config.replay and entry.retraces < config.limit()
         compiling = False
@@ -287,14 +291,23 @@ def _traced(capture, fn, args, kwargs, arguments: list, start: int):
     trace = capture.trace = Trace(arguments)
     watch = python_guards.Watch(is_made=lambda obj: id(obj) in trace.made)
     recording.source_observer = trace.source
+    epoch = module_stores.epoch
     try:
         with record_modules(), active(capture), watch:
             result = fn(*args, **kwargs)
     finally:
         recording.source_observer = None
         capture.trace = None
+    if module_stores.epoch != epoch:
+        # a module changed its own state while the call ran (a lazy module made its
+        # parameters, a module set an attribute): a replay would not; the next call traces
+        # again (See Note [Module state epoch])
+        return result, lambda: RETRACE
     modules = _modules_called(start)
     return result, lambda: build(fn, trace, watch, result, arguments, modules, start)
+
+
+RETRACE = "a module's state changed while the call ran: the next call is traced again"
 
 
 def _modules_called(start: int) -> list:
