@@ -207,6 +207,22 @@ def test_typed_storage_constructors(lib):
     assert len(wrapped) == 4
 
 
+def test_typed_storage_casts(lib):
+    ts = lib.tensor([1.5, -2.0]).storage()
+    long = ts.long()
+    assert type(long) is lib.TypedStorage and long.dtype == lib.int64
+    assert long.tolist() == [1, -2] and long.data_ptr() != ts.data_ptr()
+    assert ts.byte().tolist() == [1, 254] and ts.char().tolist() == [1, -2]
+    assert ts.bool().tolist() == [True, True] and ts.double().tolist() == [1.5, -2.0]
+    kinds = [ts.half(), ts.bfloat16(), ts.short(), ts.int(), ts.float()]
+    kinds += [ts.complex_float(), ts.complex_double()]
+    expected = [lib.float16, lib.bfloat16, lib.int16, lib.int32, lib.float32]
+    assert [k.dtype for k in kinds] == expected + [lib.complex64, lib.complex128]
+    with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary"):
+        assert lib.tensor([1 + 2j]).storage().float().tolist() == [1.0]
+    assert lib.tensor(ts).tolist() == [1.5, -2.0]
+
+
 def test_storage_warns_that_typed_storage_is_deprecated(lib):
     always = lib.storage._get_always_warn_typed_storage_removal()
     lib.storage._set_always_warn_typed_storage_removal(True)

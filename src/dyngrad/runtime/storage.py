@@ -354,6 +354,57 @@ class TypedStorage:
         self._untyped_storage.resize_(int(size) * self.dtype.itemsize)
         return self
 
+    def _to(self, dtype: dtypes.dtype) -> TypedStorage:
+        """A copy converted to `dtype`, as PyTorch's casts convert (floats to integers
+        through int64, so negative values wrap into unsigned ones)."""
+        values = self._values
+        if values.dtype.kind == "c" and not dtype.is_complex:
+            warnings.warn(
+                "Casting complex values to real discards the imaginary part", stacklevel=3
+            )
+            values = values.real
+        if values.dtype.kind in "fV" and dtype._category == 1:
+            values = values.astype(np.int64)
+        new = np.ascontiguousarray(values.astype(dtype.np)).reshape(-1)
+        untyped = UntypedStorage._wrap(new.view(np.uint8), resizable=True)
+        return TypedStorage(wrap_storage=untyped, dtype=dtype, _internal=True)
+
+    def double(self) -> TypedStorage:
+        return self._to(dtypes.float64)
+
+    def float(self) -> TypedStorage:
+        return self._to(dtypes.float32)
+
+    def half(self) -> TypedStorage:
+        return self._to(dtypes.float16)
+
+    def bfloat16(self) -> TypedStorage:
+        return self._to(dtypes.bfloat16)
+
+    def long(self) -> TypedStorage:
+        return self._to(dtypes.int64)
+
+    def int(self) -> TypedStorage:
+        return self._to(dtypes.int32)
+
+    def short(self) -> TypedStorage:
+        return self._to(dtypes.int16)
+
+    def char(self) -> TypedStorage:
+        return self._to(dtypes.int8)
+
+    def byte(self) -> TypedStorage:
+        return self._to(dtypes.uint8)
+
+    def bool(self) -> TypedStorage:
+        return self._to(dtypes.bool_)
+
+    def complex_float(self) -> TypedStorage:
+        return self._to(dtypes.complex64)
+
+    def complex_double(self) -> TypedStorage:
+        return self._to(dtypes.complex128)
+
     def __repr__(self) -> str:
         info = (
             f"[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size "
