@@ -283,7 +283,7 @@ class Tensor:
         root = self._base._data if self._base is not None else self._data
         if type(root) is SparseCOO:
             raise NotImplementedError("Cannot access storage of SparseTensorImpl")
-        if type(root) is not np.ndarray:
+        if not isinstance(root, np.ndarray):
             raise NotImplementedError(
                 f"Cannot access storage of a {self.device} tensor: dyngrad's storages are CPU "
                 "memory only; call .cpu() first"
