@@ -98,6 +98,7 @@ with _collections_paused():
         random,
         sparse,
         special,
+        storage,
         utils,
         version,
     )
@@ -106,6 +107,11 @@ with _collections_paused():
     from ._lobpcg import lobpcg
     from ._lowrank import pca_lowrank, svd_lowrank
     from ._storage import is_storage
+    from .runtime.storage import LEGACY as _LEGACY_STORAGES
+    from .runtime.storage import TypedStorage, UntypedStorage
+
+    globals().update(_LEGACY_STORAGES)  # torch.FloatStorage, ...; torch.Storage is FloatStorage
+    Storage = _LEGACY_STORAGES["FloatStorage"]
     from .amp import autocast
     from .amp.autocast_mode import (
         clear_autocast_cache,
@@ -257,6 +263,9 @@ __all__ = sorted(
     | set(amp.legacy_functions.__all__)
     | {"get_num_interop_threads", "set_num_interop_threads", "init_num_threads"}
     | {"set_flush_denormal", "is_storage", "from_dlpack", "to_dlpack"}
+    | {"TypedStorage", "UntypedStorage"}
+    | {f"{kind}Storage" for kind in ("Bool", "Byte", "Char", "Double", "Float", "Int", "Long")}
+    | {"ShortStorage"}
     | {"cond", "while_loop", "pca_lowrank", "svd_lowrank", "lobpcg"}
     | set(nn.rnn_functional.__all__)
     | {

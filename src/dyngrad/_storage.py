@@ -1,12 +1,12 @@
-"""`torch.is_storage`: whether an object is a tensor's storage (`Tensor.untyped_storage()`)."""
+"""`torch.is_storage`: whether an object is a storage (untyped or typed)."""
 
 from __future__ import annotations
 
-from ._tensor import _Storage
+from .runtime.storage import TypedStorage, UntypedStorage
 
 __all__ = ["is_storage"]
 
 
 def is_storage(obj) -> bool:
     """Matches `torch.is_storage`."""
-    return isinstance(obj, _Storage)
+    return isinstance(obj, (UntypedStorage, TypedStorage))

@@ -20,6 +20,7 @@ from .runtime import random as _random
 from .runtime.dtypes import from_numpy_dtype
 from .runtime.memory_format import check_format, is_contiguous_as
 from .runtime.sparse_coo import NOT_AN_ARRAY, SparseCOO, to_dense
+from .runtime.storage import TypedStorage, UntypedStorage, bytes_of, warn_typed_storage_removal
 from .size import Size
 
 __all__ = [
@@ -276,8 +277,25 @@ class Tensor:
     def data_ptr(self) -> int:
         return self._data.__array_interface__["data"][0]
 
-    def untyped_storage(self):
-        return _Storage(self._base._data if self._base is not None else self._data)
+    def untyped_storage(self) -> UntypedStorage:
+        """Matches `torch.Tensor.untyped_storage`: the bytes of the whole memory this tensor
+        views (its base's), shared: See Note [Storage objects]."""
+        root = self._base._data if self._base is not None else self._data
+        if type(root) is SparseCOO:
+            raise NotImplementedError("Cannot access storage of SparseTensorImpl")
+        if not isinstance(root, np.ndarray):
+            raise NotImplementedError(
+                f"Cannot access storage of a {self.device} tensor: dyngrad's storages are CPU "
+                "memory only; call .cpu() first"
+            )
+        return UntypedStorage._wrap(bytes_of(root))
+
+    def storage(self) -> TypedStorage:
+        """Matches `torch.Tensor.storage` (deprecated there): the untyped storage read as
+        elements of this tensor's dtype."""
+        warn_typed_storage_removal()
+        untyped = self.untyped_storage()
+        return TypedStorage(wrap_storage=untyped, dtype=self.dtype, _internal=True)
 
     # ---- conversions ------------------------------------------------------------------------
     def item(self):
@@ -668,22 +686,6 @@ def _wrap_dim(dim: int, ndim: int) -> int:
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
     return dim % n
-
-
-class _Storage:
-    """Just enough of `untyped_storage()` to compare data pointers and sizes."""
-
-    def __init__(self, array):
-        self._array = array
-
-    def data_ptr(self) -> int:
-        return self._array.__array_interface__["data"][0]
-
-    def nbytes(self) -> int:
-        return int(self._array.nbytes)
-
-    def size(self) -> int:
-        return int(self._array.nbytes)
 
 
 def _rebuild(data, requires_grad):

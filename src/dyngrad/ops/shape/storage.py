@@ -17,10 +17,11 @@ import math
 
 import numpy as np
 
-from ..._tensor import Tensor, VersionCounter, _Storage
+from ..._tensor import Tensor, VersionCounter
 from ...graph.grad_mode import state as grad_state
 from ...graph.node import Node
 from ...runtime.memory_format import check_format, in_format
+from ...runtime.storage import TypedStorage, UntypedStorage
 from ..creation.factories import _leaf, _np_dtype
 from ..table.argument_errors import type_name
 from ..table.arguments import int_list, is_int
@@ -248,8 +249,11 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
 
 
 def _set_source(self, source) -> np.ndarray:
-    if isinstance(source, _Storage):
-        flat = source._array.reshape(-1)
+    if isinstance(source, TypedStorage):
+        source = source._untyped_storage
+    if isinstance(source, UntypedStorage):
+        flat, item = source._array.reshape(-1), self._data.itemsize
+        flat = flat[: flat.size - flat.size % item]  # whole elements, as PyTorch counts them
         return flat if flat.dtype == self._data.dtype else flat.view(self._data.dtype)
     if not isinstance(source, Tensor):
         raise TypeError(
