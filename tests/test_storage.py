@@ -218,8 +218,14 @@ def test_typed_storage_casts(lib):
     kinds += [ts.complex_float(), ts.complex_double()]
     expected = [lib.float16, lib.bfloat16, lib.int16, lib.int32, lib.float32]
     assert [k.dtype for k in kinds] == expected + [lib.complex64, lib.complex128]
-    with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary"):
+    # torch warns once per process (TORCH_WARN_ONCE): an earlier test may have had it
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         assert lib.tensor([1 + 2j]).storage().float().tolist() == [1.0]
+    casts = [w for w in caught if "Casting complex values to real" in str(w.message)]
+    assert all(issubclass(w.category, UserWarning) for w in casts)
+    if lib.__name__ == "dyngrad":
+        assert casts
     assert lib.tensor(ts).tolist() == [1.5, -2.0]
 
 
