@@ -51,9 +51,16 @@ __all__ = [
     "array_of",
     "plan_of",
     "run_plan",
+    "newest_first",
+    "rebuild",
 ]
 
-_newest_first = attrgetter("_seq")
+_seq_of = attrgetter("_seq")
+
+
+def newest_first(nodes) -> list:
+    """Captured nodes in the order the engine would run them (See Note [Compiled backward])."""
+    return sorted(nodes, key=_seq_of, reverse=True)
 
 
 class CompiledFunctionBackward(Node):
@@ -96,7 +103,7 @@ class CompiledFunctionBackward(Node):
 
     def _order_and_plan(self) -> tuple:
         # the captured nodes, newest first, and their program (a replay's node keeps its own)
-        order = sorted(self._segment, key=_newest_first, reverse=True)
+        order = newest_first(self._segment)
         outside = {edge: i for i, edge in enumerate(self.next_functions)}
         return order, plan_of(order, self._roots, outside)
 
@@ -257,7 +264,7 @@ def wrap_outputs(result, start_seq: int):
     for i, t in enumerate(found):
         out = replaced[id(t)] = new_tensor(t._data, True, node, i)
         out._version_counter = t._version_counter
-    return _rebuild(result, replaced)
+    return rebuild(result, lambda t: replaced.get(id(t), t))
 
 
 def _made_here(t, start_seq: int) -> bool:
@@ -283,13 +290,14 @@ def _collect(value, start_seq: int, found: list) -> None:
             _collect(v, start_seq, found)
 
 
-def _rebuild(value, replaced: dict):
+def rebuild(value, swap):
+    """`value` (a tensor, or tuples, lists and dicts of them) with each tensor `swap(tensor)`."""
     if isinstance(value, Tensor):
-        return replaced.get(id(value), value)
+        return swap(value)
     if type(value) in (tuple, list):
-        return type(value)(_rebuild(v, replaced) for v in value)
+        return type(value)(rebuild(v, swap) for v in value)
     if type(value) is dict:
-        return {k: _rebuild(v, replaced) for k, v in value.items()}
+        return {k: rebuild(v, swap) for k, v in value.items()}
     return value
 
 

@@ -397,12 +397,12 @@ _META_ATTRS = frozenset(
 )
 
 
-def _is_immutable(value) -> bool:
+def immutable(value) -> bool:
     """Whether reading from `value` can never see a change: scalars, slices, ranges and tuples
     (torch.Size among them) of such."""
     if isinstance(value, _PLAIN):
         return True
-    return isinstance(value, tuple) and all(_is_immutable(v) for v in value)
+    return isinstance(value, tuple) and all(immutable(v) for v in value)
 
 
 def _holds_tensor(value) -> bool:
@@ -690,7 +690,7 @@ class Watch:
 
     def guard_attr(self, obj, name: str, value, loaded, where: str) -> None:
         """`obj.<name>` read `value` (See Note [Watching the Python])."""
-        if not self.external(obj) or _is_immutable(obj) or type(obj) in _CONTAINERS:
+        if not self.external(obj) or immutable(obj) or type(obj) in _CONTAINERS:
             return  # a builtin container's attributes are its methods
         text = self.name_of(obj, loaded)
         if not isinstance(obj, Tensor) and self._rooted(obj, f"reads .{name} of", where):
@@ -727,7 +727,7 @@ class Watch:
 
     def guard_method(self, obj, name: str, method, loaded, where: str) -> None:
         """LOAD_METHOD found `method` on type(obj), not in obj's own dict."""
-        if not self.external(obj) or _is_immutable(obj):
+        if not self.external(obj) or immutable(obj):
             return
         text = self.name_of(obj, loaded)
         if isinstance(obj, Tensor):
@@ -901,7 +901,7 @@ class _FrameWatch:
             if watch.external(container):
                 watch.guard_meta(container, watch.name_of(container, None), self.where(frame))
             return
-        if not watch.external(container) or _is_immutable(container):
+        if not watch.external(container) or immutable(container):
             return
         if isinstance(container, dict) and key not in container:
             if hasattr(type(container), "__missing__"):  # a defaultdict's read is a write
@@ -955,7 +955,7 @@ class _FrameWatch:
     def _read_whole(self, frame, obj, loaded) -> None:
         """`obj` is read whole (iterated, measured, compared): its items become a guard."""
         watch = self.watch
-        if isinstance(obj, (tuple, frozenset)) or not watch.external(obj) or _is_immutable(obj):
+        if isinstance(obj, (tuple, frozenset)) or not watch.external(obj) or immutable(obj):
             return  # a tuple's items are fixed: what they hold is read (and guarded) apart
         kind = type(obj)
         if _is_container(obj) or isinstance(obj, Tensor):
@@ -1248,11 +1248,6 @@ _RULES = {
     **{op: _FrameWatch.build for op in _BUILDS},
     **{op: _FrameWatch.refused for op in _REFUSED},
 }
-
-
-def immutable(value) -> bool:
-    """Whether `value` can never change (a number, a string, a tuple of such: torch.Size)."""
-    return _is_immutable(value)
 
 
 def tensors_read(guards) -> set:

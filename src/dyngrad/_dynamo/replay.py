@@ -50,7 +50,7 @@ from ..ops.table.record import gradient_edge
 from ..runtime.dtypes import defaults
 from ..runtime.random import default_generator
 from . import python_guards
-from .compiled_node import CompiledFunctionBackward, boundary, plan_of
+from .compiled_node import CompiledFunctionBackward, boundary, newest_first, plan_of, rebuild
 from .trace import Arg, ArrayOf, OpStep
 
 __all__ = ["Program", "build", "FAILED", "BUSY", "CALL", "STATE"]
@@ -115,21 +115,14 @@ class Program:
         new arrays into those, so the caller gets its own tensor on the same array."""
         made = self.made_ids
 
-        def swap(value):
-            if isinstance(value, Tensor):
-                if id(value) not in made:
-                    return value
-                out = new_tensor(value._data, value._requires_grad, value._grad_fn)
-                out._out_nr = value._out_nr
-                out._version_counter = value._version_counter
-                return out
-            if type(value) in (tuple, list):
-                return type(value)(swap(v) for v in value)
-            if type(value) is dict:
-                return {k: swap(v) for k, v in value.items()}
-            return value
+        def swap(t):
+            if id(t) not in made:
+                return t
+            out = new_tensor(t._data, t._requires_grad, t._grad_fn, t._out_nr)
+            out._version_counter = t._version_counter
+            return out
 
-        return swap(result)
+        return rebuild(result, swap)
 
     def adopt(self, node) -> None:
         """The traced call's own outputs hang from `node`, over the same captured nodes."""
@@ -171,7 +164,6 @@ class Program:
             self.module_dicts += (d, d["_parameters"], d["_buffers"], d["_modules"])
             self.hook_dicts += (getattr(m, name) for name in _HOOKS)
         self.module_state = _values(self.module_dicts)
-        self.modules = modules
         # See Note [Module state epoch]: while no module changed, none need comparing
         counted = all(type(d) is Store for d in (*self.module_dicts[1::4], *self.hook_dicts))
         self.epoch = module_stores.epoch if counted else None
@@ -362,7 +354,7 @@ class _Graph:
         self.roots = [gradient_edge(t) for t in outputs]
         edges, segment = boundary([fn for fn, _ in self.roots], start_seq)
         self.segment = segment
-        self.order = sorted(segment, key=lambda n: n._seq, reverse=True)
+        self.order = newest_first(segment)
         # where each edge leaving the graph goes: an argument, or a tensor from before the call
         leaving = {}
         for i, a in enumerate(arguments):

@@ -7,7 +7,7 @@ from ..ops.creation.random import rand
 from ..size import Size
 from . import constraints
 from .distribution import Distribution
-from .transformed_distribution import TransformedDistribution
+from .transformed_distribution import RelaxedParameters, TransformedDistribution
 from .transforms import SigmoidTransform
 from .utils import _BinaryProbsOrLogits, broadcast_all, clamp_probs
 
@@ -54,7 +54,7 @@ class LogitRelaxedBernoulli(_BinaryProbsOrLogits, Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(RelaxedParameters, TransformedDistribution):
     """Matches `torch.distributions.RelaxedBernoulli(temperature, probs=None, logits=None)`:
     sigmoid of a LogitRelaxedBernoulli draw, in (0, 1)."""
 
@@ -69,15 +69,3 @@ class RelaxedBernoulli(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

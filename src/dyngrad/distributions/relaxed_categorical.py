@@ -9,7 +9,7 @@ from ..size import Size
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
-from .transformed_distribution import TransformedDistribution
+from .transformed_distribution import RelaxedParameters, TransformedDistribution
 from .transforms import ExpTransform
 from .utils import broadcast_all, clamp_probs
 
@@ -74,7 +74,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(RelaxedParameters, TransformedDistribution):
     """Matches `torch.distributions.RelaxedOneHotCategorical(temperature, probs=None,
     logits=None)`: a point of the simplex, exp of an ExpRelaxedCategorical draw."""
 
@@ -89,15 +89,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

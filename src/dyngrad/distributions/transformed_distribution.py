@@ -128,3 +128,20 @@ class TransformedDistribution(Distribution):
         for transform in self.transforms:
             value = transform(value)
         return value
+
+
+class RelaxedParameters:
+    """The relaxed distributions' parameters, read from the base they transform
+    (RelaxedBernoulli, RelaxedOneHotCategorical)."""
+
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        return self.base_dist.probs
