@@ -343,3 +343,29 @@ def test_a_module_that_changes_its_state_in_the_call_is_traced_again():
         if i == 0:  # the lazy layer made its parameters while the traced call ran
             assert "changed while the call ran" in torch._dynamo.replay_status(run)[0].refused
     assert torch._dynamo.replay_status(run)[0].replayed == 2
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        lambda y: y.contiguous().view(y.shape[0], -1),
+        lambda y: y.clone(memory_format=torch.contiguous_format).view(y.shape[0], -1),
+        lambda y: y.reshape(y.shape[0], -1),  # reshape's copy of a strided input
+    ],
+)
+def test_contiguous_copies_of_a_transposed_tensor_replay_and_can_be_viewed(layout):
+    # the attention idiom `y.transpose(1, 2).contiguous().view(b, n, d)`: the copy is made
+    # contiguous by the op itself, so the replay's copy can be viewed as the traced one was
+    def f(x, w):
+        return layout((x @ w).transpose(1, 2)).tanh()
+
+    run = torch.compile(f)
+    w = torch.randn(4, 5, requires_grad=True)
+    for x in _inputs(4, (2, 3, 4)):
+        got, want = run(x, w), f(x, w)
+        assert got.stride() == want.stride() == (15, 1)
+        assert np.array_equal(got.detach().numpy(), want.detach().numpy())
+        (gw,) = torch.autograd.grad(got.sum(), w)
+        (ew,) = torch.autograd.grad(want.sum(), w)
+        assert np.array_equal(gw.numpy(), ew.numpy())
+    assert torch._dynamo.replay_status(run)[0].replayed == 3

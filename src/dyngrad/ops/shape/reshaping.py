@@ -134,7 +134,13 @@ UNSAFE_VIEW = defop(
 ALIAS = defop(
     "alias", lambda xp, x: x.view(), {"x": lambda g: g}, view=True, array_backward=FORMULAS
 )
-CLONE = defop("clone", lambda xp, x: x.copy(order="K"), {"x": lambda g: g}, array_backward=FORMULAS)
+# `order` is "K" (PyTorch's preserve_format) but for reshape's copy, which is contiguous
+CLONE = defop(
+    "clone",
+    lambda xp, x, *, order="K": x.copy(order=order),
+    {"x": lambda g: g},
+    array_backward=FORMULAS,
+)
 TRANSPOSE = defop(
     "transpose",
     lambda xp, x, *, dim0, dim1: xp.swapaxes(x, dim0, dim1),
@@ -236,8 +242,9 @@ def reshape(input, *shape):
         return apply(VIEW, (input,), {"shape": shape})
     try:
         np.reshape(data, shape, copy=False)
-    except ValueError:  # not expressible as a view: copy first, as PyTorch does
-        return apply(UNSAFE_VIEW, (apply(CLONE, (input,)),), {"shape": shape})
+    except ValueError:  # not expressible as a view: a contiguous copy first, as PyTorch's
+        # clone(memory_format=contiguous) (a layout-keeping copy would be copied once more)
+        return apply(UNSAFE_VIEW, (apply(CLONE, (input,), {"order": "C"}),), {"shape": shape})
     return apply(RESHAPE_ALIAS, (input,), {"shape": shape})  # PyTorch's _reshape_alias
 
 
@@ -434,6 +441,14 @@ def clone(input, *, memory_format=None):
     See Note [Memory formats]."""
     fmt = check_format("clone", memory_format)
     check_rank(input._data.ndim, fmt)
+    return _clone_as(input, fmt)
+
+
+def _clone_as(input, fmt):
+    # a contiguous copy is the row's own (one copy, and replayed as is: Note [Replay]); the
+    # channels-last formats are laid out after it
+    if fmt is contiguous_format:
+        return apply(CLONE, (input,), {"order": "C"})
     out = apply(CLONE, (input,))
     if fmt is not None and fmt is not preserve_format:
         out._data = in_format(out._data, fmt)
@@ -454,9 +469,7 @@ def contiguous(self, memory_format=contiguous_format):
     if fmt is preserve_format:
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     check_rank(self._data.ndim, fmt)
-    out = apply(CLONE, (self,))
-    out._data = in_format(out._data, fmt)
-    return out
+    return _clone_as(self, fmt)
 
 
 @public(function=False)
