@@ -56,6 +56,9 @@ above = _Above()
 _PACKAGE_DIR = __file__.rsplit("/", 1)[0]
 
 
+bump_observer = None  # told of every write counted while a compiled call is traced
+
+
 class VersionCounter:
     """# Note [Version counters]
 
@@ -81,6 +84,8 @@ class VersionCounter:
         self.last_site = (
             user_site() if above.grad_mode.enabled or above.anomaly_mode.enabled else None
         )
+        if bump_observer is not None:  # a compiled call's trace: See Note [In-place steps]
+            bump_observer(self, op_name)
 
 
 class InferenceCounter(VersionCounter):

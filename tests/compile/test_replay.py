@@ -369,3 +369,115 @@ def test_contiguous_copies_of_a_transposed_tensor_replay_and_can_be_viewed(layou
         (ew,) = torch.autograd.grad(want.sum(), w)
         assert np.array_equal(gw.numpy(), ew.numpy())
     assert torch._dynamo.replay_status(run)[0].replayed == 3
+
+
+class ConvBN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.fc = nn.Linear(4 * 4 * 4, 3)
+        self.bn1d = nn.BatchNorm1d(3)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn(self.conv(x))), 2)
+        return self.bn1d(self.fc(torch.flatten(x, 1)))
+
+
+def test_batch_norm_in_training_replays_its_buffer_updates_as_eager():
+    # See Note [In-place steps]: num_batches_tracked.add_(1) is written in place on replay,
+    # the running statistics by the kernel, each counted on its version counter as in eager
+    eager, compiled = _twins(ConvBN)
+    run = torch.compile(compiled)
+    xs = _inputs(5, (6, 2, 8, 8))
+    before = [(a._version, b._version) for a, b in zip(eager.buffers(), compiled.buffers())]
+    _same(_train(eager, eager, xs), _train(compiled, run, xs))
+    assert torch._dynamo.replay_status(run)[0].replayed == 4
+    named = zip(eager.named_buffers(), compiled.named_buffers(), before)
+    for (name, a), (_, b), (va, vb) in named:
+        assert np.array_equal(a.numpy(), b.numpy()), name
+        assert a._version - va == b._version - vb == 5, name  # a write per call, replays too
+    assert compiled.bn.num_batches_tracked.item() == 5
+    eager.eval(), compiled.eval()
+    for x in xs[:3]:
+        assert np.array_equal(run(x).detach().numpy(), eager(x).detach().numpy())
+
+
+def test_in_place_writes_a_replay_cannot_redo_are_refused():
+    buffer = torch.zeros(3)
+
+    def saved_then_written(x):
+        y = x * buffer  # the product saves `buffer` for x's gradient
+        buffer.add_(1)  # ... which eager's backward then finds changed
+        return y
+
+    x = torch.ones(3, requires_grad=True)
+    run = torch.compile(saved_then_written)
+    for _ in range(3):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            run(x).sum().backward()
+    assert "written in place later" in torch._dynamo.replay_status(run)[0].refused
+
+    def on_argument(x, y):
+        y.mul_(2)
+        return x * y
+
+    run = torch.compile(on_argument)
+    y = torch.ones(3)
+    for _ in range(3):
+        run(x, y)
+    assert y.tolist() == [8.0, 8.0, 8.0]
+    assert "on an argument" in torch._dynamo.replay_status(run)[0].refused
+
+
+def test_a_replay_counts_batch_norms_writes_where_eager_does():
+    # the running statistics are written by the kernel and counted by F.batch_norm: a replay
+    # counts them too, so a graph that saved them (eval mode) sees the write at backward
+    torch.manual_seed(0)
+    bn = nn.BatchNorm1d(3)
+    run = torch.compile(bn)
+    for _ in range(3):
+        run(torch.randn(4, 3))
+    assert torch._dynamo.replay_status(run)[0].replayed == 2
+    x = torch.randn(4, 3, requires_grad=True)
+    bn.eval()
+    y = bn(x)  # eager, eval mode: saves running_var for x's gradient
+    bn.train()
+    run(torch.randn(4, 3))
+    assert torch._dynamo.replay_status(run)[0].replayed == 3
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_a_write_outside_the_ops_refuses_the_replay():
+    # Embedding(max_norm) renormalises the rows it reads in place, outside the ops: a replay
+    # would not, so every call runs the Python (See Note [In-place steps])
+    torch.manual_seed(0)
+    eager = nn.Embedding(10, 4, max_norm=1.0)
+    compiled = nn.Embedding(10, 4, max_norm=1.0)
+    compiled.load_state_dict(eager.state_dict())
+    run = torch.compile(compiled)
+    for i in range(4):
+        idx = torch.tensor([i, i + 1, 3])
+        with torch.no_grad():
+            eager.weight.mul_(1.5), compiled.weight.mul_(1.5)
+        assert np.array_equal(run(idx).detach().numpy(), eager(idx).detach().numpy())
+        assert np.array_equal(compiled.weight.detach().numpy(), eager.weight.detach().numpy())
+    status = torch._dynamo.replay_status(run)[0]
+    assert status.replayed == 0 and "embedding_renorm_" in status.refused
+
+
+@pytest.mark.parametrize("pool", [F.max_pool2d, lambda x, k: F.max_pool1d(x[:, 0], k)])
+def test_max_pool_gradients_follow_each_replays_indices(pool):
+    # the indices are a saved output a formula reads as a tensor: a replay must not keep the
+    # traced call's tensor of them (it routed every gradient to the first call's maxima)
+    def f(x):
+        return pool(x.relu(), 2)
+
+    run = torch.compile(f)
+    for x in _inputs(4, (2, 2, 4, 4)):
+        x.requires_grad_()
+        (got,) = torch.autograd.grad(run(x).pow(2).sum(), x)
+        (want,) = torch.autograd.grad(f(x).pow(2).sum(), x)
+        assert np.array_equal(got.numpy(), want.numpy())
+    assert torch._dynamo.replay_status(run)[0].replayed == 3

@@ -82,6 +82,10 @@ class Program:
         self.callee = callee  # the function or module called: one code object may serve many
         if trace.refusal is not None:
             raise _RefusedError(trace.refusal)
+        if trace.unaccounted() is not None:  # See Note [In-place steps]
+            raise _RefusedError(
+                f"a tensor was written outside the traced ops ({trace.unaccounted()})"
+            )
         if watch.refusal is not None:
             raise _RefusedError(watch.refusal)
         if not trace.arrays_kept():
@@ -91,6 +95,9 @@ class Program:
         self.made_ids = trace.made.keys()
         self.py_guards = watch.guards
         self._arguments(trace, arguments)
+        # a module whose forward ran may use its submodules' tensors without running them
+        # (MultiheadAttention reads out_proj.weight): they are guarded as the others
+        modules = list({id(d): d for m in modules for d in m.modules()}.values())
         self._modules(modules)
         self._externals(trace, modules, watch)
         self.template, outputs = _template(result, trace)
@@ -306,6 +313,11 @@ class Program:
             if op.promote is not None:
                 arrays = op.promote(arrays, args)
             out = step.fwd(np, *arrays, **attrs)
+            if step.into is not None:
+                _write(step.into, out)
+                continue
+            for i, name, site in step.bumps:  # the inputs the row wrote (`mutates`)
+                _count(args[i]._version_counter, name, site)
             if op.stash:
                 out, stash = out
                 if step.node is not None:
@@ -318,6 +330,28 @@ class Program:
                     t._data = np.asarray(o)
         for alias, owner in self.aliases:
             alias._data = owner._data
+
+
+def _writes(step) -> bool:
+    return type(step) is OpStep and step.into is not None
+
+
+def _write(into: tuple, out) -> None:
+    # an in-place step (See Note [In-place steps]): the result written into the tensor's
+    # array and the write counted as `apply_inplace` counts it, with the traced call's line
+    target, name, site = into
+    if saved_hooks.write_watchers:  # See Note [Writes into saved tensors]
+        for watcher in saved_hooks.write_watchers:
+            watcher(target)
+    target._data[...] = out
+    _count(target._version_counter, name, site)
+
+
+def _count(counter, name: str, site) -> None:
+    # a write counted as `VersionCounter.bump` counts it, with the traced call's line
+    counter.value += 1
+    counter.last_op = name
+    counter.last_site = site
 
 
 FAILED = object()  # a replay that raised: the caller runs the Python instead
@@ -418,8 +452,16 @@ class _Graph:
             g = group_of(t._version_counter)
             if g is not None:
                 self.groups[g][1].append(t)
+        # a saved tensor written in place later in the call: eager's backward raises, and a
+        # replay re-reads the versions after its writes (See Note [In-place steps])
+        written = {id(s.into[0]._version_counter) for s in program.steps if _writes(s)}
         for node, saved in self.saved:
             for name, value in saved.items():
+                counter = getattr(value, "version_counter", None) or getattr(
+                    value, "_version_counter", None
+                )
+                if written and id(counter) in written:
+                    raise _RefusedError("a tensor saved for backward is written in place later")
                 if type(value) is SavedOutput:
                     g = group_of(value.version_counter)
                     if g is not None:
@@ -443,6 +485,7 @@ class _Graph:
             saved[name] = arguments[arg.index]
         for value, owner in self.output_arrays:
             value.data = owner._data
+            value._tensor = None  # a formula's tensor of the last call's array (max_pool's indices)
         counters = []
         for kind, members in self.groups:
             if kind is None:

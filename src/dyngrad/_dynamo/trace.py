@@ -5,8 +5,22 @@ tensor made by a replayable builder (Note [Replayable sources] in ops/table/reco
 becomes a step: the op's row, its arguments with each tensor named by where it comes from
 (an earlier step's output, an argument of the call, or a tensor that existed before it), its
 attributes. A tensor the trace cannot place, or anything it cannot run again the same way (an
-in-place op, a sparse or non-NumPy array, a tensor's value read in Python), refuses the
-replay with the reason; the call itself is never affected.
+in-place op on a tensor autograd tracks, a sparse or non-NumPy array, a tensor's value read
+in Python), refuses the replay with the reason; the call itself is never affected.
+
+# Note [In-place steps]
+# An in-place op on a tensor outside autograd (no gradient required, none recorded: a
+# BatchNorm's `num_batches_tracked.add_(1)` under no_grad, a counter, a mask filled in place)
+# is a step too: a replay writes the row's result into that tensor's array and counts the
+# write on its version counter under the same name, as `apply_inplace` does. One on a tensor
+# that requires grad rewrites its history (a new node, CopySlices through views), which a
+# replay of the captured graph cannot redo: it refuses, as do one on an argument (the caller's
+# tensor) and one on an inference tensor. An op that writes some inputs in place in its
+# forward (`mutates`: batch norm's running statistics) has those counters bumped again too.
+# Every counted write while the call is traced is seen (`bump_observer` in _tensor.py): one
+# that no op step accounts for (a write into `.data`'s array outside the ops, such as an
+# Embedding's max_norm renormalisation, an optimizer step) refuses the replay, which would
+# not repeat it.
 """
 
 from __future__ import annotations
@@ -15,13 +29,25 @@ import threading
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, VersionCounter
 from ..runtime.dtypes import LOW_PRECISION
 from ..runtime.sparse_coo import SparseCOO
 
 __all__ = ["Trace", "Arg", "ArrayOf", "OpStep", "SourceStep"]
 
 _ndarray = np.ndarray
+
+
+# ops whose output shape depends on the values of their inputs: a replay would run them on
+# new values, but its captured graph (and every later step's shapes) follow the traced call
+_DATA_SHAPED = frozenset({"nonzero", "masked_select"})
+
+
+def _picks_by_mask(attrs: dict) -> bool:
+    # indexing with a boolean mask (`x[x > 0]`) picks as many elements as the mask holds
+    key = attrs.get("key")
+    parts = key if type(key) is tuple else (key,)
+    return any(getattr(part, "dtype", None) == np.bool_ for part in parts)
 
 
 class Arg:
@@ -46,9 +72,20 @@ class ArrayOf:
 
 
 class OpStep:
-    __slots__ = ("op", "fwd", "args", "attrs", "outs", "fill_args", "fill_attrs", "node")
+    __slots__ = (
+        "op",
+        "fwd",
+        "args",
+        "attrs",
+        "outs",
+        "fill_args",
+        "fill_attrs",
+        "node",
+        "into",
+        "bumps",
+    )
 
-    def __init__(self, op, args, attrs, outs, fill_args, fill_attrs, node) -> None:
+    def __init__(self, op, args, attrs, outs, fill_args, fill_attrs, node, into=None) -> None:
         self.op = op
         # a product's forward without its float16 wrapper when no input is float16 (the
         # dtypes of a replay are the trace's: See Note [Replay])
@@ -65,6 +102,11 @@ class OpStep:
         self.fill_args = fill_args  # whether `args` holds an Arg (resolved on each replay)
         self.fill_attrs = fill_attrs  # whether `attrs` holds an Arg or an ArrayOf
         self.node = node  # the node the op recorded at capture (None: no gradient)
+        # an in-place op's tensor, with the name and line its version counter was bumped
+        # with: (tensor, op name, site); and the inputs a row writes in place (`mutates`), as
+        # (position, op name, site). See Note [In-place steps]
+        self.into = into
+        self.bumps = ()
 
 
 class SourceStep:
@@ -86,12 +128,30 @@ class Trace:
         self.external: dict = {}  # id(tensor) -> tensor that existed before the call
         self.data: list = []  # (tensor, the array a step gave it)
         self.aliases: list = []  # (tensor, the made tensor whose array it shares)
+        self.bumps: list = []  # (counter, op name): counted writes no step has accounted for
         self._depth = 0
         self.thread = threading.get_ident()
         for i, a in enumerate(arguments):
             if isinstance(a, Tensor) and id(a) not in self.args:
                 self.args[id(a)] = Arg(i)
                 self.arrays.setdefault(id(a._data), self.args[id(a)])
+
+    def bumped(self, counter, name: str) -> None:
+        """A write was counted (See Note [In-place steps]); the op that made it, if any, is
+        told to the trace just after."""
+        if threading.get_ident() == self.thread and not self._depth:
+            self.bumps.append((counter, name))
+
+    def unaccounted(self) -> str | None:
+        """The op name of a counted write no step accounts for, if any."""
+        return self.bumps[0][1] if self.bumps else None
+
+    def _accounted(self, counter) -> bool:
+        for i, (c, _) in enumerate(self.bumps):
+            if c is counter:
+                del self.bumps[i]
+                return True
+        return False
 
     def refuse(self, reason: str) -> None:
         if self.refusal is None:
@@ -101,9 +161,25 @@ class Trace:
     def op(self, op, args: tuple, attrs: dict, result) -> None:
         if self.refusal is not None or self._depth:
             return
+        if op.name in _DATA_SHAPED or (op.name == "index" and _picks_by_mask(attrs)):
+            self.refuse(f"the shape of {op.name}'s output depends on the data")
+            return
         outs = result if type(result) is tuple else (result,)
+        into = None
         if any(o is a for o in outs for a in args):
-            self.refuse(f"the in-place op {op.name} (replay runs out-of-place ops only)")
+            into = self._inplace(op, args, outs)
+            if into is None:
+                return
+            self._accounted(args[0]._version_counter)
+        bumps = ()
+        if op.mutates:
+            bumps = tuple(
+                (i, args[i]._version_counter.last_op, args[i]._version_counter.last_site)
+                for i in op.mutates
+                if isinstance(args[i], Tensor) and self._accounted(args[i]._version_counter)
+            )
+        if self.bumps:
+            self.refuse(f"a tensor was written outside the traced ops ({self.bumps[0][1]})")
             return
         template = []
         fill_args = False
@@ -116,6 +192,10 @@ class Trace:
             template.append(a)
         fill = [False]
         attrs = {k: self._attr(v, op.name, fill) for k, v in attrs.items()} if attrs else attrs
+        if into is not None:
+            step = OpStep(op, tuple(template), attrs, (), fill_args, fill[0], None, into)
+            self.steps.append(step)
+            return
         node = None
         for o in outs:
             if not isinstance(o, Tensor):
@@ -127,7 +207,33 @@ class Trace:
             self._made(o)
             if node is None and o._grad_fn is not None:
                 node = o._grad_fn
-        self.steps.append(OpStep(op, tuple(template), attrs, outs, fill_args, fill[0], node))
+        step = OpStep(op, tuple(template), attrs, outs, fill_args, fill[0], node)
+        step.bumps = bumps
+        self.steps.append(step)
+
+    def _inplace(self, op, args: tuple, outs: tuple):
+        """The written tensor of an in-place op a replay can run again, with its counter's
+        bump (See Note [In-place steps]); None, the replay refused, if it can't."""
+        target = args[0]
+        if len(outs) != 1 or outs[0] is not target:
+            self.refuse(f"the in-place op {op.name} wrote a tensor other than its first")
+            return None
+        base = target._base
+        if target._requires_grad or (base is not None and base._requires_grad):
+            self.refuse(
+                f"the in-place op {op.name} on a tensor that requires grad (a replay runs "
+                "in-place ops only on tensors outside autograd)"
+            )
+            return None
+        if id(target) in self.args or self.arrays.get(id(target._data)) in self.args.values():
+            self.refuse(f"the in-place op {op.name} on an argument of the call")
+            return None
+        counter = target._version_counter
+        if type(counter) is not VersionCounter or type(target._data) is not _ndarray:
+            self.refuse(f"the in-place op {op.name} on an inference or non-NumPy tensor")
+            return None
+        self._place(target, op.name)
+        return (target, counter.last_op, counter.last_site)
 
     def source(self, fn, args: tuple, kwargs: dict):
         """Run a replayable builder (See Note [Replayable sources]) and note it."""

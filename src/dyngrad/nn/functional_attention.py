@@ -11,7 +11,8 @@ from .._tensor import Tensor
 from ..ops.nn.linear import linear
 from ..ops.reduction.softmax import softmax
 from ..ops.shape.joining import cat
-from ..ops.table.record import autocast_entry
+from ..ops.table import record as recording
+from ..ops.table.record import autocast_entry, replayable
 from .functional_dropout import dropout
 from .functional_pad import pad
 
@@ -20,10 +21,18 @@ def _float_mask(mask, dtype, allowed_when_true: bool):
     """A boolean mask as an additive float mask (-inf where attention is not allowed)."""
     if mask is None or mask._data.dtype != np.bool_:
         return mask
+    return _additive(mask, dtype, allowed_when_true)
+
+
+# (no gradient flows into a mask: these are builders a replay calls again on its data, See
+# Note [Replayable sources])
+@replayable
+def _additive(mask, dtype, allowed_when_true: bool):
     blocked = ~mask._data if allowed_when_true else mask._data
     return Tensor._wrap(np.where(blocked, -np.inf, 0.0).astype(dtype.np))
 
 
+@replayable
 def _causal_mask(length: int, source: int, dtype):
     """The additive mask letting query i see keys 0..i (top-left aligned)."""
     causal = np.tril(np.ones((length, source), dtype=bool))
@@ -58,10 +67,14 @@ def canonical_mask(mask, mask_name, other_type, other_name, target_type, check_o
 def safe_softmax(scores):
     """softmax over the last dim; a row with every score -inf gives zeros (and zero grads),
     as PyTorch's attention does, instead of 0/0."""
-    blocked = np.isneginf(scores._data).all(-1, keepdims=True)
-    if not blocked.any():
-        return softmax(scores, -1)
-    rows = Tensor._wrap(blocked)
+    if recording.source_observer is None:
+        blocked = np.isneginf(scores._data).all(-1, keepdims=True)
+        if not blocked.any():
+            return softmax(scores, -1)
+        rows = Tensor._wrap(blocked)
+    else:  # a compiled call being traced: the rows found by ops, which a replay runs again on
+        # its data instead of following this call's branch (the values are the same)
+        rows = scores.isneginf().all(-1, keepdim=True)
     return softmax(scores.masked_fill(rows, 0.0), -1).masked_fill(rows, 0.0)
 
 

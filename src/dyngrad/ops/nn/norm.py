@@ -180,6 +180,7 @@ BATCH_NORM = defop(
     node="NativeBatchNormBackward0",
     array_backward=ArrayBackward(_batch_norm_kernel),
     non_differentiable=("running_mean", "running_var"),
+    mutates=("running_mean", "running_var"),
 )
 BATCH_NORM_EVAL = defop(
     "native_batch_norm_eval",

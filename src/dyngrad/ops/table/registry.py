@@ -74,6 +74,7 @@ class OpDef:
         "edges",
         "edge_mask",
         "refused",
+        "mutates",
     )
 
     def node_class(self):
@@ -122,6 +123,7 @@ def defop(
     stash: bool = False,
     non_differentiable: tuple = (),
     aten: str | None = None,
+    mutates: tuple = (),
 ) -> OpDef:
     """Register an op: its forward on arrays and each input's backward formula.
 
@@ -135,7 +137,8 @@ def defop(
     `stash=True` is a forward that returns (output, stash): an intermediate its kernel reads
     as `stash` instead of computing it again (Note [Stashed intermediates]).
     `non_differentiable` names the inputs (without formulas) that PyTorch refuses to see
-    requiring grad, naming the op as `aten` (by default `name`) in its error.
+    requiring grad, naming the op as `aten` (by default `name`) in its error. `mutates` names
+    the inputs the forward writes in place.
     """
     params = parameters(fwd)[1:]  # after xp
     op = OpDef()
@@ -198,6 +201,9 @@ def defop(
     op.node_cls = None  # made on first use: See Note [Node classes on first use]
     op.array_backward = array_backward.bind(op) if array_backward is not None else None
     op.sparse = None
+    # inputs the forward writes in place (batch norm's running statistics); their counters
+    # are bumped by the op's caller, and by a replay (Note [In-place steps] in _dynamo/trace.py)
+    op.mutates = tuple(op.inputs.index(inp) for inp in mutates)
     OPS[name] = op
     return op
 
