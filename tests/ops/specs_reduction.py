@@ -9,6 +9,7 @@ from .spec import OpSpec, T
 S = T((3, 4))
 NC = T((3, 4), nc=True)
 B = T((2, 3, 4))
+_ATTENTION_MASK = np.array([[True, False, True], [False, False, False], [True, True, True]])
 
 
 def _zeros_at(t, x, where):
@@ -196,6 +197,15 @@ SPECS = [
         covers=("softmax_backward_data",),
     ),
     OpSpec("softmax_dim0", lambda t, x: t.softmax(x * 300, 0), [(B,)], covers=("softmax",)),
+    OpSpec(
+        # attention's softmax: the row whose keys are all masked gives zeros and zero grads
+        "safe_softmax",
+        lambda t, x: t.nn.functional.scaled_dot_product_attention(
+            x, x, x, attn_mask=t.tensor(_ATTENTION_MASK)
+        ),
+        [(B,)],
+        torch_names=False,  # PyTorch's CPU attention is one fused node
+    ),
     OpSpec(
         "softmax_dtype", lambda t, x: t.softmax(x, -1, dtype=t.float64), [(S,)], covers=("softmax",)
     ),

@@ -9,10 +9,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops.nn.linear import linear
-from ..ops.reduction.softmax import softmax
+from ..ops.reduction.softmax import SAFE_SOFTMAX, softmax
 from ..ops.shape.joining import cat
-from ..ops.table import record as recording
-from ..ops.table.record import autocast_entry, replayable
+from ..ops.table.record import apply, autocast_entry, replayable
 from .functional_dropout import dropout
 from .functional_pad import pad
 
@@ -66,16 +65,8 @@ def canonical_mask(mask, mask_name, other_type, other_name, target_type, check_o
 
 def safe_softmax(scores):
     """softmax over the last dim; a row with every score -inf gives zeros (and zero grads),
-    as PyTorch's attention does, instead of 0/0."""
-    if recording.source_observer is None:
-        blocked = np.isneginf(scores._data).all(-1, keepdims=True)
-        if not blocked.any():
-            return softmax(scores, -1)
-        rows = Tensor._wrap(blocked)
-    else:  # a compiled call being traced: the rows found by ops, which a replay runs again on
-        # its data instead of following this call's branch (the values are the same)
-        rows = scores.isneginf().all(-1, keepdim=True)
-    return softmax(scores.masked_fill(rows, 0.0), -1).masked_fill(rows, 0.0)
+    as PyTorch's attention does (its `_safe_softmax`), instead of 0/0."""
+    return apply(SAFE_SOFTMAX, (scores,), {"dim": scores.dim() - 1})
 
 
 def _repeat_heads(x, repeat: int):

@@ -52,6 +52,19 @@ def _sum(xp, a, dim):
     return last_sum(xp, a) if dim == a.ndim - 1 else a.sum(axis=dim, keepdims=True)
 
 
+def _safe_softmax_fwd(xp, x, *, dim):
+    # PyTorch's _safe_softmax (attention's): a row whose every score is -inf gives zeros, not
+    # softmax's NaN; such a row is one whose max is -inf, so the common case costs nothing more
+    if x.ndim == 0 or x.size == 0:
+        return _softmax_fwd(xp, x, dim=dim)
+    m = last_max(xp, x) if dim == x.ndim - 1 else x.max(axis=dim, keepdims=True)
+    if xp.isfinite(m).all():
+        return _normalize(xp, x - m, dim)
+    with np.errstate(invalid="ignore"):
+        out = _normalize(xp, x - xp.where(xp.isfinite(m), m, 0).astype(x.dtype, copy=False), dim)
+    return xp.where(xp.isneginf(m), 0, out).astype(out.dtype, copy=False)
+
+
 def _log_softmax_fwd(xp, x, *, dim):
     if x.ndim == 0 or x.size == 0:
         return x - x
@@ -111,6 +124,16 @@ SOFTMAX = defop(
     array_backward=ArrayBackward(
         lambda xp, needs, g, out, dim: (_softmax_backward_fwd(xp, g, out, dim=dim),)
     ),
+)
+# its zero rows give zero gradients by softmax's own backward: y (g - sum(g y)) with y = 0
+SAFE_SOFTMAX = defop(
+    "safe_softmax",
+    _safe_softmax_fwd,
+    {"x": lambda g, out, dim: softmax_backward(g, out, dim)},
+    array_backward=ArrayBackward(
+        lambda xp, needs, g, out, dim: (_softmax_backward_fwd(xp, g, out, dim=dim),)
+    ),
+    node="SafeSoftmaxBackward0",
 )
 LOG_SOFTMAX = defop(
     "log_softmax",
