@@ -212,7 +212,7 @@ class Reads(nn.Module):
 @pytest.mark.parametrize(
     "body, reason",
     [
-        (lambda self, x: self.lin(x).relu_(), "the in-place op relu"),
+        (lambda self, x: self.lin(x)[0].relu_(), "the in-place op relu on a tensor that"),
         (lambda self, x: self.lin(x) * self.lin(x).sum().item(), "graph breaks"),
         (lambda self, x: self.lin(x) * float(self.lin(x).detach().numpy()[0, 0]), "value was read"),
     ],
@@ -481,3 +481,63 @@ def test_max_pool_gradients_follow_each_replays_indices(pool):
         (want,) = torch.autograd.grad(f(x).pow(2).sum(), x)
         assert np.array_equal(got.numpy(), want.numpy())
     assert torch._dynamo.replay_status(run)[0].replayed == 3
+
+
+class InPlaceResidual(nn.Module):
+    # torchvision's BasicBlock shape: ReLU(inplace=True) and `out += identity`
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(6, 6), nn.Linear(6, 6)
+        self.bn = nn.BatchNorm1d(6)
+        self.relu = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        out = self.fc2(self.relu(self.bn(self.fc1(x))))
+        out += x
+        return self.relu(out)
+
+
+def test_in_place_ops_on_tensors_the_call_made_replay_with_eagers_versions():
+    eager, compiled = _twins(InPlaceResidual)
+    run = torch.compile(compiled)
+    xs = _inputs(5)
+    _same(_train(eager, eager, xs), _train(compiled, run, xs))
+    assert torch._dynamo.replay_status(run)[0].replayed == 4
+    kept = run(xs[0])
+    assert kept._version == eager(xs[0])._version == 2
+    run(xs[1]).sum().backward()  # the next replay leaves the last output's counter alone
+    assert kept._version == 2
+
+
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        (lambda y, w: (y * w, y.mul_(2))[0], None),  # saved, then written: eager raises
+        (lambda y, w: y.mul_(y.exp()) * w, "saved a copy of it from before the write"),
+        (lambda y, w: (y[0], y.relu_())[0] * w + y, "never viewed"),
+        (lambda y, w: y[0].relu_() * w + y, "never viewed"),
+    ],
+)
+def test_in_place_history_rewrites_a_replay_cannot_redo_are_refused_or_raise_as_eager(body, reason):
+    lin = nn.Linear(6, 6)
+    w = torch.randn(6, requires_grad=True)
+
+    def f(x):
+        return body(lin(x), w)
+
+    run = torch.compile(f)
+    for x in _inputs(4):
+        try:
+            want = torch.autograd.grad(f(x).sum(), (w, lin.weight))
+        except RuntimeError as exc:
+            assert "modified by an inplace operation" in str(exc)
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                torch.autograd.grad(run(x).sum(), (w, lin.weight))
+            continue
+        got = torch.autograd.grad(run(x).sum(), (w, lin.weight))
+        assert all(np.array_equal(a.numpy(), b.numpy()) for a, b in zip(got, want))
+    status = torch._dynamo.replay_status(run)[0]
+    if reason is None:
+        assert status.replayed == 3
+    else:
+        assert status.replayed == 0 and reason in status.refused

@@ -3,7 +3,8 @@
 
 Each model exercises something a replay has to redo exactly: dropout draws, BatchNorm's
 running statistics and its `num_batches_tracked.add_(1)` (Note [In-place steps]), max
-pooling's indices read by a formula, a causal mask built inside the call, attention masks
+pooling's indices read by a formula, ReLU(inplace=True) and `out += identity` on tensors
+that require grad, a causal mask built inside the call, attention masks
 that vary per call (fully masked rows included), a submodule's weight read without running
 the submodule (MultiheadAttention's out_proj), weights tied between two modules.
 """
@@ -73,6 +74,25 @@ class ConvNet(nn.Module):
         return F.log_softmax(self.fc(self.drop(torch.flatten(x, 1))), dim=1)
 
 
+class BasicBlock(nn.Module):
+    # torchvision's ResNet block: ReLU(inplace=True), `out += identity`, a downsampling path
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(2, 4, 3, stride=2, padding=1, bias=False)
+        self.bn1, self.bn2 = nn.BatchNorm2d(4), nn.BatchNorm2d(4)
+        self.relu = nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(4, 4, 3, padding=1, bias=False)
+        self.downsample = nn.Sequential(nn.Conv2d(2, 4, 1, stride=2, bias=False), nn.BatchNorm2d(4))
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        out += self.downsample(x)
+        out = self.relu(out)
+        return self.fc(F.adaptive_avg_pool2d(out, 1).flatten(1))
+
+
 class Recurrent(nn.Module):
     def __init__(self):
         super().__init__()
@@ -112,6 +132,7 @@ MODELS = {
         lambda s: (torch.randint(0, 20, (3, 8)), torch.randint(0, 20, (3, 8))),
     ),
     "convnet": (ConvNet, lambda s: (torch.randn(4, 1, 8, 8),)),
+    "resnet_block": (BasicBlock, lambda s: (torch.randn(3, 2, 6, 6),)),
     "recurrent": (Recurrent, lambda s: (torch.randint(0, 12, (3, 7)),)),
     "masked_encoder": (MaskedEncoder, lambda s: (torch.randn(3, 6, 16), _padding(s))),
     "mlp_batchnorm": (

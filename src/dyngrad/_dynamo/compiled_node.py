@@ -11,10 +11,12 @@
 # Note [Compiled backward]
 # The node's backward is the captured graph run as one precomputed program, not an engine
 # pass: no dependency walk, no ready heap, no per-node buffer bookkeeping beyond a list. The
-# captured nodes run in decreasing sequence number, which is the order the engine would run
-# them in (the engine runs the newest ready node; the newest node not yet run is always
-# ready, as every node that feeds it is newer), each through the same `apply` the engine
-# calls, with gradients summed by the engine's own rule (`sum_gradient`, in the same order):
+# captured nodes run in the order the engine would run them: the newest ready node (all its
+# consumers in the graph have run) first. That is mostly decreasing sequence number, but not
+# always: a view's node rebuilt after its base was written in place is newer than the op
+# that read the view and feeds it (`v = y[0]; y.relu_(); v * w`). Each runs through the
+# same `apply` the engine calls, with gradients summed by the engine's own rule
+# (`sum_gradient`, in the same order):
 # so gradients are eager's bit for bit. Saved tensors are freed as the engine frees them
 # (unless the pass retains the graph). Whatever the program does not model goes through the
 # engine instead, unchanged: a captured node with hooks or a retained grad (`_plain` is
@@ -27,7 +29,8 @@
 
 from __future__ import annotations
 
-from operator import attrgetter
+import heapq
+import itertools
 
 from .._tensor import Tensor, new_tensor
 from ..autograd.engine import current_task, wrong_count
@@ -55,12 +58,30 @@ __all__ = [
     "rebuild",
 ]
 
-_seq_of = attrgetter("_seq")
-
 
 def newest_first(nodes) -> list:
-    """Captured nodes in the order the engine would run them (See Note [Compiled backward])."""
-    return sorted(nodes, key=_seq_of, reverse=True)
+    """Captured nodes in the order the engine would run them (See Note [Compiled backward]):
+    the newest node whose consumers in the graph have all run, each in turn."""
+    members = {id(n): n for n in nodes}
+    waiting = dict.fromkeys(members, 0)  # consumers in the graph not yet run
+    for n in nodes:
+        for child, _ in n.next_functions:
+            if child is not None and id(child) in members:
+                waiting[id(child)] += 1
+    tie = itertools.count()  # (ties never compare the nodes themselves)
+    ready = [(-n._seq, next(tie), n) for n in nodes if not waiting[id(n)]]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, _, n = heapq.heappop(ready)
+        order.append(n)
+        for child, _ in n.next_functions:
+            key = id(child)
+            if child is not None and key in members:
+                waiting[key] -= 1
+                if not waiting[key]:
+                    heapq.heappush(ready, (-child._seq, next(tie), child))
+    return order
 
 
 class CompiledFunctionBackward(Node):

@@ -314,6 +314,10 @@ class Program:
                 arrays = op.promote(arrays, args)
             out = step.fwd(np, *arrays, **attrs)
             if step.into is not None:
+                if op.stash:
+                    out, stash = out
+                    if step.node is not None:
+                        step.node._stash = stash
                 _write(step.into, out)
                 continue
             for i, name, site in step.bumps:  # the inputs the row wrote (`mutates`)
@@ -339,12 +343,19 @@ def _writes(step) -> bool:
 def _write(into: tuple, out) -> None:
     # an in-place step (See Note [In-place steps]): the result written into the tensor's
     # array and the write counted as `apply_inplace` counts it, with the traced call's line
-    target, name, site = into
+    target, name, site, restart = into
     if saved_hooks.write_watchers:  # See Note [Writes into saved tensors]
         for watcher in saved_hooks.write_watchers:
             watcher(target)
     target._data[...] = out
-    _count(target._version_counter, name, site)
+    counter = target._version_counter
+    if restart is not None:
+        # a tensor the call made: a counter of its own from the traced version on (its old
+        # counter keeps the trace's last version, which the nodes that saved it checked then,
+        # and may be the last call's output's)
+        counter = target._version_counter = VersionCounter()
+        counter.value = restart
+    _count(counter, name, site)
 
 
 def _count(counter, name: str, site) -> None:
@@ -436,6 +447,7 @@ class _Graph:
             kinds.setdefault(id(t._version_counter), None)  # None: a new one per replay
         groups: dict = {}  # id(counter) -> index
         self.groups = []  # (kind, [members])
+        self.starts = []  # each group's version when the call was traced
         self.versions = []  # (versions dict, name, group index)
         self.output_arrays = []  # (saved output, the made tensor whose array it is)
 
@@ -446,6 +458,7 @@ class _Graph:
             if key not in groups:
                 groups[key] = len(self.groups)
                 self.groups.append((kinds[key], []))
+                self.starts.append(counter.value)  # (a new output's: the trace's version)
             return groups[key]
 
         for t in trace.made.values():
@@ -454,7 +467,11 @@ class _Graph:
                 self.groups[g][1].append(t)
         # a saved tensor written in place later in the call: eager's backward raises, and a
         # replay re-reads the versions after its writes (See Note [In-place steps])
-        written = {id(s.into[0]._version_counter) for s in program.steps if _writes(s)}
+        written = {
+            id(s.into[0]._version_counter)
+            for s in program.steps
+            if _writes(s) and s.into[3] is None  # (a made tensor's versions restart)
+        }
         for node, saved in self.saved:
             for name, value in saved.items():
                 counter = getattr(value, "version_counter", None) or getattr(
@@ -487,9 +504,11 @@ class _Graph:
             value.data = owner._data
             value._tensor = None  # a formula's tensor of the last call's array (max_pool's indices)
         counters = []
-        for kind, members in self.groups:
+        for (kind, members), start in zip(self.groups, self.starts):
             if kind is None:
                 counter = VersionCounter()
+                if start:
+                    counter.value = start
             elif type(kind) is Arg:
                 counter = arguments[kind.index]._version_counter
             else:

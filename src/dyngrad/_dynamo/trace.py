@@ -9,18 +9,25 @@ in-place op on a tensor autograd tracks, a sparse or non-NumPy array, a tensor's
 in Python), refuses the replay with the reason; the call itself is never affected.
 
 # Note [In-place steps]
-# An in-place op on a tensor outside autograd (no gradient required, none recorded: a
-# BatchNorm's `num_batches_tracked.add_(1)` under no_grad, a counter, a mask filled in place)
-# is a step too: a replay writes the row's result into that tensor's array and counts the
-# write on its version counter under the same name, as `apply_inplace` does. One on a tensor
-# that requires grad rewrites its history (a new node, CopySlices through views), which a
-# replay of the captured graph cannot redo: it refuses, as do one on an argument (the caller's
-# tensor) and one on an inference tensor. An op that writes some inputs in place in its
-# forward (`mutates`: batch norm's running statistics) has those counters bumped again too.
-# Every counted write while the call is traced is seen (`bump_observer` in _tensor.py): one
-# that no op step accounts for (a write into `.data`'s array outside the ops, such as an
-# Embedding's max_norm renormalisation, an optimizer step) refuses the replay, which would
-# not repeat it.
+# An in-place op is a step too: a replay writes the row's result into the tensor's array and
+# counts the write on its version counter under the same name, as `apply_inplace` does.
+#   - On a tensor outside autograd (a BatchNorm's `num_batches_tracked.add_(1)` under
+#     no_grad, a counter, a mask filled in place) that is all.
+#   - On a tensor the call made that requires grad (`ReLU(inplace=True)`, `out += identity`)
+#     the write's node joins the captured graph as any op's, and the tensor's counter
+#     restarts each replay from its traced version (a new counter: the old one may be the
+#     last call's output's), so the captured nodes' recorded versions hold as in eager, and
+#     a saved-then-written tensor raises at backward as it does in eager. The tensor must
+#     not be a view, nor have been viewed before (its views' histories are rebuilt lazily),
+#     and its node must save nothing but the op's inputs and output (no copy of the tensor
+#     from before the write, which a replay would not make again).
+#   - On an argument (the caller's tensor), an inference tensor, or any other tensor that
+#     requires grad, the replay refuses.
+# An op that writes some inputs in place in its forward (`mutates`: batch norm's running
+# statistics) has those counters bumped again too. Every counted write while the call is
+# traced is seen (`bump_observer` in _tensor.py): one that no op step accounts for (a write
+# into `.data`'s array outside the ops, such as an Embedding's max_norm renormalisation, an
+# optimizer step) refuses the replay, which would not repeat it.
 """
 
 from __future__ import annotations
@@ -103,7 +110,8 @@ class OpStep:
         self.fill_attrs = fill_attrs  # whether `attrs` holds an Arg or an ArrayOf
         self.node = node  # the node the op recorded at capture (None: no gradient)
         # an in-place op's tensor, with the name and line its version counter was bumped
-        # with: (tensor, op name, site); and the inputs a row writes in place (`mutates`), as
+        # with and the version it restarts from (tensor, op name, site, version or None); and
+        # the inputs a row writes in place (`mutates`), as
         # (position, op name, site). See Note [In-place steps]
         self.into = into
         self.bumps = ()
@@ -129,6 +137,7 @@ class Trace:
         self.data: list = []  # (tensor, the array a step gave it)
         self.aliases: list = []  # (tensor, the made tensor whose array it shares)
         self.bumps: list = []  # (counter, op name): counted writes no step has accounted for
+        self.viewed: set = set()  # ids of the tensors an op made a view of
         self._depth = 0
         self.thread = threading.get_ident()
         for i, a in enumerate(arguments):
@@ -194,6 +203,8 @@ class Trace:
         attrs = {k: self._attr(v, op.name, fill) for k, v in attrs.items()} if attrs else attrs
         if into is not None:
             step = OpStep(op, tuple(template), attrs, (), fill_args, fill[0], None, into)
+            if into[0]._requires_grad:
+                step.node = into[0]._grad_fn
             self.steps.append(step)
             return
         node = None
@@ -207,6 +218,8 @@ class Trace:
             self._made(o)
             if node is None and o._grad_fn is not None:
                 node = o._grad_fn
+            if o._base is not None:
+                self.viewed.add(id(o._base))
         step = OpStep(op, tuple(template), attrs, outs, fill_args, fill[0], node)
         step.bumps = bumps
         self.steps.append(step)
@@ -218,13 +231,6 @@ class Trace:
         if len(outs) != 1 or outs[0] is not target:
             self.refuse(f"the in-place op {op.name} wrote a tensor other than its first")
             return None
-        base = target._base
-        if target._requires_grad or (base is not None and base._requires_grad):
-            self.refuse(
-                f"the in-place op {op.name} on a tensor that requires grad (a replay runs "
-                "in-place ops only on tensors outside autograd)"
-            )
-            return None
         if id(target) in self.args or self.arrays.get(id(target._data)) in self.args.values():
             self.refuse(f"the in-place op {op.name} on an argument of the call")
             return None
@@ -232,8 +238,32 @@ class Trace:
         if type(counter) is not VersionCounter or type(target._data) is not _ndarray:
             self.refuse(f"the in-place op {op.name} on an inference or non-NumPy tensor")
             return None
+        base = target._base
+        made = id(target) in self.made
+        if target._requires_grad or (base is not None and base._requires_grad):
+            why = self._unrewritable(target, made, args)
+            if why is not None:
+                self.refuse(f"the in-place op {op.name} on a tensor that requires grad ({why})")
+                return None
         self._place(target, op.name)
-        return (target, counter.last_op, counter.last_site)
+        # a tensor the call made starts each replay at the version it had in the trace, so
+        # that its writes count to the versions the captured nodes recorded
+        restart = counter.value - 1 if made else None
+        return (target, counter.last_op, counter.last_site, restart)
+
+    def _unrewritable(self, target, made: bool, args: tuple) -> str | None:
+        # The history of a tensor written in place is rewritten: its new node joins the
+        # captured graph. A replay redoes that for a tensor the call made and never viewed,
+        # whose node saved nothing but the op's inputs and output (no copy of the tensor as
+        # it was before the write, which a replay would not make again).
+        if not made or target._base is not None or id(target) in self.viewed:
+            return "one the call made and never viewed can be written in a replay"
+        node = target._grad_fn
+        inputs = {id(a) for a in args}
+        for value in (node._saved or {}).values() if node is not None else ():
+            if isinstance(value, Tensor) and id(value) not in inputs:
+                return "its node saved a copy of it from before the write"
+        return None
 
     def source(self, fn, args: tuple, kwargs: dict):
         """Run a replayable builder (See Note [Replayable sources]) and note it."""
