@@ -513,6 +513,7 @@ def test_in_place_ops_on_tensors_the_call_made_replay_with_eagers_versions():
     "body, reason",
     [
         (lambda y, w: (y * w, y.mul_(2))[0], None),  # saved, then written: eager raises
+        (lambda y, w: (y * w).tanh().relu_(), None),  # a returned output saved, then written
         (lambda y, w: y.mul_(y.exp()) * w, "saved a copy of it from before the write"),
         (lambda y, w: (y[0], y.relu_())[0] * w + y, "never viewed"),
         (lambda y, w: y[0].relu_() * w + y, "never viewed"),

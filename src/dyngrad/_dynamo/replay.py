@@ -435,8 +435,11 @@ class _Graph:
     def _counters(self, trace, program: Program, arguments: list) -> None:
         # Counter groups (See Note [Replay]): a made tensor shares its counter with the base it
         # views, and with a saved output of the same array; the group of a returned tensor
-        # gets a new counter on each replay (the last call's outputs keep theirs), the group
-        # of an argument or of a tensor from before the call is that tensor's counter
+        # gets a new counter on each replay (the last call's outputs keep theirs), at the
+        # version the trace ended with, so that the versions its nodes recorded hold as they
+        # did (a saved output written in place later in the call raises at backward, as in
+        # eager); the group of an argument or of a tensor from before the call is that
+        # tensor's counter, whose versions the nodes record anew on each replay
         kinds = {}
         for i, a in enumerate(arguments):
             if isinstance(a, Tensor):
@@ -483,14 +486,15 @@ class _Graph:
                     g = group_of(value.version_counter)
                     if g is not None:
                         self.groups[g][1].append(value)
-                        self.versions.append((node._versions, name, g))
+                        if self.groups[g][0] is not None:
+                            self.versions.append((node._versions, name, g))
                     owner = trace.arrays.get(id(value.data))
                     if owner is None or type(owner) is Arg:
                         raise _RefusedError("a saved output of unknown origin")
                     self.output_arrays.append((value, owner))
                 elif isinstance(value, Tensor):
                     g = group_of(value._version_counter)
-                    if g is not None:
+                    if g is not None and self.groups[g][0] is not None:
                         self.versions.append((node._versions, name, g))
         self.output_group = {id(t): groups.get(id(t._version_counter)) for t in program.outputs}
 
