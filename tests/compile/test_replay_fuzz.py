@@ -3,10 +3,10 @@ values, the same gradients and the same errors on every call (Note [Replay]).
 
 Each program chains a few steps drawn from the op kinds a forward uses: elementwise maths,
 views and copies, reductions, in-place writes (on fresh tensors, on views, on tensors an
-op saved), dropout, indexing. A replay must follow each call's data, or refuse and run the
+op saved, through a detached alias), dropout and random draws, indexing. A replay must follow each call's data, or refuse and run the
 Python; it must never give another answer. (This comparison found a replay that hid
-"modified by an inplace operation" and a compiled backward that ran a rebuilt view's node
-too early.)
+"modified by an inplace operation", a compiled backward that ran a rebuilt view's node
+too early, and a replay that wrote through a detached alias into the last call's array.)
 """
 
 import random
@@ -42,6 +42,23 @@ def _view_then_write(a):
     v = b[0]
     b.relu_()  # v's history is rebuilt through the write
     return v * 2 + b
+
+
+def _row_copied(a):
+    b = a * 1.0
+    b[0] = a[1]
+    return b
+
+
+def _column_bumped(a):
+    b = a.clone()
+    b[:, 0] += 1.0
+    return b
+
+
+def _transposed_in_place(a):
+    b = a * 1.0
+    return b.t_()
 
 
 def _relu_(a):
@@ -89,6 +106,27 @@ STEPS = {
     "expand": lambda a: a[:1].expand_as(a) * a,
     "amax": lambda a: a.amax(-1, keepdim=True) - a,
     "mask_index": lambda a: a[a > 0].sum() + a,
+    "detached_write": lambda a: a + a.detach().add_(1.0),  # writes a's array, untracked
+    "chunk": lambda a: torch.cat(a.chunk(2, -1)[::-1], -1),
+    "unbind": lambda a: sum(a.unbind(0)) + a,
+    "narrow": lambda a: a.narrow(-1, 0, 2).sum(-1, keepdim=True) * a,
+    "tril": lambda a: a.tril(),
+    "roll": lambda a: a.roll(1, 0),
+    "repeat": lambda a: a.repeat(2, 1)[: a.shape[0]],
+    "row_copied": _row_copied,
+    "column_bumped": _column_bumped,
+    "scatter": lambda a: a.scatter(-1, torch.zeros_like(a, dtype=torch.long), 1.0),
+    "clone_mul_": lambda a: a.clone().mul_(3),
+    "sqrt_": lambda a: a.abs().add_(1e-3).sqrt_(),
+    "addcmul": lambda a: torch.addcmul(a, a, a, value=0.5),
+    "logsumexp": lambda a: a.logsumexp(-1, keepdim=True) - a,
+    "var": lambda a: a.var(-1, keepdim=True) + a,
+    "hardtanh_": lambda a: F.hardtanh(a * 1.0, inplace=True),
+    "dropout_": lambda a: F.dropout(a * 1.0, 0.3, inplace=True),
+    "rand_like": lambda a: a * torch.rand_like(a),
+    "zeros_add_": lambda a: torch.zeros(a.shape).add_(a),
+    "t_": _transposed_in_place,
+    "unsqueeze_": lambda a: (a * 1.0).unsqueeze_(0).squeeze_(0),
     "add_y": lambda a, y: a + y,
     "mul_y": lambda a, y: a * y,
     "mm_y": lambda a, y: a @ y.t() @ y,
@@ -171,4 +209,4 @@ def test_most_random_programs_replay(replayed):
     # (run after the blocks: the comparison above must have exercised replays, not only the
     # Python path)
     assert len(replayed) == len(SEEDS)
-    assert sum(replayed) > 0.8 * len(SEEDS)
+    assert sum(replayed) > 0.6 * len(SEEDS)

@@ -138,6 +138,7 @@ class Trace:
         self.aliases: list = []  # (tensor, the made tensor whose array it shares)
         self.bumps: list = []  # (counter, op name): counted writes no step has accounted for
         self.viewed: set = set()  # ids of the tensors an op made a view of
+        self.owners: dict = {}  # id(alias) -> the made tensor whose array it shares
         self._depth = 0
         self.thread = threading.get_ident()
         for i, a in enumerate(arguments):
@@ -245,7 +246,10 @@ class Trace:
             if why is not None:
                 self.refuse(f"the in-place op {op.name} on a tensor that requires grad ({why})")
                 return None
-        self._place(target, op.name)
+        placed = self._place(target, op.name)
+        if placed is not target:  # an alias (`t.detach()`) of a tensor the call made: the
+            # write goes into that tensor's array, which the alias only gets after the replay
+            target, made = placed, True
         # a tensor the call made starts each replay at the version it had in the trace, so
         # that its writes count to the versions the captured nodes recorded
         restart = counter.value - 1 if made else None
@@ -309,6 +313,9 @@ class Trace:
 
     def _place(self, t: Tensor, where: str):
         key = id(t)
+        owner = self.owners.get(key)
+        if owner is not None:  # an alias: its array is its owner's (during a replay, too)
+            return owner
         if key in self.made:
             return t
         arg = self.args.get(key)
@@ -321,6 +328,7 @@ class Trace:
                 return owner
             # a node may save the alias itself: a replay points it at the new array too
             self.aliases.append((t, owner))
+            self.owners[key] = owner
             self.made[key] = t
             self.data.append((t, t._data))
             return owner
