@@ -3,7 +3,7 @@
 
 Each model exercises something a replay has to redo exactly: dropout draws, BatchNorm's
 running statistics and its `num_batches_tracked.add_(1)` (Note [In-place steps]), max
-pooling's indices read by a formula, ReLU(inplace=True) and `out += identity` on tensors
+pooling's indices read by a formula, upsampling's interpolation weights, ReLU(inplace=True) and `out += identity` on tensors
 that require grad, a causal mask built inside the call, attention masks
 that vary per call (fully masked rows included), a submodule's weight read without running
 the submodule (MultiheadAttention's out_proj), weights tied between two modules.
@@ -93,6 +93,24 @@ class BasicBlock(nn.Module):
         return self.fc(F.adaptive_avg_pool2d(out, 1).flatten(1))
 
 
+class TinyUNet(nn.Module):
+    # upsampling (its interpolation weights are built from sizes: Constant), skip joins,
+    # and a matrix made with torch.eye inside the call
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Conv2d(1, 4, 3, padding=1)
+        self.mid = nn.Conv2d(4, 4, 3, padding=1)
+        self.up = nn.Conv2d(8, 2, 3, padding=1)
+        self.mix = nn.Parameter(torch.zeros(2, 2))
+
+    def forward(self, x):
+        skip = F.relu(self.down(x))
+        y = F.relu(self.mid(F.max_pool2d(skip, 2)))
+        y = F.interpolate(y, scale_factor=2, mode="bilinear", align_corners=False)
+        y = self.up(torch.cat([y, F.interpolate(skip, size=skip.shape[-2:])], 1))
+        return torch.einsum("bchw,cd->bdhw", y, self.mix + torch.eye(2))
+
+
 class Recurrent(nn.Module):
     def __init__(self):
         super().__init__()
@@ -133,6 +151,7 @@ MODELS = {
     ),
     "convnet": (ConvNet, lambda s: (torch.randn(4, 1, 8, 8),)),
     "resnet_block": (BasicBlock, lambda s: (torch.randn(3, 2, 6, 6),)),
+    "unet": (TinyUNet, lambda s: (torch.randn(2, 1, 8, 8),)),
     "recurrent": (Recurrent, lambda s: (torch.randint(0, 12, (3, 7)),)),
     "masked_encoder": (MaskedEncoder, lambda s: (torch.randn(3, 6, 16), _padding(s))),
     "mlp_batchnorm": (

@@ -37,6 +37,7 @@ import threading
 import numpy as np
 
 from .._tensor import Tensor, VersionCounter
+from ..ops.table.record import Constant
 from ..runtime.dtypes import LOW_PRECISION
 from ..runtime.sparse_coo import SparseCOO
 
@@ -338,6 +339,8 @@ class Trace:
         return t
 
     def _attr(self, value, where: str, fill: list):
+        if type(value) is Constant:  # built from Python values alone: the same on a replay
+            return value
         if isinstance(value, Tensor):
             placed = self._place(value, where)
             fill[0] = fill[0] or type(placed) is Arg

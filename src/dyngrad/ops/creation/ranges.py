@@ -161,5 +161,10 @@ def eye(
     for name, size in (("n", n), ("m", m)):
         if size < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
+    return _eye(n, m, dtype, requires_grad, device)
+
+
+@replayable  # See Note [Replayable sources]
+def _eye(n: int, m: int, dtype, requires_grad, device) -> Tensor:
     make = lambda s, t: np.eye(s[0], s[1], dtype=t)
     return _leaf(allocate((n, m), _np_dtype(dtype), make), requires_grad, device)

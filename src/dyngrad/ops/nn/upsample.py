@@ -15,7 +15,7 @@ import numpy as np
 
 from ..table.argument_errors import invalid_combination
 from ..table.arguments import is_int
-from ..table.record import apply
+from ..table.record import Constant, apply
 from ..table.registry import defop
 
 
@@ -201,13 +201,14 @@ def interpolate(
             f"{spatial}-d inputs yet"
         )
     dtype = input._data.dtype if input._data.dtype == np.float64 else np.dtype(np.float32)
+    # (from sizes and scales alone: a compiled call's replay reuses them, See `Constant`)
     if mode in ("nearest", "nearest-exact"):
-        maps = tuple(
+        maps = Constant(
             _nearest(n, o, s, mode == "nearest-exact", dtype)
             for n, o, s in zip(in_sizes, out_sizes, scales)
         )
     else:
-        maps = tuple(
+        maps = Constant(
             _linear(n, o, s, bool(align_corners), dtype)
             for n, o, s in zip(in_sizes, out_sizes, scales)
         )

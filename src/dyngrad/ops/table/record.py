@@ -122,6 +122,15 @@ op_started = None
 source_observer = None
 
 
+class Constant(tuple):
+    """Arrays an op's caller built from Python values alone (sizes, scales), passed as one
+    attribute: the same on every call whose inputs have the same shapes, so a replay reuses
+    the traced ones (See Note [Replayable sources]), where an array of unknown origin in an
+    op's attributes refuses the replay. Never for arrays read from a tensor's data."""
+
+    __slots__ = ()
+
+
 def replayable(fn):
     """Mark `fn` (a builder of a tensor or an array from Python values and arrays) as one a
     replayed compiled call may call again. See Note [Replayable sources]."""
