@@ -117,24 +117,21 @@ def softmax_backward(grad, y, dim):
     return apply(SOFTMAX_BACKWARD, (grad, y), {"dim": dim})
 
 
-SOFTMAX = defop(
-    "softmax",
-    _softmax_fwd,
-    {"x": lambda g, out, dim: softmax_backward(g, out, dim)},
-    array_backward=ArrayBackward(
-        lambda xp, needs, g, out, dim: (_softmax_backward_fwd(xp, g, out, dim=dim),)
-    ),
-)
+def _softmax_row(name: str, fwd, node: str | None = None):
+    return defop(
+        name,
+        fwd,
+        {"x": lambda g, out, dim: softmax_backward(g, out, dim)},
+        array_backward=ArrayBackward(
+            lambda xp, needs, g, out, dim: (_softmax_backward_fwd(xp, g, out, dim=dim),)
+        ),
+        node=node,
+    )
+
+
+SOFTMAX = _softmax_row("softmax", _softmax_fwd)
 # its zero rows give zero gradients by softmax's own backward: y (g - sum(g y)) with y = 0
-SAFE_SOFTMAX = defop(
-    "safe_softmax",
-    _safe_softmax_fwd,
-    {"x": lambda g, out, dim: softmax_backward(g, out, dim)},
-    array_backward=ArrayBackward(
-        lambda xp, needs, g, out, dim: (_softmax_backward_fwd(xp, g, out, dim=dim),)
-    ),
-    node="SafeSoftmaxBackward0",
-)
+SAFE_SOFTMAX = _softmax_row("safe_softmax", _safe_softmax_fwd, "SafeSoftmaxBackward0")
 LOG_SOFTMAX = defop(
     "log_softmax",
     _log_softmax_fwd,
