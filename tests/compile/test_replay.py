@@ -542,3 +542,30 @@ def test_in_place_history_rewrites_a_replay_cannot_redo_are_refused_or_raise_as_
         assert status.replayed == 3
     else:
         assert status.replayed == 0 and reason in status.refused
+
+
+SHIFTS = [1.0, 2.0, 3.0]
+
+
+def test_tensors_of_python_numbers_replay_and_a_list_is_followed():
+    # torch.tensor(number or tuple) is made again on each replay (the idiom
+    # `scores / torch.sqrt(torch.tensor(d_k))`); a list may change in place between calls,
+    # so a tensor of one refuses the replay and every call reads it anew
+    def scaled(x):
+        return x / torch.sqrt(torch.tensor(x.shape[-1], dtype=torch.float32)) + torch.tensor(
+            (1.0, 2.0, 3.0)
+        )
+
+    run = torch.compile(scaled)
+    for x in _inputs(4, (2, 3)):
+        assert np.array_equal(run(x).numpy(), scaled(x).numpy())
+    assert torch._dynamo.replay_status(run)[0].replayed == 3
+
+    def shifted(x):
+        return x + torch.tensor(SHIFTS)
+
+    run = torch.compile(shifted)
+    for i, x in enumerate(_inputs(4, (2, 3))):
+        SHIFTS[0] = float(i)
+        assert np.array_equal(run(x).numpy(), shifted(x).numpy())
+    assert torch._dynamo.replay_status(run)[0].replayed == 0
