@@ -548,13 +548,12 @@ SHIFTS = [1.0, 2.0, 3.0]
 
 
 def test_tensors_of_python_numbers_replay_and_a_list_is_followed():
-    # torch.tensor(number or tuple) is made again on each replay (the idiom
-    # `scores / torch.sqrt(torch.tensor(d_k))`); a list may change in place between calls,
-    # so a tensor of one refuses the replay and every call reads it anew
+    # torch.tensor of numbers is made again on each replay (the idiom
+    # `scores / torch.sqrt(torch.tensor(d_k))`); a list from before the call may change in
+    # place between calls, so a tensor of one refuses the replay and every call reads it
     def scaled(x):
-        return x / torch.sqrt(torch.tensor(x.shape[-1], dtype=torch.float32)) + torch.tensor(
-            (1.0, 2.0, 3.0)
-        )
+        d = torch.tensor(x.shape[-1], dtype=torch.float32)
+        return x / torch.sqrt(d) + torch.tensor((1.0, 2.0, 3.0)) * torch.tensor([[1], [2]])
 
     run = torch.compile(scaled)
     for x in _inputs(4, (2, 3)):
@@ -568,4 +567,5 @@ def test_tensors_of_python_numbers_replay_and_a_list_is_followed():
     for i, x in enumerate(_inputs(4, (2, 3))):
         SHIFTS[0] = float(i)
         assert np.array_equal(run(x).numpy(), shifted(x).numpy())
-    assert torch._dynamo.replay_status(run)[0].replayed == 0
+    status = torch._dynamo.replay_status(run)[0]
+    assert status.replayed == 0 and "a list made before the call" in status.refused

@@ -291,6 +291,7 @@ def _traced(capture, fn, args, kwargs, arguments: list, start: int):
     its result, and a function that builds its replay (or the reason there is none)."""
     trace = capture.trace = Trace(arguments)
     watch = python_guards.Watch(is_made=lambda obj: id(obj) in trace.made)
+    trace.outlives = watch.external
     recording.source_observer = trace.source
     tensors.bump_observer = trace.bumped  # See Note [In-place steps]
     epoch = module_stores.epoch

@@ -51,6 +51,16 @@ _ndarray = np.ndarray
 _DATA_SHAPED = frozenset({"nonzero", "masked_select"})
 
 
+def _list_from_outside(value, outlives) -> bool:
+    if type(value) is list:
+        return outlives(value) or any(_list_from_outside(v, outlives) for v in value)
+    if type(value) is tuple:
+        return any(_list_from_outside(v, outlives) for v in value)
+    if type(value) is dict:
+        return any(_list_from_outside(v, outlives) for v in value.values())
+    return False
+
+
 def _picks_by_mask(attrs: dict) -> bool:
     # indexing with a boolean mask (`x[x > 0]`) picks as many elements as the mask holds
     key = attrs.get("key")
@@ -140,6 +150,9 @@ class Trace:
         self.bumps: list = []  # (counter, op name): counted writes no step has accounted for
         self.viewed: set = set()  # ids of the tensors an op made a view of
         self.owners: dict = {}  # id(alias) -> the made tensor whose array it shares
+        # whether an object outlives the call (the watcher's answer): a list given to a
+        # replayable builder must not, as it could change in place between calls
+        self.outlives = None
         self._depth = 0
         self.thread = threading.get_ident()
         for i, a in enumerate(arguments):
@@ -280,6 +293,9 @@ class Trace:
         finally:
             self._depth -= 1
         if self._depth or self.refusal is not None:
+            return out
+        if self.outlives is not None and _list_from_outside((args, kwargs), self.outlives):
+            self.refuse(f"a list made before the call was given to {fn.__name__.strip('_')}")
             return out
         fill = [False]
         args = tuple(self._attr(a, fn.__name__, fill) for a in args)

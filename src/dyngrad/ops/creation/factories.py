@@ -178,22 +178,22 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             stacklevel=2,
         )
     if _constant(data):  # Python numbers: a compiled call's replay makes it again
-        return _of_values(data, dtype, requires_grad, device)
+        return _tensor_data(data, dtype, requires_grad, device)
     array = _infer(data, dtype)
     array = np.array(array, dtype=_np_dtype(dtype, from_numpy_dtype(array.dtype)), copy=True)
     return _leaf(array, requires_grad, device)
 
 
 def _constant(data) -> bool:
-    # a number, or tuples of numbers: values nothing can change after the call read them
-    # (a list could be changed in place between calls, unseen by a replay's guards)
+    # numbers, in tuples or lists (a compiled call's trace refuses a list from before the
+    # call, which could change in place between calls unseen by a replay's guards)
     if type(data) in (int, float, bool, complex):
         return True
-    return type(data) is tuple and all(map(_constant, data))
+    return type(data) in (tuple, list) and all(map(_constant, data))
 
 
 @replayable  # See Note [Replayable sources]
-def _of_values(data, dtype, requires_grad, device) -> Tensor:
+def _tensor_data(data, dtype, requires_grad, device) -> Tensor:
     array = _infer(data, dtype)
     array = np.array(array, dtype=_np_dtype(dtype, from_numpy_dtype(array.dtype)), copy=True)
     return _leaf(array, requires_grad, device)
