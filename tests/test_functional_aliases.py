@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .ops.oracle import same, same_grads
+from .ops.oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(0)
 ENV = {
@@ -57,16 +57,12 @@ t.dropout(m, 1.0, True) | t.dropout(m, 0.0, True) | t.hardshrink(t.tensor([1, 2]
 t.channel_shuffle(img, 3) | t.channel_shuffle(m, 2) | t.pdist(x) | t.pdist(m, -1) | t.pdist(m[:1])"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_alias_matches_torch_values_gradients_and_nodes(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_alias_arguments_and_errors_match_torch(torch, expr):
     same(torch, expr, **ENV)
 

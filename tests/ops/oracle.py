@@ -65,6 +65,11 @@ def _compare(ours, theirs, torch, expr, names=True):
             assert a.grad_fn is None, (expr, a.grad_fn.name())
 
 
+def exprs(text: str) -> list:
+    """The expressions of a table of them: one or more per line, separated by `|`."""
+    return [e.strip() for line in text.strip().splitlines() for e in line.split("|")]
+
+
 def same(torch, expr: str, requires_grad: bool = False, names: bool = True, **inputs):
     """Assert `expr` gives the same result (or the same error) on dyngrad and torch."""
     _, ours, our_exc = _run(dyngrad, expr, inputs, requires_grad)

@@ -10,7 +10,7 @@ import pytest
 
 import dyngrad
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(2)
 ENV = {"a": RNG.standard_normal((4, 3)), "b": RNG.standard_normal((2, 4, 3))}
@@ -25,10 +25,6 @@ t.frobenius_norm(a.long(), 0) | t.nuclear_norm(b) | t.nuclear_norm(a[0]) | t.nuc
 t.nuclear_norm(a, (0, 0)) | t.frobenius_norm(a.float(), 1)"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
 @pytest.fixture(autouse=True)
 def _quiet():
     with warnings.catch_warnings():
@@ -36,12 +32,12 @@ def _quiet():
         yield
 
 
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_deprecated_norms_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_deprecated_norm_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from .oracle import same
+from .oracle import exprs, same
 
 BYTES = b"\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00"
 
@@ -73,11 +73,7 @@ t.empty_permuted((2, -3), (1, 0)) | t.empty_permuted((2, 3), (1, 0), dtype=t.int
 t.empty_permuted((), ()).zero_() | t.empty_permuted((2, 3), (-1, 0))"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_buffer_checks_match_torch(torch, expr):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(0)
 ENV = {
@@ -36,16 +36,12 @@ t.view_as_real(t.view_as_complex(p)) * 3 | t.polar(x.abs() + 1, y).imag | t.pola
 m.mH | m.H | m.adjoint() | t.view_as_complex(p).imag | t.resolve_conj(m) | t.conj(m)"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
-@pytest.mark.parametrize("expr", _exprs(VALUES))
+@pytest.mark.parametrize("expr", exprs(VALUES))
 def test_complex_function_matches_torch(torch, expr):
     same(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_complex_function_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 

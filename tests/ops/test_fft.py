@@ -9,6 +9,8 @@ import pytest
 
 import dyngrad
 
+from .oracle import exprs
+
 RNG = np.random.default_rng(11)
 ENV = {
     "x": RNG.standard_normal((4, 6)),
@@ -20,10 +22,6 @@ ENV = {
     "s": RNG.standard_normal((2, 40)),
     "h": np.hanning(16) + 0.1,
 }
-
-
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
 
 
 def _make(lib, value, requires_grad, dtype):
@@ -172,7 +170,7 @@ t.istft({_S.format("")}, 16, window=h, return_complex=True)
 t.istft({_S.format("")}, 16, window=h * 1j)"""
 
 
-@pytest.mark.parametrize("expr", _exprs(ISTFT))
+@pytest.mark.parametrize("expr", exprs(ISTFT))
 def test_istft_matches_torch(torch, expr):
     _same(torch, expr)
 
@@ -196,7 +194,7 @@ def test_istft_passes_gradcheck_and_gradgradcheck(lib):
     assert lib.autograd.gradgradcheck(fn, (spectrum, window))
 
 
-@pytest.mark.parametrize("expr", _exprs(STFT))
+@pytest.mark.parametrize("expr", exprs(STFT))
 def test_stft_matches_torch(torch, expr):
     _same(torch, expr)
 
@@ -225,29 +223,29 @@ def test_stft_passes_gradcheck_and_gradgradcheck(lib):
     assert lib.autograd.gradgradcheck(fn, (x, window))
 
 
-@pytest.mark.parametrize("expr", _exprs(ONE_DIM))
+@pytest.mark.parametrize("expr", exprs(ONE_DIM))
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_one_dimensional_transforms_match_torch(torch, expr, dtype):
     _same(torch, expr, dtype)
 
 
-@pytest.mark.parametrize("expr", _exprs(N_DIM))
+@pytest.mark.parametrize("expr", exprs(N_DIM))
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_n_dimensional_transforms_match_torch(torch, expr, dtype):
     _same(torch, expr, dtype)
 
 
-@pytest.mark.parametrize("expr", _exprs(HELPERS))
+@pytest.mark.parametrize("expr", exprs(HELPERS))
 def test_frequencies_and_shifts_match_torch(torch, expr):
     _same(torch, expr)
 
 
-@pytest.mark.parametrize("expr", _exprs(PROGRAMS))
+@pytest.mark.parametrize("expr", exprs(PROGRAMS))
 def test_spectrum_losses_match_torch(torch, expr):
     _same(torch, expr)
 
 
-@pytest.mark.parametrize("expr", _exprs(ERRORS))
+@pytest.mark.parametrize("expr", exprs(ERRORS))
 def test_errors_match_torch(torch, expr):
     _same(torch, expr, grads=False)
 
@@ -378,7 +376,7 @@ z.exp2() | z.log2() + z.log10() | z.tan() | z.sinh() + z.cosh() | (z / 4).asin()
 (z / 4).atan() | z.asinh() | z.acosh() | (z / 4).atanh() | t.einsum("ij,kj->ik", z, u)"""
 
 
-@pytest.mark.parametrize("expr", _exprs(COMPLEX_GRADS))
+@pytest.mark.parametrize("expr", exprs(COMPLEX_GRADS))
 def test_complex_gradients_follow_torch_convention(torch, expr):
     _same(torch, expr)
 

@@ -8,7 +8,7 @@ import pytest
 
 import dyngrad
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(3)
 ENV = {
@@ -36,16 +36,12 @@ t.gradient(t.tensor(3.0)) | t.gradient(x, spacing=[1, 2]) | t.gradient(x.to(t.ui
 t.gradient(y.float(), spacing=[c4.float(), c5.float()]) | t.gradient(ints > 4)"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_gradient_matches_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_gradient_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 

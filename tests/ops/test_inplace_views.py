@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 ENV = {"m": np.arange(6.0).reshape(2, 3), "c": np.arange(6.0).reshape(1, 2, 1, 3)}
 
@@ -19,16 +19,12 @@ ERRORS = """m.clone().transpose_(0, 2) | m[None].clone().t_() | m.clone().unsque
 m.clone().squeeze_(5) | m.transpose_(0, 1)"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_inplace_view_values_and_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(ERRORS))
+@pytest.mark.parametrize("expr", exprs(ERRORS))
 def test_inplace_view_errors_match_torch(torch, expr):
     same(torch, expr, requires_grad=True, **ENV)
 

@@ -8,7 +8,7 @@ import pytest
 
 import dyngrad
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(0)
 ENV = {
@@ -49,16 +49,12 @@ t.linalg.matrix_rank(batch, atol=t.tensor([0.0, 2.0], dtype=t.float64))
 t.linalg.matrix_rank(tall, atol=-1.0) | t.linalg.matrix_rank(tall.float()) | t.linalg.matrix_rank(t.zeros(3, 3))"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_lstsq_values_and_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_lstsq_and_matrix_rank_match_torch(torch, expr):
     same(torch, expr, **ENV)
 

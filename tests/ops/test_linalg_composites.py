@@ -11,7 +11,7 @@ import pytest
 
 import dyngrad
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(7)
 ENV = {
@@ -29,10 +29,6 @@ ENV = {
     "i": np.arange(1, 4),
     "f": RNG.standard_normal((3, 3)).astype(np.float32),
 }
-
-
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
 
 
 GRADS = """t.linalg.vecdot(x, y) | t.linalg.vecdot(m, x) | t.linalg.vecdot(m, m, dim=0)
@@ -57,17 +53,17 @@ t.linalg.tensorsolve(t3, b2.mT) | t.linalg.tensorsolve(t3[..., :5], b2) | t.lina
 t.linalg.tensorsolve(t.zeros(2, 3, 6), t.ones(2, 3)) | t.linalg.tensorsolve(p3, b2, dims=(3,))"""
 
 
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_composite_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **{**ENV, "math": math})
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_composite_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_composites_pass_gradcheck_and_gradgradcheck(expr):
     words = set(re.findall(r"\b\w+\b", expr.split("(", 1)[1]))
     names = sorted(k for k in ENV if k in words and ENV[k].dtype.kind == "f")

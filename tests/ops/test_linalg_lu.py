@@ -11,7 +11,7 @@ import pytest
 import dyngrad
 from dyngrad.ops.linalg import cholesky as warn_once_registry
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(11)
 ENV = {
@@ -29,10 +29,6 @@ ENV = {
 }
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
 GRADS = """t.linalg.lu(a) | t.linalg.lu(ab) | t.linalg.lu(w) | t.linalg.lu(h) | t.linalg.lu(a).L
 t.linalg.lu_factor(a) | t.linalg.lu_factor(ab) | t.linalg.lu_factor(w) | t.linalg.lu_factor(h)
 t.linalg.lu_factor_ex(a) | t.linalg.lu_factor_ex(h).LU | t.linalg.lu(w).U"""
@@ -46,12 +42,12 @@ t.linalg.lu(t.empty(0, 2)) | t.linalg.lu_factor(t.empty(2, 0, 3)) | t.linalg.lu_
 t.linalg.lu(f)[0] | type(t.linalg.lu(a)).__name__ | type(t.linalg.lu_factor(a)).__name__"""
 
 
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_lu_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_lu_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 
@@ -92,12 +88,12 @@ t.linalg.lu_solve(a, p - 2, b)
 t.linalg.lu_solve(a.expand(2, 4, 4), p.expand(2, 4), t.ones(3, 4, 2, dtype=a.dtype))"""
 
 
-@pytest.mark.parametrize("expr", _exprs(SOLVE))
+@pytest.mark.parametrize("expr", exprs(SOLVE))
 def test_lu_solve_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(SOLVE_CHECKS))
+@pytest.mark.parametrize("expr", exprs(SOLVE_CHECKS))
 def test_lu_solve_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 
@@ -120,14 +116,14 @@ type(t.lu_unpack(a, p)).__name__ | hasattr(a, "lu_unpack") | t.lu(a, pivot=False
 t.lu_unpack(*t.linalg.lu_factor(ab), unpack_data=False)"""
 
 
-@pytest.mark.parametrize("expr", _exprs(OLDER))
+@pytest.mark.parametrize("expr", exprs(OLDER))
 def test_older_lu_forms_match_torch(torch, expr):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(OLDER_CHECKS))
+@pytest.mark.parametrize("expr", exprs(OLDER_CHECKS))
 def test_older_lu_checks_match_torch(torch, expr):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

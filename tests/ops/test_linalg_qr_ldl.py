@@ -9,7 +9,7 @@ import pytest
 
 import dyngrad
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(5)
 
@@ -54,10 +54,6 @@ ENV = {
 }
 
 
-def _exprs(text):
-    return [e.strip() for line in text.strip().splitlines() for e in line.split("|")]
-
-
 # ---- geqrf / orgqr / ormqr -------------------------------------------------------------------
 
 QR_VALUES = """
@@ -92,17 +88,17 @@ t.orgqr(a, t.geqrf(a.detach()).tau) | a.orgqr(t.geqrf(a.detach()).tau)
 """
 
 
-@pytest.mark.parametrize("expr", _exprs(QR_VALUES))
+@pytest.mark.parametrize("expr", exprs(QR_VALUES))
 def test_qr_routines_match_torch(torch, expr):
     same(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(QR_CHECKS))
+@pytest.mark.parametrize("expr", exprs(QR_CHECKS))
 def test_qr_routines_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(QR_GRADS))
+@pytest.mark.parametrize("expr", exprs(QR_GRADS))
 def test_qr_routines_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
@@ -167,12 +163,12 @@ t.ormqr(a, t.geqrf(a.detach()).tau, c, out=t.empty(0, dtype=t.float64))
 """
 
 
-@pytest.mark.parametrize("expr", _exprs(OUT))
+@pytest.mark.parametrize("expr", exprs(OUT))
 def test_qr_routines_out_match_torch(torch, expr):
     same(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(OUT_GRAD))
+@pytest.mark.parametrize("expr", exprs(OUT_GRAD))
 def test_qr_routines_out_refuse_inputs_that_require_grad(torch, expr):
     same(torch, expr, requires_grad=True, **ENV)
 
@@ -209,12 +205,12 @@ t.linalg.ldl_solve(sb[0], t.ones(5, dtype=t.int32), t.ones(2, 4, 5, 2, dtype=t.f
 """
 
 
-@pytest.mark.parametrize("expr", _exprs(LDL_VALUES))
+@pytest.mark.parametrize("expr", exprs(LDL_VALUES))
 def test_ldl_matches_torch(torch, expr):
     same(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(LDL_CHECKS))
+@pytest.mark.parametrize("expr", exprs(LDL_CHECKS))
 def test_ldl_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 
@@ -277,7 +273,7 @@ t.linalg.ldl_solve(*t.linalg.ldl_factor(s), b4, out=t.empty(0))
 """
 
 
-@pytest.mark.parametrize("expr", _exprs(LDL_OUT))
+@pytest.mark.parametrize("expr", exprs(LDL_OUT))
 def test_ldl_out_matches_torch(torch, expr):
     same(torch, expr, names=False, **ENV)
 

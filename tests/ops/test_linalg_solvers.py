@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(3)
 ENV = {
@@ -23,10 +23,6 @@ ENV = {
     "f": RNG.standard_normal((3, 3)).astype(np.float32),
     "i": np.ones((3, 3), np.int64),
 }
-
-
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
 
 
 GRADS = """t.linalg.solve(a, b) | t.linalg.solve(a, v) | t.linalg.solve(ab, v) | t.linalg.solve(ab, vb)
@@ -49,12 +45,12 @@ t.linalg.solve(t.empty(0, 0), t.empty(0)) | t.linalg.solve(t.empty(2, 0, 0), t.e
 t.linalg.solve_ex(a, b).info | t.linalg.solve_ex(ab, b).info | t.linalg.inv_ex(ab).info"""
 
 
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_solver_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_solver_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 
@@ -95,12 +91,12 @@ t.linalg.pinv(t.tensor([[1.0, 5.0], [0.0, -2.0]]), hermitian=True)
 t.linalg.pinv(t.diag(t.tensor([3.0, 2.0, 1e-8])), atol=-1.0) | t.linalg.pinv(z)"""
 
 
-@pytest.mark.parametrize("expr", _exprs(PINV))
+@pytest.mark.parametrize("expr", exprs(PINV))
 def test_pinv_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(PINV_CHECKS))
+@pytest.mark.parametrize("expr", exprs(PINV_CHECKS))
 def test_pinv_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 

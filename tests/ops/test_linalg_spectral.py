@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(5)
 _A = RNG.standard_normal((4, 4))
@@ -20,10 +20,6 @@ ENV = {
     "i": np.eye(3, dtype=np.int64),
     "f": (_A + _A.T).astype(np.float32),
 }
-
-
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
 
 
 # the eigenvectors' signs are LAPACK's on both sides; squares and products are sign-free
@@ -40,12 +36,12 @@ t.linalg.eigh(t.empty(2, 0, 0)) | t.linalg.eigvalsh(s, "LU") | t.linalg.eigh(f)[
 type(t.linalg.eigh(s)).__name__ | t.linalg.eigh(s.tril())[0]"""
 
 
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_eigh_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_eigh_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 
@@ -85,11 +81,11 @@ HENV = {
 }
 
 
-@pytest.mark.parametrize("expr", _exprs(HOUSEHOLDER))
+@pytest.mark.parametrize("expr", exprs(HOUSEHOLDER))
 def test_householder_product_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV, **HENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(HOUSEHOLDER_CHECKS))
+@pytest.mark.parametrize("expr", exprs(HOUSEHOLDER_CHECKS))
 def test_householder_product_checks_match_torch(torch, expr):
     same(torch, expr, **ENV, **HENV)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(0)
 ENV = {
@@ -34,16 +34,12 @@ t.linalg.qr(tall, "r") | t.linalg.qr(tall, "complete") | t.linalg.qr(a, "full") 
 t.slogdet(-t.eye(3)) | t.logdet(-t.eye(3)) | t.svd(a)[2] @ t.svd(a)[2].mT"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_matrix_function_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_matrix_function_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 

@@ -10,7 +10,7 @@ import pytest
 
 import dyngrad
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(1)
 ENV = {
@@ -38,16 +38,12 @@ t.chain_matmul() | t.chain_matmul(v) | t.chain_matmul(s, v) | t.chain_matmul(s, 
 t.chain_matmul(a, a)"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_multi_dot_matches_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_multi_dot_checks_match_torch(torch, expr):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(0)
 ENV = {
@@ -33,15 +33,11 @@ t.quantile(x, t.tensor([q, q])) | t.mode(t.tensor(3.0)) | t.mode(x[:, :0]) | t.m
 t.quantile(t.tensor(2.0), 0.5) | t.quantile(t.tensor(2.0), 0.5, 0)"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_quantile_and_mode_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_quantile_and_mode_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)

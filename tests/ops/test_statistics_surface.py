@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(0)
 ENV = {
@@ -47,16 +47,12 @@ t.renorm(v, 2, 0, 1.0) | t.put(x, t.tensor([15]), k[:1]) | t.put(x, t.tensor([1,
 t.i0(t.tensor(f)) | t.trapezoid(x[:, :0]) | t.cov(b) | t.i0(t.tensor([0.0, 30.0, -700.0])) | t.special.i1(t.tensor([0.0, 30.0, -700.0]))"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_statistic_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_statistic_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 

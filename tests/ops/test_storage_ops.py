@@ -8,7 +8,7 @@ import pytest
 
 import dyngrad
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 ENV = {"x": np.arange(6.0), "m": np.arange(12.0).reshape(3, 4)}
 
@@ -22,16 +22,12 @@ x.as_strided((2,), (1,), storage_offset=1.5) | x.as_strided((0,), (1,), 6)
 x.as_strided((2, 3), (3, 1)).is_contiguous()"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
-@pytest.mark.parametrize("expr", _exprs(STRIDED))
+@pytest.mark.parametrize("expr", exprs(STRIDED))
 def test_as_strided_matches_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(STRIDED_ERRORS))
+@pytest.mark.parametrize("expr", exprs(STRIDED_ERRORS))
 def test_as_strided_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
 
@@ -83,7 +79,7 @@ t.arange(4.0).set_(t.arange(6.0).untyped_storage()).shape | y.set_(t.zeros(2, dt
 y.set_(3)"""
 
 
-@pytest.mark.parametrize("expr", _exprs(SETS))
+@pytest.mark.parametrize("expr", exprs(SETS))
 def test_set_matches_torch(torch, expr):
     same(torch, expr, y=np.arange(6.0, dtype=np.float32))
 
@@ -138,7 +134,7 @@ m.unsafe_split_with_sizes([1, 3], 1) | t.unsafe_split_with_sizes(m, [2, 1]) | m.
 t.unsafe_chunk(m, 2) | t.unsafe_split(m, [1, 2]) | m.unsafe_split(-1)"""
 
 
-@pytest.mark.parametrize("expr", _exprs(SPLITS))
+@pytest.mark.parametrize("expr", exprs(SPLITS))
 def test_unsafe_splits_match_torch(torch, expr):
     same(torch, expr, requires_grad=True, **ENV)
     if "[1, 2])" not in expr and "-1" not in expr:
@@ -180,6 +176,6 @@ t.empty_strided((0, 3), (3, 1)).shape | t.empty_strided((2, 2), (1,)) | t.empty_
 t.empty_strided((2, 2), (-1, 1)) | t.empty_strided((2,), (1,), dtype=t.float64).dtype is t.float64"""
 
 
-@pytest.mark.parametrize("expr", _exprs(EMPTY_STRIDED))
+@pytest.mark.parametrize("expr", exprs(EMPTY_STRIDED))
 def test_empty_strided_matches_torch(torch, expr):
     same(torch, expr, **ENV)

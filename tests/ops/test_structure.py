@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .oracle import same, same_grads
+from .oracle import exprs, same, same_grads
 
 RNG = np.random.default_rng(0)
 ENV = {
@@ -34,15 +34,11 @@ t.unravel_index(t.tensor(i), (2, 4)) | t.unravel_index(t.tensor(3), (4,)) | t.un
 t.unravel_index(t.tensor([1.0]), (2, 4)) | t.unravel_index(t.tensor([9]), (2, 4)) | t.select_scatter(i, i[:1], 0, 0)"""
 
 
-def _exprs(text):
-    return [e.strip() for line in text.splitlines() for e in line.split("|")]
-
-
-@pytest.mark.parametrize("expr", _exprs(GRADS))
+@pytest.mark.parametrize("expr", exprs(GRADS))
 def test_structure_gradients_match_torch(torch, expr):
     same_grads(torch, expr, **ENV)
 
 
-@pytest.mark.parametrize("expr", _exprs(CHECKS))
+@pytest.mark.parametrize("expr", exprs(CHECKS))
 def test_structure_checks_match_torch(torch, expr):
     same(torch, expr, **ENV)
