@@ -138,7 +138,7 @@ class Program:
     # ---- what is checked before a replay (See Note [Replay]) -------------------------------
     def _arguments(self, trace, arguments: list) -> None:
         self.n_arguments = len(arguments)
-        self.tensor_args = []  # (index, shape, strides, dtype, requires_grad)
+        self.tensor_args = []  # (index, its `_layout`)
         self.values = []  # (index, type, value): the numbers the call was given
         seen = set()
         for i, a in enumerate(arguments):
@@ -146,10 +146,10 @@ class Program:
                 if id(a) in seen:
                     raise _RefusedError("the same tensor is passed twice")
                 seen.add(id(a))
-                d = a._data
-                if type(d) is not _ndarray:
+                layout = _layout(a)
+                if layout is None:
                     raise _RefusedError("an argument holds no NumPy array")
-                self.tensor_args.append((i, d.shape, d.strides, d.dtype, a._requires_grad))
+                self.tensor_args.append((i, layout))
             elif isinstance(a, _SCALARS) or python_guards.immutable(a):
                 self.values.append((i, type(a), a))
             elif type(a) in (list, dict, set):
@@ -190,10 +190,10 @@ class Program:
                     f"a tensor of shape {tuple(t.shape)} that neither the arguments, the "
                     "modules nor a guarded read gave the call"
                 )
-            if type(t._data) is not _ndarray:
+            layout = _layout(t)
+            if layout is None:
                 raise _RefusedError("a tensor read by the call holds no NumPy array")
-            d = t._data
-            self.externals.append((t, d.shape, d.dtype, d.strides, t._requires_grad))
+            self.externals.append((t, layout))
 
     def unready(self, callee, arguments: list):
         """None if a replay of `callee` on `arguments` would do what running its Python would
@@ -207,18 +207,9 @@ class Program:
             if node is not None and node._outputs is not None:
                 return BUSY  # the last call's graph still waits for its backward
         ids = set()
-        for i, shape, strides, dtype, requires_grad in self.tensor_args:
+        for i, layout in self.tensor_args:
             a = arguments[i]
-            if not isinstance(a, Tensor):
-                return CALL
-            d = a._data
-            if (
-                type(d) is not _ndarray
-                or d.shape != shape
-                or d.strides != strides
-                or d.dtype != dtype
-                or a._requires_grad != requires_grad
-            ):
+            if not isinstance(a, Tensor) or _layout(a) != layout:
                 return CALL
             ids.add(id(a))
         if len(ids) != len(self.tensor_args):
@@ -227,16 +218,8 @@ class Program:
             a = arguments[i]
             if a is not value and (kind is _IDENTITY or type(a) is not kind or a != value):
                 return CALL
-        for t, shape, dtype, strides, requires_grad in self.externals:
-            d = t._data
-            if (
-                type(d) is not _ndarray
-                or d.shape != shape
-                or d.dtype != dtype
-                or d.strides != strides
-                or t._requires_grad != requires_grad
-                or id(t) in ids
-            ):
+        for t, layout in self.externals:
+            if _layout(t) != layout or id(t) in ids:
                 return STATE
         if (
             recording.observer is not None
@@ -334,6 +317,15 @@ class Program:
                     t._data = np.asarray(o)
         for alias, owner in self.aliases:
             alias._data = owner._data
+
+
+def _layout(t):
+    # what a replay needs of a tensor to be as traced: a NumPy array's exact shape, strides
+    # and dtype, and requires_grad (None: not a NumPy array)
+    d = t._data
+    if type(d) is not _ndarray:
+        return None
+    return (d.shape, d.strides, d.dtype, t._requires_grad)
 
 
 def _writes(step) -> bool:
