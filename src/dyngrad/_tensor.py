@@ -56,9 +56,6 @@ above = _Above()
 _PACKAGE_DIR = __file__.rsplit("/", 1)[0]
 
 
-bump_observer = None  # told of every write counted while a compiled call is traced
-
-
 class VersionCounter:
     """# Note [Version counters]
 
@@ -84,8 +81,33 @@ class VersionCounter:
         self.last_site = (
             user_site() if above.grad_mode.enabled or above.anomaly_mode.enabled else None
         )
-        if bump_observer is not None:  # a compiled call's trace: See Note [In-place steps]
-            bump_observer(self, op_name)
+
+
+def watch_bumps(observer):
+    """Tell `observer(counter, op_name)` of every counted write until the returned function
+    is called (a compiled call's trace: See Note [In-place steps] in _dynamo/trace.py). The
+    class's `bump` is swapped while any observer watches, so that a bump costs nothing more
+    otherwise; each observer tells its own thread's writes apart."""
+    if not _bump_observers:
+        VersionCounter.bump = _observed_bump
+    _bump_observers.append(observer)
+
+    def restore() -> None:
+        _bump_observers.remove(observer)
+        if not _bump_observers:
+            VersionCounter.bump = _plain_bump
+
+    return restore
+
+
+_plain_bump = VersionCounter.bump
+_bump_observers: list = []
+
+
+def _observed_bump(self, op_name: str) -> None:
+    _plain_bump(self, op_name)
+    for observer in _bump_observers:
+        observer(self, op_name)
 
 
 class InferenceCounter(VersionCounter):

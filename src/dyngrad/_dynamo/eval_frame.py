@@ -15,8 +15,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 
-from .. import _tensor as tensors
-from .._tensor import Tensor
+from .._tensor import Tensor, watch_bumps
 from ..autograd.scope import record_modules, recorded_spans
 from ..graph.grad_mode import state as grad_state
 from ..graph.node import _sequence
@@ -293,14 +292,14 @@ def _traced(capture, fn, args, kwargs, arguments: list, start: int):
     watch = python_guards.Watch(is_made=lambda obj: id(obj) in trace.made)
     trace.outlives = watch.external
     recording.source_observer = trace.source
-    tensors.bump_observer = trace.bumped  # See Note [In-place steps]
+    unwatch = watch_bumps(trace.bumped)  # See Note [In-place steps]
     epoch = module_stores.epoch
     try:
         with record_modules(), active(capture), watch:
             result = fn(*args, **kwargs)
     finally:
         recording.source_observer = None
-        tensors.bump_observer = None
+        unwatch()
         capture.trace = None
     if module_stores.epoch != epoch:
         # a module changed its own state while the call ran (a lazy module made its

@@ -296,19 +296,15 @@ class Program:
             if op.promote is not None:
                 arrays = op.promote(arrays, args)
             out = step.fwd(np, *arrays, **attrs)
-            if step.into is not None:
-                if op.stash:
-                    out, stash = out
-                    if step.node is not None:
-                        step.node._stash = stash
-                _write(step.into, out)
-                continue
-            for i, name, site in step.bumps:  # the inputs the row wrote (`mutates`)
-                _count(args[i]._version_counter, name, site)
             if op.stash:
                 out, stash = out
                 if step.node is not None:
                     step.node._stash = stash
+            if step.into is not None:
+                _write(step.into, out)
+                continue
+            for i, name, site in step.bumps:  # the inputs the row wrote (`mutates`)
+                _count(args[i]._version_counter, name, site)
             outs = step.outs
             if op.n_outputs == 1:
                 outs[0]._data = out if type(out) is _ndarray else np.asarray(out)
@@ -326,10 +322,6 @@ def _layout(t):
     if type(d) is not _ndarray:
         return None
     return (d.shape, d.strides, d.dtype, t._requires_grad)
-
-
-def _writes(step) -> bool:
-    return type(step) is OpStep and step.into is not None
 
 
 def _write(into: tuple, out) -> None:
@@ -465,29 +457,29 @@ class _Graph:
         written = {
             id(s.into[0]._version_counter)
             for s in program.steps
-            if _writes(s) and s.into[3] is None  # (a made tensor's versions restart)
-        }
+            if type(s) is OpStep and s.into is not None and s.into[3] is None
+        }  # (not a made tensor's: its versions restart on each replay)
         for node, saved in self.saved:
             for name, value in saved.items():
-                counter = getattr(value, "version_counter", None) or getattr(
-                    value, "_version_counter", None
-                )
-                if written and id(counter) in written:
-                    raise _RefusedError("a tensor saved for backward is written in place later")
                 if type(value) is SavedOutput:
-                    g = group_of(value.version_counter)
-                    if g is not None:
-                        self.groups[g][1].append(value)
-                        if self.groups[g][0] is not None:
-                            self.versions.append((node._versions, name, g))
+                    counter = value.version_counter
                     owner = trace.arrays.get(id(value.data))
                     if owner is None or type(owner) is Arg:
                         raise _RefusedError("a saved output of unknown origin")
                     self.output_arrays.append((value, owner))
                 elif isinstance(value, Tensor):
-                    g = group_of(value._version_counter)
-                    if g is not None and self.groups[g][0] is not None:
-                        self.versions.append((node._versions, name, g))
+                    counter = value._version_counter
+                else:
+                    continue
+                if id(counter) in written:
+                    raise _RefusedError("a tensor saved for backward is written in place later")
+                g = group_of(counter)
+                if g is None:
+                    continue
+                if type(value) is SavedOutput:
+                    self.groups[g][1].append(value)
+                if self.groups[g][0] is not None:
+                    self.versions.append((node._versions, name, g))
         self.output_group = {id(t): groups.get(id(t._version_counter)) for t in program.outputs}
 
     def attach(self, program: Program, arguments: list) -> dict:

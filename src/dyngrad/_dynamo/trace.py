@@ -25,7 +25,7 @@ in Python), refuses the replay with the reason; the call itself is never affecte
 #     requires grad, the replay refuses.
 # An op that writes some inputs in place in its forward (`mutates`: batch norm's running
 # statistics) has those counters bumped again too. Every counted write while the call is
-# traced is seen (`bump_observer` in _tensor.py): one that no op step accounts for (a write
+# traced is seen (`watch_bumps` in _tensor.py): one that no op step accounts for (a write
 # into `.data`'s array outside the ops, such as an Embedding's max_norm renormalisation, an
 # optimizer step) refuses the replay, which would not repeat it.
 """
@@ -103,7 +103,9 @@ class OpStep:
         "bumps",
     )
 
-    def __init__(self, op, args, attrs, outs, fill_args, fill_attrs, node, into=None) -> None:
+    def __init__(
+        self, op, args, attrs, outs, fill_args, fill_attrs, node, into=None, bumps=()
+    ) -> None:
         self.op = op
         # a product's forward without its float16 wrapper when no input is float16 (the
         # dtypes of a replay are the trace's: See Note [Replay])
@@ -125,7 +127,7 @@ class OpStep:
         # the inputs a row writes in place (`mutates`), as
         # (position, op name, site). See Note [In-place steps]
         self.into = into
-        self.bumps = ()
+        self.bumps = bumps
 
 
 class SourceStep:
@@ -216,10 +218,9 @@ class Trace:
             template.append(a)
         fill = [False]
         attrs = {k: self._attr(v, op.name, fill) for k, v in attrs.items()} if attrs else attrs
-        if into is not None:
-            step = OpStep(op, tuple(template), attrs, (), fill_args, fill[0], None, into)
-            if into[0]._requires_grad:
-                step.node = into[0]._grad_fn
+        if into is not None:  # (its node, if any, is the tensor's history now)
+            node = into[0]._grad_fn if into[0]._requires_grad else None
+            step = OpStep(op, tuple(template), attrs, (), fill_args, fill[0], node, into)
             self.steps.append(step)
             return
         node = None
@@ -235,9 +236,9 @@ class Trace:
                 node = o._grad_fn
             if o._base is not None:
                 self.viewed.add(id(o._base))
-        step = OpStep(op, tuple(template), attrs, outs, fill_args, fill[0], node)
-        step.bumps = bumps
-        self.steps.append(step)
+        self.steps.append(
+            OpStep(op, tuple(template), attrs, outs, fill_args, fill[0], node, bumps=bumps)
+        )
 
     def _inplace(self, op, args: tuple, outs: tuple):
         """The written tensor of an in-place op a replay can run again, with its counter's

@@ -177,22 +177,13 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             UserWarning,
             stacklevel=2,
         )
-    if _constant(data):  # Python numbers: a compiled call's replay makes it again
-        return _tensor_data(data, dtype, requires_grad, device)
-    array = _infer(data, dtype)
-    array = np.array(array, dtype=_np_dtype(dtype, from_numpy_dtype(array.dtype)), copy=True)
-    return _leaf(array, requires_grad, device)
+    return _tensor_data(data, dtype, requires_grad, device)
 
 
-def _constant(data) -> bool:
-    # numbers, in tuples or lists (a compiled call's trace refuses a list from before the
-    # call, which could change in place between calls unseen by a replay's guards)
-    if type(data) in (int, float, bool, complex):
-        return True
-    return type(data) in (tuple, list) and all(map(_constant, data))
-
-
-@replayable  # See Note [Replayable sources]
+# A compiled call's replay makes it again (See Note [Replayable sources]); its trace refuses
+# data it can't: an array of unknown origin, a list from before the call (which could change
+# in place between calls unseen by a replay's guards)
+@replayable
 def _tensor_data(data, dtype, requires_grad, device) -> Tensor:
     array = _infer(data, dtype)
     array = np.array(array, dtype=_np_dtype(dtype, from_numpy_dtype(array.dtype)), copy=True)

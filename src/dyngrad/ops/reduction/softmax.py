@@ -18,27 +18,38 @@ from ..table.surface import public
 
 
 def _shifted(xp, x, dim):
-    """(x - max(x), whether every max was finite).
+    """(x - max(x), None) when every max is finite, else (x - the finite maxima, the maxima).
 
     An infinite max is left out so that -inf rows give NaN as in PyTorch. Array methods, not
     xp.amax/xp.where: NumPy's Python-level wrappers cost more than the work on small arrays.
     """
     m = last_max(xp, x) if dim == x.ndim - 1 else x.max(axis=dim, keepdims=True)
     if xp.isfinite(m).all():
-        return x - m, True
-    return x - xp.where(xp.isfinite(m), m, 0).astype(x.dtype, copy=False), False
+        return x - m, None
+    return x - xp.where(xp.isfinite(m), m, 0).astype(x.dtype, copy=False), m
+
+
+def _softmax_fwd(xp, x, *, dim):
+    return _softmax(xp, x, dim, safe=False)
+
+
+def _safe_softmax_fwd(xp, x, *, dim):
+    # PyTorch's _safe_softmax (attention's): a row whose every score is -inf gives zeros, not
+    # softmax's NaN; such a row is one whose max is -inf, so the common case costs nothing more
+    return _softmax(xp, x, dim, safe=True)
 
 
 # With every max finite, exp(x - max) lies in (0, 1] and each row sums to at least 1: nothing
 # can warn, so errstate (a microsecond a call) is entered only for rows with inf or nan.
-def _softmax_fwd(xp, x, *, dim):
+def _softmax(xp, x, dim, safe: bool):
     if x.ndim == 0 or x.size == 0:
         return xp.exp(x - x) if x.size else x.copy()
-    e, finite = _shifted(xp, x, dim)
-    if not finite:
-        with np.errstate(invalid="ignore"):
-            return _normalize(xp, e, dim)
-    return _normalize(xp, e, dim)
+    e, m = _shifted(xp, x, dim)
+    if m is None:
+        return _normalize(xp, e, dim)
+    with np.errstate(invalid="ignore"):
+        out = _normalize(xp, e, dim)
+    return xp.where(xp.isneginf(m), 0, out).astype(out.dtype, copy=False) if safe else out
 
 
 def _normalize(xp, e, dim):
@@ -52,24 +63,11 @@ def _sum(xp, a, dim):
     return last_sum(xp, a) if dim == a.ndim - 1 else a.sum(axis=dim, keepdims=True)
 
 
-def _safe_softmax_fwd(xp, x, *, dim):
-    # PyTorch's _safe_softmax (attention's): a row whose every score is -inf gives zeros, not
-    # softmax's NaN; such a row is one whose max is -inf, so the common case costs nothing more
-    if x.ndim == 0 or x.size == 0:
-        return _softmax_fwd(xp, x, dim=dim)
-    m = last_max(xp, x) if dim == x.ndim - 1 else x.max(axis=dim, keepdims=True)
-    if xp.isfinite(m).all():
-        return _normalize(xp, x - m, dim)
-    with np.errstate(invalid="ignore"):
-        out = _normalize(xp, x - xp.where(xp.isfinite(m), m, 0).astype(x.dtype, copy=False), dim)
-    return xp.where(xp.isneginf(m), 0, out).astype(out.dtype, copy=False)
-
-
 def _log_softmax_fwd(xp, x, *, dim):
     if x.ndim == 0 or x.size == 0:
         return x - x
-    z, finite = _shifted(xp, x, dim)
-    if not finite:
+    z, m = _shifted(xp, x, dim)
+    if m is not None:
         with np.errstate(divide="ignore", invalid="ignore"):
             return z - xp.log(xp.exp(z).sum(axis=dim, keepdims=True))
     z -= xp.log(_sum(xp, xp.exp(z), dim))
