@@ -59,7 +59,25 @@ def test_low_precision_result_is_torchs_bit_for_bit(torch, name, dtype):
     ours = fn(dyngrad, *_operands(dyngrad, dtype))
     theirs = fn(torch, *_operands(torch, dtype))
     assert ours.dtype is getattr(dyngrad, dtype)
-    np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
+    _assert_rounded_as_torch(ours.float().numpy(), theirs.float().numpy(), dtype)
+
+
+# the bits after the point in each dtype's significand
+_FRACTION_BITS = {"float16": 10, "bfloat16": 7}
+
+
+def _assert_rounded_as_torch(ours, theirs, dtype):
+    """Bit for bit, except where the float32 sums themselves differ: a BLAS adds a 300-long
+    dot product in an order of its own on each CPU, and a float32 ulp apart can round to
+    neighbouring float16 values. So a few elements may be one low-precision ulp apart; a
+    second rounding (of the product, then of the sum) would put a third of them apart."""
+    equal = ours == theirs
+    if equal.all():
+        return
+    _, exponent = np.frexp(theirs)
+    ulp = np.ldexp(1.0, exponent - 1 - _FRACTION_BITS[dtype])
+    assert (np.abs(ours - theirs) <= ulp).all(), (ours, theirs)
+    assert equal.mean() >= 0.95, f"{(~equal).sum()} of {equal.size} elements differ"
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
