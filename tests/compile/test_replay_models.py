@@ -209,3 +209,26 @@ def test_a_compiled_model_replays_and_trains_as_its_eager_twin(name):
     (status,) = torch._dynamo.replay_status(run)
     assert status.refused is None
     assert status.replayed >= 3  # (the padding model traces once more per mask pattern)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_the_generated_backward_equals_the_plan_interpreter(name):
+    # Note [Straight-line replay]: the replay's generated backward and run_plan (which the
+    # traced call's node runs) give the same arrays on the same captured graph
+    from dyngrad._dynamo.compiled_node import run_plan
+
+    make, make_inputs = MODELS[name]
+    torch.manual_seed(0)
+    run = torch.compile(make())
+    for s in range(3):
+        out = run(*make_inputs(s))
+        _loss(out).backward()
+    out = run(*make_inputs(3))
+    graph = out.grad_fn._graph  # a replay's node
+    grads = tuple(torch.randn(t.shape) for t in graph.rooted)
+    with torch.no_grad():  # (as the engine runs a backward without create_graph)
+        generated = graph.backward(grads)
+        interpreted = run_plan(graph.plan, grads, len(out.grad_fn.next_functions), False)
+    assert len(generated) == len(interpreted)
+    for a, b in zip(generated, interpreted):
+        assert (a is None and b is None) or np.array_equal(a.numpy(), b.numpy())

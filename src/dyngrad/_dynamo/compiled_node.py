@@ -120,6 +120,9 @@ class CompiledFunctionBackward(Node):
             if any(node in reached for node in order):
                 return self._through_engine(grads)
         release = task is not None and not task.keep_graph and self._releases()
+        return self._run(plan, grads, release)
+
+    def _run(self, plan: tuple, grads: tuple, release: bool) -> tuple:
         return run_plan(plan, grads, len(self.next_functions), release)
 
     def _order_and_plan(self) -> tuple:

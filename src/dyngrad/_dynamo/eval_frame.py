@@ -369,7 +369,7 @@ def replay_status(compiled) -> list:
     for e in cache.entries if cache is not None else ():
         program = e.replay
         if type(program) is Program:
-            rows.append(ReplayStatus(e.compile_id, program.runs, None))
+            rows.append(ReplayStatus(e.compile_id, program.runs, None, program.sources()))
         else:
             rows.append(ReplayStatus(e.compile_id, 0, program or "replay is off"))
     return rows
@@ -380,6 +380,8 @@ class ReplayStatus:
     entry: int  # the compiled entry's number (PyTorch's compile id: the "1" of [0/1])
     replayed: int  # calls run from the trace, without the Python
     refused: str | None  # why this entry's calls always run the Python (None: replayable)
+    # what a replay runs: its generated forward and backward (See Note [Straight-line replay])
+    source: str | None = field(default=None, repr=False)
 
 
 def reset() -> None:

@@ -51,6 +51,7 @@ from ..runtime.dtypes import defaults
 from ..runtime.random import default_generator
 from . import python_guards
 from .compiled_node import CompiledFunctionBackward, boundary, newest_first, plan_of, rebuild
+from .straight_line import replay_backward, replay_forward
 from .trace import Arg, ArrayOf, OpStep
 
 __all__ = ["Program", "build", "FAILED", "BUSY", "CALL", "STATE"]
@@ -92,6 +93,11 @@ class Program:
             raise _RefusedError("a tensor's array was replaced after the op that made it")
         self.steps = trace.steps
         self.aliases = trace.aliases
+        # See Note [Straight-line replay]
+        name = getattr(callee, "__qualname__", type(callee).__qualname__)
+        self.forward, self.source = replay_forward(
+            name, trace.steps, trace.aliases, arguments, _run_step
+        )
         self.made_ids = trace.made.keys()
         self.py_guards = watch.guards
         self._arguments(trace, arguments)
@@ -110,7 +116,7 @@ class Program:
         self._lock = threading.Lock()
         self.graph = None
         if grad_state.enabled and any(t._requires_grad for t in outputs):
-            self.graph = _Graph(self, trace, arguments, start_seq)
+            self.graph = _Graph(self, trace, arguments, start_seq, name)
         for t in outputs:
             if t._base is not None and id(t._base) not in trace.made:
                 raise _RefusedError("the call returns a view of a tensor it did not make")
@@ -130,6 +136,11 @@ class Program:
             return out
 
         return rebuild(result, swap)
+
+    def sources(self) -> str:
+        """The Python a replay runs (See Note [Straight-line replay]): the forward, then the
+        backward of its graph, if its outputs require grad."""
+        return self.source + ("" if self.graph is None else "\n" + self.graph.backward_source)
 
     def adopt(self, node) -> None:
         """The traced call's own outputs hang from `node`, over the same captured nodes."""
@@ -260,7 +271,7 @@ class Program:
         try:
             state = default_generator.get_state() if self.rng else None
             try:
-                self._forward(arguments)
+                self.forward(arguments)
             except Exception:  # noqa: BLE001 - the Python, run next, raises eager's error
                 if state is not None:
                     default_generator.set_state(state)
@@ -275,44 +286,44 @@ class Program:
         finally:
             self._lock.release()
 
-    def _forward(self, arguments: list) -> None:
-        for step in self.steps:
-            if type(step) is not OpStep:
-                args = _fill(step.args, arguments) if step.fill else step.args
-                kwargs = _fill(step.kwargs, arguments) if step.fill else step.kwargs
-                out = step.fn(*args, **kwargs)
-                step.out._data = out._data if isinstance(out, Tensor) else out
-                continue
-            op = step.op
-            args = step.args
-            if step.fill_args:
-                args = tuple(arguments[a.index] if type(a) is Arg else a for a in args)
-            attrs = step.attrs
-            if step.fill_attrs:
-                attrs = _fill(attrs, arguments)
-                if step.node is not None:
-                    step.node._attrs = attrs
-            arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-            if op.promote is not None:
-                arrays = op.promote(arrays, args)
-            out = step.fwd(np, *arrays, **attrs)
-            if op.stash:
-                out, stash = out
-                if step.node is not None:
-                    step.node._stash = stash
-            if step.into is not None:
-                _write(step.into, out)
-                continue
-            for i, name, site in step.bumps:  # the inputs the row wrote (`mutates`)
-                _count(args[i]._version_counter, name, site)
-            outs = step.outs
-            if op.n_outputs == 1:
-                outs[0]._data = out if type(out) is _ndarray else np.asarray(out)
-            else:
-                for t, o in zip(outs, out):
-                    t._data = np.asarray(o)
-        for alias, owner in self.aliases:
-            alias._data = owner._data
+
+def _run_step(step, arguments: list) -> None:
+    """One step of a replay's forward that its generated code does not write out (See Note
+    [Straight-line replay]): a source, an in-place write, a stash, several outputs..."""
+    if type(step) is not OpStep:
+        args = _fill(step.args, arguments) if step.fill else step.args
+        kwargs = _fill(step.kwargs, arguments) if step.fill else step.kwargs
+        out = step.fn(*args, **kwargs)
+        step.out._data = out._data if isinstance(out, Tensor) else out
+        return
+    op = step.op
+    args = step.args
+    if step.fill_args:
+        args = tuple(arguments[a.index] if type(a) is Arg else a for a in args)
+    attrs = step.attrs
+    if step.fill_attrs:
+        attrs = _fill(attrs, arguments)
+        if step.node is not None:
+            step.node._attrs = attrs
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if op.promote is not None:
+        arrays = op.promote(arrays, args)
+    out = step.fwd(np, *arrays, **attrs)
+    if op.stash:
+        out, stash = out
+        if step.node is not None:
+            step.node._stash = stash
+    if step.into is not None:
+        _write(step.into, out)
+        return
+    for i, name, site in step.bumps:  # the inputs the row wrote (`mutates`)
+        _count(args[i]._version_counter, name, site)
+    outs = step.outs
+    if op.n_outputs == 1:
+        outs[0]._data = out if type(out) is _ndarray else np.asarray(out)
+    else:
+        for t, o in zip(outs, out):
+            t._data = np.asarray(o)
 
 
 def _layout(t):
@@ -377,7 +388,7 @@ def _integral(value) -> bool:
 class _Graph:
     """The captured graph a replay's outputs hang from, reused by every replay."""
 
-    def __init__(self, program: Program, trace, arguments: list, start_seq: int) -> None:
+    def __init__(self, program: Program, trace, arguments: list, start_seq: int, name) -> None:
         outputs = [t for t in program.outputs if t._requires_grad]
         self.rooted = outputs
         self.roots = [gradient_edge(t) for t in outputs]
@@ -399,6 +410,7 @@ class _Graph:
             self.targets.append(leaving[edge])
         outside = {edge: i for i, edge in enumerate(edges)}
         self.plan = plan_of(self.order, self.roots, outside)  # (Note [Compiled backward])
+        self.backward, self.backward_source = replay_backward(name, self.plan, len(edges))
         self._saved(trace)
         self._counters(trace, program, arguments)
 
@@ -541,6 +553,9 @@ class ReplayBackward(CompiledFunctionBackward):
 
     def _releases(self) -> bool:
         return False  # the nodes are the program's, refilled by the next replay
+
+    def _run(self, plan: tuple, grads: tuple, release: bool) -> tuple:
+        return self._graph.backward(grads)  # See Note [Straight-line replay]
 
 
 # PyTorch's name: a replayed call's node is the same kind of node as a traced call's
