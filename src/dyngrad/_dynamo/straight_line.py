@@ -13,8 +13,8 @@
 #         ...
 #
 # A step with rarer needs (a source such as dropout's noise, an in-place write, a stash for
-# its node, attributes filled from the call, several outputs, inputs that promotion
-# changes) is a call of `run_step`, the one implementation of those. Promotion is decided
+# its node, attributes filled from the call, inputs that promotion changes) is a call of
+# `run_step`, the one implementation of those. Promotion is decided
 # by calling the op's own `promote` on the traced arrays: its answer depends only on the
 # dtypes and dimensions, which every replay shares. The source is kept (`source`, and in
 # linecache under the file name `<replay of NAME #N>`) so that a traceback through a
@@ -69,9 +69,14 @@ def replay_forward(name: str, steps: list, aliases: list, arguments: list, run_s
         for key, value in step.attrs.items():
             namespace[f"K{i}_{key}"] = value
             parts.append(f"{key}=K{i}_{key}")
-        namespace[f"O{i}"] = step.outs[0]
         lines.append(f"    r = F{i}(np, {', '.join(parts)})  # {step.op.name}")
-        lines.append(f"    O{i}._data = r if type(r) is _ndarray else _asarray(r)")
+        if step.op.n_outputs == 1:
+            namespace[f"O{i}"] = step.outs[0]
+            lines.append(f"    O{i}._data = r if type(r) is _ndarray else _asarray(r)")
+            continue
+        for k, out in enumerate(step.outs):  # (split, unbind, ...)
+            namespace[f"O{i}_{k}"] = out
+            lines.append(f"    O{i}_{k}._data = _asarray(r[{k}])")
     for k, (alias, owner) in enumerate(aliases):
         namespace[f"A{k}"], namespace[f"B{k}"] = alias, owner
         lines.append(f"    A{k}._data = B{k}._data")
@@ -93,11 +98,11 @@ def _defined(function: str, source: str, name: str, namespace: dict):
 
 
 def _inline(step, arguments: list) -> bool:
-    # whether the step is an op with one output and nothing but its row forward to run
+    # whether the step is an op with nothing but its row forward to run
     if type(step) is not OpStep:
         return False
     op = step.op
-    if step.fill_attrs or op.stash or step.into is not None or step.bumps or op.n_outputs != 1:
+    if step.fill_attrs or op.stash or step.into is not None or step.bumps:
         return False
     if not all(k.isidentifier() and not keyword.iskeyword(k) for k in step.attrs):
         return False
@@ -145,11 +150,6 @@ def replay_backward(name: str, plan: tuple, n_outside: int):
             target = f"r{-1 - j}" if j < 0 else f"b{j}_{nr}"
             arrivals[target] = arrivals.get(target, 0) + 1
 
-    def deliver(pad: str, target: str, value: str) -> str:
-        if arrivals[target] == 1:
-            return f"{pad}{target} = {value}"
-        return f"{pad}{target} = {value} if {target} is None else _sum({target}, {value}, owned)"
-
     roots = set()
     for k, (i, nr, _) in enumerate(root_slots):
         roots.add(i)
@@ -158,7 +158,9 @@ def replay_backward(name: str, plan: tuple, n_outside: int):
             "    if g is not None:",
             "        d = g._data",
             "        seen[id(d)] = g",
-            deliver("        ", f"b{i}_{nr}", "d"),
+            f"        b{i}_{nr} = d"
+            if arrivals[f"b{i}_{nr}"] == 1
+            else f"        b{i}_{nr} = d if b{i}_{nr} is None else _sum(b{i}_{nr}, d, owned)",
         ]
     for i, (node, runner, single, routes) in enumerate(steps):
         namespace[f"N{i}"] = node
@@ -189,10 +191,13 @@ def replay_backward(name: str, plan: tuple, n_outside: int):
             lines.append(f"{pad}if out:")
         for k, (j, nr, _) in delivered:
             target = f"r{-1 - j}" if j < 0 else f"b{j}_{nr}"
+            if arrivals[target] == 1:  # (None or not: the slot held None until now)
+                lines.append(f"{pad}    {target} = out[{k}]")
+                continue
             lines += [
                 f"{pad}    g = out[{k}]",
                 f"{pad}    if g is not None:",
-                deliver(f"{pad}        ", target, "g"),
+                f"{pad}        {target} = g if {target} is None else _sum({target}, g, owned)",
             ]
     lines.append(f"    return ({''.join(f'_tensor_of({r}, seen), ' for r in results)})")
     source = "\n".join([*lines, ""])
