@@ -93,11 +93,6 @@ class Program:
             raise _RefusedError("a tensor's array was replaced after the op that made it")
         self.steps = trace.steps
         self.aliases = trace.aliases
-        # See Note [Straight-line replay]
-        name = getattr(callee, "__qualname__", type(callee).__qualname__)
-        self.forward, self.source = replay_forward(
-            name, trace.steps, trace.aliases, arguments, _run_step
-        )
         self.made_ids = trace.made.keys()
         self.py_guards = watch.guards
         self._arguments(trace, arguments)
@@ -115,6 +110,7 @@ class Program:
         self.runs = 0  # replays so far (`replay_status`)
         self._lock = threading.Lock()
         self.graph = None
+        name = getattr(callee, "__qualname__", type(callee).__qualname__)
         if grad_state.enabled and any(t._requires_grad for t in outputs):
             self.graph = _Graph(self, trace, arguments, start_seq, name)
         for t in outputs:
@@ -122,6 +118,10 @@ class Program:
                 raise _RefusedError("the call returns a view of a tensor it did not make")
             if t._base is not None and any(t._base is o for o in outputs):
                 raise _RefusedError("the call returns a tensor and a view of it")
+        # See Note [Straight-line replay]
+        self.forward, self.source = replay_forward(
+            name, trace.steps, trace.aliases, arguments, _run_step
+        )
 
     def hand_over(self, result):
         """The traced call's `result` without the tensors the trace owns: each replay writes
@@ -289,7 +289,7 @@ class Program:
 
 def _run_step(step, arguments: list) -> None:
     """One step of a replay's forward that its generated code does not write out (See Note
-    [Straight-line replay]): a source, an in-place write, a stash, several outputs..."""
+    [Straight-line replay]): a source, an in-place write, a stash, attributes from the call..."""
     if type(step) is not OpStep:
         args = _fill(step.args, arguments) if step.fill else step.args
         kwargs = _fill(step.kwargs, arguments) if step.fill else step.kwargs
@@ -410,9 +410,10 @@ class _Graph:
             self.targets.append(leaving[edge])
         outside = {edge: i for i, edge in enumerate(edges)}
         self.plan = plan_of(self.order, self.roots, outside)  # (Note [Compiled backward])
-        self.backward, self.backward_source = replay_backward(name, self.plan, len(edges))
         self._saved(trace)
         self._counters(trace, program, arguments)
+        # (written once nothing refuses: See Note [Straight-line replay])
+        self.backward, self.backward_source = replay_backward(name, self.plan, len(edges))
 
     def _saved(self, trace) -> None:
         self.saved = []  # (node, its saved dict at capture): restored on each replay
