@@ -51,7 +51,7 @@ from ..runtime.dtypes import defaults
 from ..runtime.random import default_generator
 from . import python_guards
 from .compiled_node import CompiledFunctionBackward, boundary, newest_first, plan_of, rebuild
-from .straight_line import replay_backward, replay_forward
+from .straight_line import replay_attach, replay_backward, replay_forward
 from .trace import Arg, ArrayOf, OpStep
 
 __all__ = ["Program", "build", "FAILED", "BUSY", "CALL", "STATE"]
@@ -281,7 +281,7 @@ class Program:
             if graph is None:
                 made = {id(t): new_tensor(t._data) for t in self.outputs}
             else:
-                made = graph.attach(self, arguments)
+                made = graph.attach(arguments, graph, self)
             return _fill(self.template, arguments, made)
         finally:
             self._lock.release()
@@ -414,6 +414,9 @@ class _Graph:
         self._counters(trace, program, arguments)
         # (written once nothing refuses: See Note [Straight-line replay])
         self.backward, self.backward_source = replay_backward(name, self.plan, len(edges))
+        # `attach(arguments, graph, program)`: the captured graph pointed at this replay's
+        # arrays and counters; the outputs on a new node (a dict: id(traced output) -> output)
+        self.attach, self.attach_source = replay_attach(name, self, program.outputs, ReplayBackward)
 
     def _saved(self, trace) -> None:
         self.saved = []  # (node, its saved dict at capture): restored on each replay
@@ -494,52 +497,6 @@ class _Graph:
                 if self.groups[g][0] is not None:
                     self.versions.append((node._versions, name, g))
         self.output_group = {id(t): groups.get(id(t._version_counter)) for t in program.outputs}
-
-    def attach(self, program: Program, arguments: list) -> dict:
-        """Point the captured graph at this replay's arrays; the outputs on a new node."""
-        for node, saved in self.saved:
-            node._saved = saved
-        for saved, name, arg in self.arg_saved:
-            saved[name] = arguments[arg.index]
-        for value, owner in self.output_arrays:
-            value.data = owner._data
-            value._tensor = None  # a formula's tensor of the last call's array (max_pool's indices)
-        counters = []
-        for (kind, members), start in zip(self.groups, self.starts):
-            if kind is None:
-                counter = VersionCounter()
-                if start:
-                    counter.value = start
-            elif type(kind) is Arg:
-                counter = arguments[kind.index]._version_counter
-            else:
-                counter = kind._version_counter
-            counters.append(counter)
-            for m in members:
-                if type(m) is SavedOutput:
-                    m.version_counter = counter
-                else:
-                    m._version_counter = counter
-        for versions, name, g in self.versions:
-            versions[name] = counters[g].value
-        edges = tuple(
-            gradient_edge(arguments[t.index] if type(t) is Arg else t) for t in self.targets
-        )
-        node = ReplayBackward(self, edges)
-        program.owner = weakref.ref(node)
-        made = {}
-        i = 0
-        for t in program.outputs:
-            g = self.output_group[id(t)]
-            if t._requires_grad:
-                out = new_tensor(t._data, True, node, i)
-                i += 1
-            else:
-                out = new_tensor(t._data)
-            if g is not None:
-                out._version_counter = counters[g]
-            made[id(t)] = out
-        return made
 
 
 class ReplayBackward(CompiledFunctionBackward):

@@ -1,4 +1,4 @@
-"""A replay's forward as one generated function: its steps as straight-line code.
+"""A replay's forward, backward and attach, each one generated function of straight-line code.
 
 # Note [Straight-line replay]
 # A replay runs the traced steps in the traced order, on arrays of the traced shapes and
@@ -12,11 +12,16 @@
 #         O1._data = r if type(r) is _ndarray else _asarray(r)
 #         ...
 #
-# A step with rarer needs (a source such as dropout's noise, an in-place write, a stash for
-# its node, attributes filled from the call, inputs that promotion changes) is a call of
-# `run_step`, the one implementation of those. Promotion is decided
-# by calling the op's own `promote` on the traced arrays: its answer depends only on the
-# dtypes and dimensions, which every replay shares. The source is kept (`source`, and in
+# The same is done for the backward (the plan of Note [Compiled backward] written out, each
+# node's gradient slots local variables, a slot that one route alone feeds taking it
+# without a test) and for `attach`, which points the reused nodes at a call's arrays and
+# version counters.
+#
+# In the forward, a step with rarer needs (a source such as dropout's noise, an in-place
+# write, a stash for its node, attributes filled from the call, inputs that promotion
+# changes) is a call of `run_step`, the one implementation of those. Promotion is decided by
+# calling the op's own `promote` on the traced arrays: its answer depends only on the dtypes
+# and dimensions, which every replay shares. The source is kept (`source`, and in
 # linecache under the file name `<replay of NAME #N>`) so that a traceback through a
 # replay, or a reader, can see what runs.
 """
@@ -31,14 +36,16 @@ import weakref
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, VersionCounter, new_tensor
 from ..autograd.engine import wrong_count
 from ..autograd.graph_task import sum_arrays
+from ..graph.saved import SavedOutput
 from ..ops.table import record as recording
+from ..ops.table.record import gradient_edge
 from .compiled_node import array_of, tensor_of
 from .trace import Arg, OpStep
 
-__all__ = ["replay_forward", "replay_backward"]
+__all__ = ["replay_forward", "replay_backward", "replay_attach"]
 
 _ndarray = np.ndarray
 _numbers = itertools.count(1)  # (each program's source under a file name of its own)
@@ -210,3 +217,70 @@ def _on_tensors(node, buffer: tuple, seen: dict) -> list:
     if len(outputs) != len(node.next_functions):
         wrong_count(node, outputs)
     return [array_of(t, seen) for t in outputs]
+
+
+def replay_attach(name: str, graph, outputs: list, node_class):
+    """`attach(arguments, graph, program)` for a replay's graph (replay.py's `_Graph`), written
+    out: the captured nodes pointed at this call's arrays and version counters, and the
+    call's outputs on a new `CompiledFunctionBackward` (See Note [Straight-line replay])."""
+    namespace = {
+        "_VersionCounter": VersionCounter,
+        "_edge": gradient_edge,
+        "_new_tensor": new_tensor,
+        "_weakref": weakref.ref,
+        "_node_of": node_class,
+    }
+    lines = ["def replay_attach(arguments, graph, program):"]
+    names: dict = {}  # id(object) -> its name in the namespace
+
+    def named(prefix: str, obj) -> str:
+        key = names.get(id(obj))
+        if key is None:
+            key = names[id(obj)] = f"{prefix}{len(names)}"
+            namespace[key] = obj
+        return key
+
+    for node, saved in graph.saved:
+        lines.append(f"    {named('N', node)}._saved = {named('D', saved)}")
+    for saved, key, arg in graph.arg_saved:
+        lines.append(f"    {named('D', saved)}[{key!r}] = arguments[{arg.index}]")
+    for value, owner in graph.output_arrays:
+        v = named("V", value)
+        lines.append(f"    {v}.data = {named('T', owner)}._data")
+        lines.append(f"    {v}._tensor = None  # (a formula's tensor of the last call's array)")
+    for g, ((kind, members), start) in enumerate(zip(graph.groups, graph.starts)):
+        if kind is None:
+            lines.append(f"    c{g} = _VersionCounter()")
+            if start:
+                lines.append(f"    c{g}.value = {start!r}")
+        elif type(kind) is Arg:
+            lines.append(f"    c{g} = arguments[{kind.index}]._version_counter")
+        else:
+            lines.append(f"    c{g} = {named('T', kind)}._version_counter")
+        for m in members:
+            field = "version_counter" if type(m) is SavedOutput else "_version_counter"
+            lines.append(f"    {named('M', m)}.{field} = c{g}")
+    for versions, key, g in graph.versions:
+        lines.append(f"    {named('Q', versions)}[{key!r}] = c{g}.value")
+    edges = "".join(
+        f"_edge(arguments[{t.index}]), " if type(t) is Arg else f"_edge({named('T', t)}), "
+        for t in graph.targets
+    )
+    lines.append(f"    node = _node_of(graph, ({edges}))")
+    lines.append("    program.owner = _weakref(node)")
+    made = []
+    nr = 0
+    for k, t in enumerate(outputs):
+        data = f"{named('T', t)}._data"
+        if t._requires_grad:
+            lines.append(f"    o{k} = _new_tensor({data}, True, node, {nr})")
+            nr += 1
+        else:
+            lines.append(f"    o{k} = _new_tensor({data})")
+        g = graph.output_group[id(t)]
+        if g is not None:
+            lines.append(f"    o{k}._version_counter = c{g}")
+        made.append(f"{id(t)}: o{k}")
+    lines.append(f"    return {{{', '.join(made)}}}")
+    source = "\n".join([*lines, ""])
+    return _defined("replay_attach", source, name, namespace), source
