@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import operator
 
 from .._tensor import Tensor, new_tensor
 from ..autograd.engine import current_task, wrong_count
@@ -57,6 +58,9 @@ __all__ = [
     "newest_first",
     "rebuild",
 ]
+
+
+_plain = operator.attrgetter("_plain")  # (hooks or retain_grad on a captured node: False)
 
 
 def newest_first(nodes) -> list:
@@ -109,18 +113,22 @@ class CompiledFunctionBackward(Node):
         if not self.next_functions or all(g is None for g in grads):
             return (None,) * len(self.next_functions)
         order, plan = self._order_and_plan()
-        if anomaly.state.enabled or observers.nodes or not all(n._plain for n in order):
+        if anomaly.state.enabled or observers.nodes or not all(map(_plain, order)):
             return self._through_engine(grads)
         task = current_task()
         if task is not None:
             # a captured node this pass also reaches from outside the call (a tensor the call
             # stored somewhere, used after it): the engine runs that node too, on the gradient
             # from outside, so the program must leave it in place (See Note [Compiled backward])
-            reached = task.dependencies
-            if any(node in reached for node in order):
+            # (the pass's nodes are looked up among the captured ones: usually far fewer)
+            members = self._members(order)
+            if any(node in members for node in task.dependencies):
                 return self._through_engine(grads)
         release = task is not None and not task.keep_graph and self._releases()
         return self._run(plan, grads, release)
+
+    def _members(self, order: list):
+        return set(order)  # (a replay's node keeps its own)
 
     def _run(self, plan: tuple, grads: tuple, release: bool) -> tuple:
         return run_plan(plan, grads, len(self.next_functions), release)

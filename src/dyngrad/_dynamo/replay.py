@@ -395,6 +395,7 @@ class _Graph:
         edges, segment = boundary([fn for fn, _ in self.roots], start_seq)
         self.segment = segment
         self.order = newest_first(segment)
+        self.members = frozenset(segment)
         # where each edge leaving the graph goes: an argument, or a tensor from before the call
         leaving = {}
         for i, a in enumerate(arguments):
@@ -511,6 +512,9 @@ class ReplayBackward(CompiledFunctionBackward):
 
     def _releases(self) -> bool:
         return False  # the nodes are the program's, refilled by the next replay
+
+    def _members(self, order: list):
+        return self._graph.members
 
     def _run(self, plan: tuple, grads: tuple, release: bool) -> tuple:
         return self._graph.backward(grads)  # See Note [Straight-line replay]
