@@ -92,7 +92,6 @@ class Program:
         if not trace.arrays_kept():
             raise _RefusedError("a tensor's array was replaced after the op that made it")
         self.steps = trace.steps
-        self.aliases = trace.aliases
         self.made_ids = trace.made.keys()
         self.py_guards = watch.guards
         self._arguments(trace, arguments)
@@ -119,7 +118,7 @@ class Program:
             if t._base is not None and any(t._base is o for o in outputs):
                 raise _RefusedError("the call returns a tensor and a view of it")
         # See Note [Straight-line replay]
-        self.forward, self.source = replay_forward(
+        self.forward, self.forward_source = replay_forward(
             name, trace.steps, trace.aliases, arguments, _run_step
         )
 
@@ -140,7 +139,8 @@ class Program:
     def sources(self) -> str:
         """The Python a replay runs (See Note [Straight-line replay]): the forward, then the
         backward of its graph, if its outputs require grad."""
-        return self.source + ("" if self.graph is None else "\n" + self.graph.backward_source)
+        backward = "" if self.graph is None else "\n" + self.graph.backward_source
+        return self.forward_source + backward
 
     def adopt(self, node) -> None:
         """The traced call's own outputs hang from `node`, over the same captured nodes."""

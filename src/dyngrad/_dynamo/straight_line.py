@@ -8,9 +8,12 @@
 # built, and what is left is written out as one Python function with a line or two per op:
 #
 #     def replay_forward(arguments):
-#         r = addmm_forward(np, T1_0._data, arguments[0]._data, T1_2._data, beta=1, alpha=1)
+#         r = F1(np, T1_0._data, arguments[0]._data, T1_2._data, beta=K1_beta, ...)  # addmm
 #         O1._data = r if type(r) is _ndarray else _asarray(r)
 #         ...
+#
+# (F1 is the row's forward, T1_0 the tensor of an earlier step or from before the call, O1
+# the tensor the step made in the trace, whose array each replay replaces.)
 #
 # The same is done for the backward (the plan of Note [Compiled backward] written out, each
 # node's gradient slots local variables, a slot that one route alone feeds taking it
@@ -23,7 +26,7 @@
 # calling the op's own `promote` on the traced arrays: its answer depends only on the dtypes
 # and dimensions, which every replay shares. The source is kept (`source`, and in
 # linecache under the file name `<replay of NAME #N>`) so that a traceback through a
-# replay, or a reader, can see what runs.
+# replay, or a reader, can see what runs (`replay_status(...).source`).
 """
 
 from __future__ import annotations
