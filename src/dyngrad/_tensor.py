@@ -418,6 +418,22 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    def __contains__(self, element) -> bool:
+        # any element equal, as PyTorch: without this, `in` would walk rows (and a 2-d
+        # tensor would ask the truth of a row)
+        if not isinstance(element, (Tensor, bool, int, float, complex, np.number, np.bool_)):
+            raise RuntimeError(
+                "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                f"{type(element)}."
+            )
+        return bool((element == self).any())
+
+    def __reversed__(self):
+        return self if self._data.ndim == 0 else self.flip(0)
+
+    def __delitem__(self, index):
+        raise TypeError("Tensor does not support deleting items")
+
     def __hash__(self) -> int:
         return id(self)
 

@@ -3,11 +3,19 @@ diagonals and triangles."""
 
 from __future__ import annotations
 
+import warnings
+
 from .spec import OpSpec, T
 
 S = T((3, 4))
 NC = T((3, 4), nc=True)
 B = T((2, 3, 4))
+
+
+def _quietly(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn()
 
 
 def _pieces(t, parts):
@@ -58,6 +66,12 @@ SPECS = [
         lambda t, x: x[:, 1:2].reshape(-1) + x.t().reshape(x.shape[1], 1, x.shape[0]).sum(),
         [(S,), (NC,)],
         covers=("slice", "transpose"),
+    ),
+    OpSpec(
+        "resize_view",  # the deprecated non-inplace resize (it warns): a view, or a copy
+        lambda t, x: _quietly(lambda: x.resize(2, 6) * 2 + x.t().resize(2, 6)),
+        [(S,), (NC,)],
+        covers=("resize_copy",),
     ),
     OpSpec("view_infer", lambda t, x: x.view(-1, 2), [(S,), (T((0, 4)),)], covers=("view",)),
     OpSpec("flatten", lambda t, x: x.flatten(1), [(B,)], covers=("view",)),

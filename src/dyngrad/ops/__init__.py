@@ -31,6 +31,7 @@ from .elementwise import (  # noqa: F401
     gamma,
     gelu,
     number_theory,
+    python_callables,
     rounding,
     special,
     special_bessel,

@@ -7,6 +7,8 @@ the sign for a right shift), not C's undefined one.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...runtime.dtypes import can_cast
 from ..table import promotion
 from ..table.inplace import apply_inplace
@@ -42,7 +44,10 @@ def _integers_only(kernel: str):
             promotion.check_broadcast(arrays)
             raise promotion._missing_kernel(kernel, target.np)
         arrays = [a.astype(target.np, copy=False) if hasattr(a, "astype") else a for a in arrays]
-        return promotion.binary(arrays, args)  # a Python int wraps into the dtype first
+        arrays = promotion.binary(arrays, args)  # a Python int wraps into the dtype first
+        if not hasattr(arrays[0], "dtype"):  # `2 << t`: the number shifted is of t's type
+            arrays[0] = np.asarray(arrays[0], target.np)
+        return arrays
 
     return promote
 
@@ -77,15 +82,20 @@ def _publish(name: str, op) -> None:
     fn.__doc__ = f"Matches `torch.{name}`."
     public(fn, name=name)
     public(fn_, name=name + "_", function=False)
+    return fn_
 
 
 for _kind, _op in BITWISE.items():
-    _publish(f"bitwise_{_kind}", _op)
+    # `t &= u` is `t.bitwise_and_(u)`: in place, counted on t's version
+    public(_publish(f"bitwise_{_kind}", _op), name=f"__i{_kind}__", function=False)
 _publish("bitwise_left_shift", LSHIFT)
 _publish("bitwise_right_shift", RSHIFT)
 
 public(lambda self, other: apply(LSHIFT, (self, other)), name="__lshift__", function=False)
 public(lambda self, other: apply(RSHIFT, (self, other)), name="__rshift__", function=False)
+# `2 << t`, as PyTorch's Tensor: the number shifted by each element
+public(lambda self, other: apply(LSHIFT, (other, self)), name="__rlshift__", function=False)
+public(lambda self, other: apply(RSHIFT, (other, self)), name="__rrshift__", function=False)
 public(
     lambda self, other: apply_inplace(LSHIFT, (self, other), name="__ilshift__"),
     name="__ilshift__",

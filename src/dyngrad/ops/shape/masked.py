@@ -9,7 +9,7 @@ from ..._tensor_errors import CPP_TYPE_NAMES
 from ..creation.factories import zeros
 from ..table.arguments import fill_value
 from ..table.array_backward import ArrayBackward
-from ..table.errors import broadcast_error
+from ..table.errors import broadcast_error, expect_tensor
 from ..table.inplace import apply_inplace
 from ..table.record import apply
 from ..table.registry import defop
@@ -219,3 +219,27 @@ def nonzero(input, *, as_tuple=False):
 
 
 argwhere = public(lambda input: nonzero(input), name="argwhere")
+
+
+def _int_argument(value, name: str) -> int:
+    if type(value) is bool or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"nonzero_static(): argument '{name}' must be int, not {type(value).__name__}"
+        )
+    return int(value)
+
+
+@public
+def nonzero_static(input, *, size, fill_value=-1):
+    """Matches `torch.nonzero_static`: `nonzero` cut or padded (with `fill_value`) to
+    exactly `size` rows, so the result's shape does not depend on the data."""
+    expect_tensor("nonzero_static", "input", 1, input)
+    size = _int_argument(size, "size")
+    fill = _int_argument(fill_value, "fill_value")
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    data = input._data
+    found = np.argwhere(data.reshape(1) if data.ndim == 0 else data)[:size]
+    out = np.full((size, data.ndim), fill, dtype=np.int64)
+    out[: len(found)] = found[:, : data.ndim]
+    return Tensor._wrap(out)

@@ -14,6 +14,7 @@ set_, resize_(_as_), and the unsafe splits (pieces sharing memory without being 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -323,6 +324,52 @@ def resize_(self, *sizes, memory_format=None):
 def resize_as_(self, the_template, *, memory_format=None):
     """Matches `torch.Tensor.resize_as_`."""
     return resize_(self, the_template._data.shape, memory_format=memory_format)
+
+
+# ---- the deprecated non-inplace resize: a reshape that keeps the element count ------------
+
+# PyTorch's is a custom Function (torch.autograd._functions.Resize): a view of a contiguous
+# input, a contiguous copy of any other, and a node named ResizeBackward either way
+RESIZE_VIEW = defop(
+    "resize_view",
+    lambda xp, x, *, shape: x.reshape(shape),
+    {"x": lambda g, x_shape: g.reshape(x_shape)},
+    node="ResizeBackward",
+    view=True,
+)
+RESIZE_COPY = defop(
+    "resize_copy",
+    lambda xp, x, *, shape: xp.ascontiguousarray(x).reshape(shape),
+    {"x": lambda g, x_shape: g.reshape(x_shape)},
+    node="ResizeBackward",
+)
+
+
+def _resize(self, sizes, name: str):
+    warnings.warn(f"non-inplace {name} is deprecated", UserWarning, stacklevel=3)
+    wanted = math.prod(sizes)
+    have = self._data.size
+    if wanted != have:
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, sizes))} ({wanted} elements in total), "
+            f"but the given tensor has a size of {'x'.join(map(str, self._data.shape))} "
+            f"({have} elements). autograd's resize can only change the shape of a given "
+            "tensor, while preserving the number of elements. "
+        )
+    op = RESIZE_VIEW if self._data.flags.c_contiguous else RESIZE_COPY
+    return apply(op, (self,), {"shape": tuple(int(s) for s in sizes)})
+
+
+@public(function=False)
+def resize(self, *sizes):
+    """Matches the deprecated `torch.Tensor.resize` (warns): the same elements in new sizes."""
+    return _resize(self, sizes, "resize")
+
+
+@public(function=False)
+def resize_as(self, tensor):
+    """Matches the deprecated `torch.Tensor.resize_as` (warns)."""
+    return _resize(self, tensor._data.shape, "resize_as")
 
 
 # ---- the unsafe splits: pieces that share memory but are not views -------------------------
