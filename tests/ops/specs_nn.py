@@ -319,6 +319,15 @@ SPECS: list[OpSpec] = [
         covers=("multilabel_margin_loss_backward",),
         gradgrad=False,
     ),
+    # PyTorch's CPU attention on 4-d inputs: its fused flash row, whose backward has no
+    # derivative (tests/nn/test_flash_attention.py checks the refusal and the kernel choice)
+    OpSpec(
+        "scaled_dot_product_flash_attention_for_cpu",
+        lambda t, q, k, v: _f(t).scaled_dot_product_attention(q, k, v, is_causal=True),
+        [(T((1, 2, 3, 4)), T((1, 2, 5, 4)), T((1, 2, 5, 4)))],
+        covers=("scaled_dot_product_flash_attention_for_cpu_backward",),
+        gradgrad=False,
+    ),
     # torch has no double backward for embedding_bag (tests/nn/test_embedding_bag.py)
     OpSpec(
         "embedding_bag",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from types import SimpleNamespace
 
 matmul = SimpleNamespace(
@@ -11,7 +13,8 @@ matmul = SimpleNamespace(
     allow_bf16_reduced_precision_reduction=True,
 )
 
-# Which scaled_dot_product_attention kernels may run; dyngrad always runs the math form.
+# Which scaled_dot_product_attention kernels may run: on CPU the flash kernel (where it
+# applies) or the math form, as PyTorch chooses (See Note [Flash attention on CPU]).
 _sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
 
 
@@ -53,3 +56,32 @@ def enable_cudnn_sdp(enabled: bool) -> None:
 
 def is_flash_attention_available() -> bool:
     return False
+
+
+@contextlib.contextmanager
+def sdp_kernel(
+    enable_flash: bool = True,
+    enable_math: bool = True,
+    enable_mem_efficient: bool = True,
+    enable_cudnn: bool = True,
+):
+    """Matches the deprecated `torch.backends.cuda.sdp_kernel` (warns): the four flags set
+    inside the block, restored after it."""
+    warnings.warn(
+        "`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager "
+        "will be removed. Please see `torch.nn.attention.sdpa_kernel()` for the new context "
+        "manager, with updated signature.",
+        FutureWarning,
+        stacklevel=3,
+    )
+    before = dict(_sdp)
+    _sdp.update(
+        flash=bool(enable_flash),
+        math=bool(enable_math),
+        mem_efficient=bool(enable_mem_efficient),
+        cudnn=bool(enable_cudnn),
+    )
+    try:
+        yield {}
+    finally:
+        _sdp.update(before)

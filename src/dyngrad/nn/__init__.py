@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import functional, init, parallel, utils  # noqa: F401
+from . import attention, functional, init, parallel, utils  # noqa: F401
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .parallel import DataParallel  # noqa: F401

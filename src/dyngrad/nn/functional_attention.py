@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from ..backends.cuda import _sdp
+from ..ops.nn.attention import flash_attention
 from ..ops.nn.linear import linear
 from ..ops.reduction.softmax import SAFE_SOFTMAX, softmax
 from ..ops.shape.joining import cat
@@ -76,26 +78,61 @@ def _repeat_heads(x, repeat: int):
     return expanded.reshape(*shape[:-3], shape[-3] * repeat, *shape[-2:])
 
 
+def _flash_repeat(query, key, value, attn_mask, dropout_p, enable_gqa) -> int:
+    """How many query heads share a key/value head when PyTorch's CPU flash kernel takes
+    the call (See Note [Flash attention on CPU]), else 0: the math form runs."""
+    tensors = (query, key, value)
+    if dropout_p > 0.0 or any(t._data.ndim != 4 for t in tensors):
+        return 0
+    (batch, heads, length, size), (kb, kh, source, ks) = query.shape, key.shape
+    vb, vh, vs, vd = value.shape
+    if not (size == ks == vd and batch == kb == vb and source == vs and length and source):
+        return 0
+    if any(t.dtype is not query.dtype or t._data.strides[-1] != t._data.itemsize for t in tensors):
+        return 0
+    if query._data.dtype.kind != "f" and query.dtype.name != "bfloat16":
+        return 0
+    if kh != vh or heads % kh or (heads != kh and not enable_gqa):
+        return 0
+    if attn_mask is not None:
+        if attn_mask.requires_grad or attn_mask.dtype.name not in ("bool", query.dtype.name):
+            return 0
+        try:
+            np.broadcast_shapes(attn_mask.shape, (batch, heads, length, source))
+        except ValueError:
+            return 0
+    return heads // kh
+
+
 @autocast_entry("scaled_dot_product_attention")  # See Note [Autocast policy]
 def scaled_dot_product_attention(
     query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
 ):
-    """Matches `torch.nn.functional.scaled_dot_product_attention` (math form).
+    """Matches `torch.nn.functional.scaled_dot_product_attention`: PyTorch's CPU choice of
+    its fused flash kernel or the math form (See Note [Flash attention on CPU]).
 
     A boolean `attn_mask` marks the positions that may be attended (True = keep).
     """
     length, source = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if is_causal and attn_mask is not None:
+        raise RuntimeError(
+            "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+            "is_causal=True"
+        )
+    repeat = _flash_repeat(query, key, value, attn_mask, dropout_p, enable_gqa)
+    if repeat and _sdp["flash"]:
+        return flash_attention(query, key, value, attn_mask, scale, is_causal, repeat)
+    if not _sdp["math"]:
+        raise RuntimeError(
+            "No viable backend for scaled_dot_product_attention was found. This is likely due "
+            "to turning off both the math kernel and the fused kernels."
+        )
     if enable_gqa and key.dim() > 2 and key.shape[-3] != query.shape[-3]:
         repeat = query.shape[-3] // key.shape[-3]
         key, value = _repeat_heads(key, repeat), _repeat_heads(value, repeat)
     scores = query.matmul(key.transpose(-2, -1)) * scale
     if is_causal:
-        if attn_mask is not None:
-            raise RuntimeError(
-                "_scaled_dot_product_attention: Explicit attn_mask should not be "
-                "set when is_causal=True"
-            )
         scores = scores + _causal_mask(length, source, query.dtype)
     if attn_mask is not None:
         scores = scores + _float_mask(attn_mask, query.dtype, True)

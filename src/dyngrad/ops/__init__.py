@@ -60,6 +60,7 @@ from .linalg import (  # noqa: F401
     spectral,
 )
 from .nn import (  # noqa: F401
+    attention,
     channel_shuffle,
     conv,
     embedding,
