@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-__all__ = ["fma32", "fma64", "log_avx2", "sincos_avx2", "log64", "libm"]
+__all__ = ["fma32", "fma64", "multiply_add", "log_avx2", "sincos_avx2", "log64", "libm"]
 
 f32 = np.float32
 f64 = np.float64
@@ -51,8 +51,12 @@ def fma32(a, b, c) -> np.ndarray:
     double rounding that can go wrong (a float64 sum exactly halfway between two float32s) is
     moved toward the exact sum first."""
     p = np.asarray(a, f64) * np.asarray(b, f64)
-    s, e = _two_sum(p, np.asarray(c, f64))
+    c = np.asarray(c, f64)
+    s = np.asarray(p + c)
     halfway = (s.view(np.uint64) & 0x1FFFFFFF) == 0x10000000
+    if not halfway.any():  # the usual case: one rounding to float64 cannot cross a tie
+        return s.astype(f32)
+    s, e = _two_sum(p, c)
     return _nudge(s, e, halfway & (e != 0)).astype(f32)
 
 
@@ -68,6 +72,18 @@ def fma64(a, b, c) -> np.ndarray:
     q = _nudge(q, err, (err != 0) & ((q.view(np.uint64) & 1) == 0))
     out = r + q
     return np.where(np.isfinite(out), out, a * b + c)
+
+
+def multiply_add(a, b, c):
+    """a * b + c as PyTorch's compiled CPU kernels give it: fused, rounded once, for float32
+    and float64 results (the compiler contracts `c + a * b`: `add(alpha=)`, `addcmul`, `lerp`);
+    other dtypes multiply, then add. Python numbers take the arrays' dtype first, as PyTorch
+    converts a scalar to the kernel's type."""
+    dtype = next((v.dtype for v in (c, b, a) if isinstance(v, np.ndarray)), None)
+    if dtype != f32 and dtype != f64:
+        return a * b + c
+    a, b, c = (v if isinstance(v, np.ndarray) else dtype.type(v) for v in (a, b, c))
+    return (fma32 if dtype == f32 else fma64)(a, b, c)
 
 
 # Note [The AVX2 normal kernel]

@@ -9,7 +9,8 @@ import numpy as np
 from ..._tensor import Tensor
 from ...runtime import dtypes
 from ...runtime.dtypes import defaults, from_numpy_dtype
-from ..table.arguments import int_arg, invalid_combination, is_int, scalar_to
+from ...runtime.exact_math import fma32, fma64, libm
+from ..table.arguments import fill_value, int_arg, invalid_combination, is_int, scalar_to
 from ..table.record import replayable
 from ..table.surface import public
 from .factories import _leaf, _np_dtype, allocate
@@ -92,7 +93,9 @@ def _arange(start, end, step, dtype, requires_grad, device) -> Tensor:
 
 def _spaced(start, end, steps, d):
     """PyTorch's linspace points: from `start` for the first half, from `end` for the rest,
-    in the dtype's own arithmetic (float64 for integer dtypes)."""
+    in the dtype's own arithmetic (float64 for integer dtypes). PyTorch's compiled kernel
+    fuses each point's multiply-add (start + step * i is one fma, rounded once) in float32,
+    float64 and the integer dtypes' float64; its float16 does each step apart."""
     work = np.float64 if d._category == 1 else d.np.type
     start, end = work(scalar_to(start, d)), work(scalar_to(end, d))
     idx = np.arange(steps, dtype=work)
@@ -100,7 +103,41 @@ def _spaced(start, end, steps, d):
         return np.full(1, start, work)
     with np.errstate(all="ignore"):
         step = (end - start) / work(steps - 1)
-        return np.where(idx < steps // 2, start + step * idx, end - step * (steps - 1 - idx))
+        fused = {np.float64: fma64, np.float32: fma32}.get(work)
+        if fused is None or not np.isfinite(step):
+            return np.where(idx < steps // 2, start + step * idx, end - step * (steps - 1 - idx))
+        rising = fused(step, idx, start)
+        falling = fused(-step, (steps - 1) - idx, end)
+        return np.where(idx < steps // 2, rising, falling)
+
+
+def _log_exponents(start, end, steps, d):
+    """logspace's exponents: the ends and their difference in the dtype, then float64 steps
+    from each end (PyTorch's kernel works in double from there, and does not fuse these
+    multiply-adds as its linspace does)."""
+    start, end = scalar_to(start, d), scalar_to(end, d)  # (both checked first, as PyTorch)
+    if d._category == 1:  # C++ subtracts small integer types as int: no wrap
+        start, end = int(fill_value(start, d)), int(fill_value(end, d))
+    else:
+        start, end = d.np.type(start), d.np.type(end)
+    with np.errstate(all="ignore"):
+        span = float(end - start)  # in the dtype, then double
+    start, end = float(start), float(end)
+    step = span / (steps - 1)
+    idx = np.arange(steps, dtype=np.float64)
+    return np.where(idx < steps // 2, start + step * idx, end - step * (steps - 1 - idx))
+
+
+def _c_pow(base: float):
+    # the C library's pow(base, x), as PyTorch calls it (NumPy's own rounds otherwise);
+    # Python's raises where C returns inf or nan, so those few go to NumPy
+    def power(x: float) -> float:
+        try:
+            return math.pow(base, x)
+        except (OverflowError, ValueError):
+            return float(np.power(base, x))
+
+    return power
 
 
 def _steps(fn: str, start, end, steps) -> int:
@@ -139,8 +176,10 @@ def logspace(
     with np.errstate(all="ignore"):
         if n == 1:  # PyTorch fills base ** start in double, without converting start
             array[...] = np.power(float(base), float(start))
-        elif n:
+        elif n and d._category > 2:
             array[...] = np.power(float(base), _spaced(start, end, n, d))
+        elif n:
+            array[...] = libm(_c_pow(float(base)), _log_exponents(start, end, n, d))
     return _leaf(array, requires_grad, device)
 
 
