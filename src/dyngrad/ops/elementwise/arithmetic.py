@@ -12,6 +12,7 @@ import math
 
 from ..._tensor import Tensor
 from ...runtime import dtypes
+from ...runtime.exact_math import multiply_add
 from ..table import promotion
 from ..table.array_backward import FORMULAS, ArrayBackward
 from ..table.fast import binary, unary
@@ -51,7 +52,7 @@ ADD = defop(
 )
 ADD_SCALED = defop(
     "add_scaled",
-    lambda xp, x, y, *, alpha: x + alpha * y,
+    lambda xp, x, y, *, alpha: multiply_add(alpha, y, x),  # fused, as PyTorch's kernel
     {"x": lambda g: g, "y": lambda g, alpha: g * conjugate(alpha)},
     node="AddBackward0",
     promote=promotion.binary,
@@ -66,7 +67,7 @@ SUB = defop(
 )
 SUB_SCALED = defop(
     "sub_scaled",
-    lambda xp, x, y, *, alpha: x - alpha * y,
+    lambda xp, x, y, *, alpha: multiply_add(-alpha, y, x),
     {"x": lambda g: g, "y": lambda g, alpha: g * -conjugate(alpha)},
     node="SubBackward0",
     promote=promotion.subtraction,
@@ -92,7 +93,7 @@ RSUB_SCALAR = defop(
 # torch.rsub(x, y, alpha=a): y - a * x, one node with alpha among its attributes
 RSUB_SCALED = defop(
     "rsub_scaled",
-    lambda xp, x, y, *, alpha: y - alpha * x,
+    lambda xp, x, y, *, alpha: multiply_add(-alpha, x, y),
     {"x": lambda g, alpha: g * -conjugate(alpha), "y": lambda g: g},
     node="RsubBackward0",
     promote=promotion.subtraction,
@@ -100,7 +101,7 @@ RSUB_SCALED = defop(
 )
 RSUB_SCALAR_SCALED = defop(
     "rsub_scalar_scaled",
-    lambda xp, x, y, *, alpha: y - alpha * x,
+    lambda xp, x, y, *, alpha: multiply_add(-alpha, x, y),
     {"x": lambda g, alpha: g * -conjugate(alpha)},
     node="RsubBackward1",
     promote=promotion.subtraction,
