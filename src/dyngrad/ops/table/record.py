@@ -459,6 +459,8 @@ def apply(op, args: tuple, attrs: dict = _EMPTY):
         if mask & ~op.edge_mask:  # See Note [Edges are differentiable inputs]
             refuse_non_differentiable(op, mask)
             mask &= op.edge_mask
+        if mask and type(out) is _ndarray and out.dtype.kind in "biu":
+            mask = 0  # an integer or bool result takes no gradient (`x.long()`), as PyTorch's
     if not mask:
         result = _outputs(op, args, attrs, out, None, enabled)
         if not enabled and op.records:
