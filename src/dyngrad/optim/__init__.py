@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -29,4 +29,5 @@ __all__ = [
     "Rprop",
     "LBFGS",
     "lr_scheduler",
+    "swa_utils",
 ]
