@@ -167,3 +167,17 @@ def test_state_dict_hooks_run():
 
     m.register_load_state_dict_post_hook(drop_missing)
     m.load_state_dict({"weight": dyngrad.zeros(1, 1)})
+
+
+def test_state_dict_hook_writes_into_saved_metadata():
+    # a post-hook's local_metadata is the entry saved in `_metadata` (spectral_norm records
+    # its version there), as in PyTorch
+    def hook(module, state_dict, prefix, local_metadata):
+        local_metadata["extra"] = 1
+
+    outer = dyngrad.nn.Sequential(dyngrad.nn.Linear(2, 2))
+    outer[0]._register_state_dict_hook(hook)
+    metadata = outer.state_dict()._metadata
+    assert metadata["0"] == {"version": 1, "extra": 1} and metadata[""] == {"version": 1}
+    sn = dyngrad.nn.utils.spectral_norm(dyngrad.nn.Linear(3, 2))
+    assert sn.state_dict()._metadata[""]["spectral_norm"] == {"weight.version": 1}

@@ -351,6 +351,15 @@ class Module(StateDictMixin, ConversionMixin):
         """Matches `torch.nn.Module.register_full_backward_hook`."""
         return hooks.add(self, "_backward_hooks", hook, prepend, {})
 
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
+        """PyTorch's private form, which libraries call: `hook(state_dict, prefix, ...)`, the
+        module first only `with_module`; kept as given, so its remover can find it by type."""
+        if with_module:
+            return self.register_load_state_dict_pre_hook(hook)
+        handle = hooks._Handle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = hook
+        return handle
+
     def register_backward_hook(self, hook):
         raise NotImplementedError(
             "dyngrad does not implement torch.nn.Module.register_backward_hook (deprecated in "

@@ -75,8 +75,9 @@ class StateDictMixin:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
         metadata = getattr(destination, "_metadata", None)
-        if metadata is not None:
-            metadata[prefix[:-1]] = {"version": self._version}
+        local_metadata = {"version": self._version}
+        if metadata is not None:  # the hooks below see (and may add to) the saved entry
+            metadata[prefix[:-1]] = local_metadata
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
@@ -86,7 +87,7 @@ class StateDictMixin:
                     destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
                 )
         for hook in self._state_dict_hooks.values():
-            result = hook(self, destination, prefix, {"version": self._version})
+            result = hook(self, destination, prefix, local_metadata)
             if result is not None:
                 destination = result
         return destination

@@ -62,10 +62,14 @@ def get_total_norm(
 def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, foreach=None) -> None:
     """Matches `torch.nn.utils.clip_grads_with_norm_`: scale by min(1, max_norm / total)."""
     grads = [p._grad for p in _tensors(parameters) if p._grad is not None]
-    coef = min(float(max_norm) / (float(total_norm) + 1e-6), 1.0)
+    max_norm = float(max_norm)
+    if not grads:
+        return
+    # in total_norm's dtype, as PyTorch computes it (a float32 norm gives a float32 coef)
     with no_grad():
+        coef = (max_norm / (total_norm + 1e-6)).clamp(max=1.0)
         for g in grads:
-            g.mul_(Tensor._wrap(np.asarray(coef, dtype=g._data.dtype)))
+            g.mul_(coef)
 
 
 def clip_grad_norm_(
