@@ -166,6 +166,7 @@ _ON_FIRST_USE = {  # name on dyngrad -> (module, attribute of it; None: the modu
     "onnx": ("dyngrad.onnx", None),
     "profiler": ("dyngrad.profiler", None),
     "serialization": ("dyngrad.serialization", None),
+    "signal": ("dyngrad.signal", None),
     "testing": ("dyngrad.testing", None),
     "viz": ("dyngrad.viz", None),
     "compile": ("dyngrad._dynamo.eval_frame", "compile"),  # torch.compile

@@ -82,6 +82,18 @@ def test_normalize_zero_vector_has_zero_grad(torch):
     np.testing.assert_array_equal(d_env["x"].grad.numpy(), t_env["x"].grad.numpy())
 
 
+def test_normalize_writes_out(torch):
+    x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    results = []
+    for lib in (dyngrad, torch):
+        out = lib.empty(4, 5)
+        assert lib.nn.functional.normalize(lib.from_numpy(x), dim=1, out=out) is out
+        results.append(out.numpy())
+        with pytest.raises(RuntimeError, match="functions with out=... arguments don't support"):
+            lib.nn.functional.normalize(lib.from_numpy(x).requires_grad_(), out=lib.empty(4, 5))
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+
+
 def test_one_hot(torch):
     labels = np.array([[0, 2], [1, 3]])
     ours = F.one_hot(dyngrad.from_numpy(labels))

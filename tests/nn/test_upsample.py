@@ -104,6 +104,9 @@ def test_upsample_repr_matches_torch(torch):
         "t.nn.PixelShuffle(2)(t.arange(16.0).reshape(1, 4, 2, 2))",
         "t.nn.PixelUnshuffle(2)(t.arange(16.0).reshape(1, 1, 4, 4))",
         "repr(t.nn.PixelShuffle(3))",
+        "t.nn.ChannelShuffle(2)(t.arange(16.0).reshape(1, 4, 2, 2))",
+        "t.nn.ChannelShuffle(3)(t.arange(16.0).reshape(1, 4, 2, 2))",
+        "repr(t.nn.ChannelShuffle(4))",
     ],
 )
 def test_pixel_shuffle_matches_torch(torch, expr):

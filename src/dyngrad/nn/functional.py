@@ -80,6 +80,7 @@ from ..ops.reduction.softmax import softmax as _softmax
 from ..ops.shape.grids import broadcast_tensors
 from ..ops.table.argument_errors import named_type_error
 from ..ops.table.arguments import is_int
+from ..ops.table.out import write_into
 from ..ops.table.promotion import check_broadcast
 from ..ops.table.record import apply, autocast_entry
 from .functional_alpha_dropout import alpha_dropout, feature_alpha_dropout  # noqa: F401
@@ -263,9 +264,11 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
         )
     if p == 0:  # the count of nonzero entries, which eps bounds below
         norm = (input != 0).sum(dim, keepdim=True).to(input.dtype).clamp(min=eps)
-        return input / norm.expand_as(input)
-    powered = input * input if p == 2.0 else input.abs() ** p
-    norm = powered.sum(dim, keepdim=True).clamp(min=eps**p) ** (1.0 / p)
+    else:
+        powered = input * input if p == 2.0 else input.abs() ** p
+        norm = powered.sum(dim, keepdim=True).clamp(min=eps**p) ** (1.0 / p)
+    if out is not None:  # PyTorch's torch.div(input, denominator, out=out)
+        return write_into("div", out, lambda: input / norm.expand_as(input), (input,))
     return input / norm.expand_as(input)
 
 

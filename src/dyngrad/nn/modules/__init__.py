@@ -134,6 +134,7 @@ from .transformer import (
     TransformerEncoderLayer,
 )
 from .upsampling import (
+    ChannelShuffle,
     Fold,
     PixelShuffle,
     PixelUnshuffle,
@@ -280,6 +281,7 @@ __all__ = [
     "Fold",
     "Unfold",
     "PixelShuffle",
+    "ChannelShuffle",
     "PixelUnshuffle",
     "Upsample",
     "UpsamplingBilinear2d",

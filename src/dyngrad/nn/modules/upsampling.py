@@ -1,8 +1,9 @@
 """`Upsample` and its fixed-mode forms (`F.interpolate` as a module), `PixelShuffle`,
-`PixelUnshuffle`, `Unfold` and `Fold`."""
+`PixelUnshuffle`, `ChannelShuffle`, `Unfold` and `Fold`."""
 
 from __future__ import annotations
 
+from ...ops.nn.channel_shuffle import channel_shuffle
 from ...ops.nn.fold import fold, unfold
 from ...ops.nn.pixel import pixel_shuffle, pixel_unshuffle
 from ...ops.nn.upsample import interpolate
@@ -150,3 +151,19 @@ class Fold(Module):
             f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
             f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}"
         )
+
+
+class ChannelShuffle(Module):
+    """Matches `torch.nn.ChannelShuffle`: the channels split into `groups` and interleaved."""
+
+    __constants__ = ["groups"]
+
+    def __init__(self, groups: int):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
