@@ -17,7 +17,7 @@ def test_the_document_is_the_table():
         DOC.write_text(text)
     assert DOC.read_text() == text, (
         "docs/derivatives.md is stale: regenerate it with "
-        "`python -m dyngrad.ops.derivatives > docs/derivatives.md`"
+        "`python -m dyngrad.ops.table.derivatives > docs/derivatives.md`"
     )
 
 
