@@ -168,6 +168,7 @@ _ON_FIRST_USE = {  # name on dyngrad -> (module, attribute of it; None: the modu
     "serialization": ("dyngrad.serialization", None),
     "signal": ("dyngrad.signal", None),
     "testing": ("dyngrad.testing", None),
+    "types": ("dyngrad.types", None),
     "viz": ("dyngrad.viz", None),
     "compile": ("dyngrad._dynamo.eval_frame", "compile"),  # torch.compile
     "load": ("dyngrad.serialization", "load"),

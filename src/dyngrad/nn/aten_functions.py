@@ -1,6 +1,6 @@
 """The ATen-level `torch.*` functions that programs and libraries call directly:
-`torch.convolution`, `conv_tbc`, `constant_pad_nd`, `feature_dropout` and the in-place
-dropouts, `embedding_renorm_`, and `native_layer_norm` / `native_batch_norm` /
+`torch.convolution`, `conv_tbc`, `constant_pad_nd`, `ctc_loss`, `feature_dropout` and the
+in-place dropouts, `embedding_renorm_`, and `native_layer_norm` / `native_batch_norm` /
 `native_group_norm` with their saved statistics, as PyTorch returns them."""
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from ..ops.nn.conv import convolution_transpose as _convolution_transpose
 from ..ops.nn.embedding import _renorm_rows
 from ..ops.nn.norm import batch_norm, group_norm, layer_norm
 from .functional_dropout import _feature_dropout, dropout
+from .functional_loss_multiclass import ctc_loss as _ctc_loss
 
 __all__ = [
     "constant_pad_nd",
     "conv_tbc",
     "convolution",
+    "ctc_loss",
     "dropout_",
     "embedding_renorm_",
     "feature_dropout",
@@ -65,6 +67,25 @@ def constant_pad_nd(input, pad, value=0) -> Tensor:
     if len(pad) % 2:
         raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
     return constant_pad(input, pad, value)
+
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # ATen's at::Reduction
+
+
+def ctc_loss(
+    log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False
+) -> Tensor:
+    """Matches `torch.ctc_loss`: `F.ctc_loss` with ATen's integer reduction (0 none, 1 mean,
+    2 sum); called without one it returns each sample's loss (CtcLossBackward0), as PyTorch's."""
+    if type(reduction) is not int or reduction not in _REDUCTIONS:
+        raise TypeError(
+            "ctc_loss() received an invalid combination of arguments - got reduction="
+            f"{type(reduction).__name__}, but expected an int (0 none, 1 mean, 2 sum)"
+        )
+    return _ctc_loss(
+        log_probs, targets, input_lengths, target_lengths, blank, _REDUCTIONS[reduction],
+        zero_infinity,
+    )  # fmt: skip
 
 
 def _check_feature_input(input) -> None:

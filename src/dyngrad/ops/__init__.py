@@ -56,6 +56,7 @@ from .linalg import (  # noqa: F401
     pdist,
     products,
     qr,
+    removed,
     solvers,
     spectral,
 )

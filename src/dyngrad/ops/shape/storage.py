@@ -326,6 +326,30 @@ def resize_as_(self, the_template, *, memory_format=None):
     return resize_(self, the_template._data.shape, memory_format=memory_format)
 
 
+@public(function=False)
+def is_set_to(self, tensor) -> bool:
+    """Matches `torch.Tensor.is_set_to`: the same memory, offset, sizes and strides."""
+    mine, theirs = self._data, tensor._data
+    return (
+        mine.__array_interface__["data"][0] == theirs.__array_interface__["data"][0]
+        and mine.shape == theirs.shape
+        and mine.strides == theirs.strides
+        and mine.dtype == theirs.dtype
+    )
+
+
+@public(function=False)
+def const_data_ptr(self) -> int:
+    """Matches `torch.Tensor.const_data_ptr`: `data_ptr()` (for reading only)."""
+    return self.data_ptr()
+
+
+@public
+def is_distributed(input) -> bool:
+    """Matches `torch.is_distributed`: always False (no distributed tensors)."""
+    return False
+
+
 # ---- the deprecated non-inplace resize: a reshape that keeps the element count ------------
 
 # PyTorch's is a custom Function (torch.autograd._functions.Resize): a view of a contiguous
