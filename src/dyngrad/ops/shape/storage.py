@@ -21,7 +21,8 @@ import numpy as np
 from ..._tensor import Tensor, VersionCounter
 from ...graph.grad_mode import state as grad_state
 from ...graph.node import Node
-from ...runtime.memory_format import check_format, in_format
+from ...runtime.memory_format import channels_last as _NHWC
+from ...runtime.memory_format import check_format, in_format, is_contiguous_as, memory_format
 from ...runtime.storage import TypedStorage, UntypedStorage
 from ..creation.factories import _leaf, _np_dtype
 from ..table.argument_errors import type_name
@@ -336,6 +337,66 @@ def is_set_to(self, tensor) -> bool:
         and mine.strides == theirs.strides
         and mine.dtype == theirs.dtype
     )
+
+
+_AMBIGUOUS = (
+    "The tensor does not have unique dim order, or cannot map to exact one of the given "
+    "memory formats."
+)
+
+
+@public(function=False)
+def dim_order(self, *, ambiguity_check=False) -> tuple:
+    """Matches `torch.Tensor.dim_order`: the dims from outermost to innermost in memory
+    (PyTorch's elementwise output order). `ambiguity_check` (True, or a list of memory
+    formats) refuses a tensor whose order is not unique (a size-1 dim, or neighbours with
+    equal strides) unless it matches exactly one of the listed formats."""
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    if not isinstance(ambiguity_check, bool) and (
+        not isinstance(ambiguity_check, list)
+        or not all(isinstance(f, memory_format) for f in ambiguity_check)
+    ):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    data = self._data
+    shape, strides = data.shape, self.stride()
+    several = any(a == b for a, b in zip(strides, strides[1:])) or 1 in shape
+    matching = sum(is_contiguous_as(data, check_format("dim_order", f)) for f in formats)
+    if ambiguity_check is not False and several and matching != 1:
+        raise RuntimeError(_AMBIGUOUS)
+    if data.ndim < 2:
+        return tuple(range(data.ndim))
+    contiguous = is_contiguous_as(data, None)
+    channels_last = data.ndim == 4 and is_contiguous_as(data, check_format("dim_order", _NHWC))
+    if contiguous and not channels_last:
+        return tuple(range(data.ndim))
+    if channels_last and not contiguous:
+        return (0, 2, 3, 1)
+    return _physical_order(shape, strides, ambiguity_check is not False)
+
+
+def _physical_order(shape, strides, unique: bool) -> tuple:
+    # an insertion sort from the innermost dim that moves a dim outward past one with a
+    # smaller stride (or an equal stride and a smaller size); a stride of 0 decides nothing
+    def outer(a, b) -> int:
+        if strides[a] == 0 or strides[b] == 0:
+            return 0
+        if strides[a] != strides[b]:
+            return 1 if strides[a] > strides[b] else -1
+        return 1 if shape[a] > shape[b] else 0
+
+    order = list(reversed(range(len(shape))))
+    for i in range(1, len(order)):
+        moving = i
+        for j in reversed(range(i)):
+            decision = outer(order[j], order[moving])
+            if decision > 0:
+                order[j], order[moving] = order[moving], order[j]
+                moving = j
+            elif decision < 0:
+                break
+    if unique and any(outer(a, b) != -1 for a, b in zip(order, order[1:])):
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(reversed(order))
 
 
 @public(function=False)
