@@ -40,3 +40,18 @@ def test_a_subclass_prints_its_name_parameter_prints_tensor(lib):
     assert repr(lib.nn.Parameter(lib.ones(2))) == (
         "Parameter containing:\ntensor([1., 1.], requires_grad=True)"
     )
+
+
+def test_torch_function_override_warns_that_it_is_not_run():
+    import dyngrad
+
+    with pytest.warns(UserWarning, match="dyngrad does not run the __torch_function__ protocol"):
+
+        class Logged(dyngrad.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return super().__torch_function__(func, types, args, kwargs)
+
+    x = dyngrad.ones(2).as_subclass(Logged)
+    assert (x + 1).tolist() == [2.0, 2.0]
+    assert Logged.__torch_function__(dyngrad.add, (Logged,), (x, 1)).tolist() == [2.0, 2.0]

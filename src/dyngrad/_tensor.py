@@ -215,6 +215,25 @@ class Tensor:
     def __init__(self, *args, **kwargs):
         pass  # __new__ made it
 
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """PyTorch's default override: run `func`. (dyngrad calls no override itself; an
+        override that defers to this one, `super().__torch_function__(...)`, still works.)"""
+        return func(*args, **(kwargs or {}))
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # dyngrad's ops do not consult a subclass's override: say so where it is defined,
+        # rather than let the class's behaviour silently go missing
+        for hook in ("__torch_function__", "__torch_dispatch__"):
+            if hook in cls.__dict__:
+                warnings.warn(
+                    f"dyngrad does not run the {hook} protocol: {cls.__name__}.{hook} will "
+                    "not be called, and ops on its instances return plain Tensors.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+
     def _init(self, data, requires_grad: bool, grad_fn, output_nr: int = 0) -> None:
         self._data = data
         self._requires_grad = requires_grad
