@@ -5,12 +5,14 @@
 # On CPU, PyTorch's `scaled_dot_product_attention` runs `_scaled_dot_product_flash_attention
 # _for_cpu` whenever it can (4-d inputs of one head size, no dropout, a mask that needs no
 # gradient; `nn.functional` decides), and the math composite otherwise. The fused row keeps
-# the output and each row's logsumexp; its backward recomputes the probabilities from them
-# (P = exp(S - lse)) and gives all three input gradients at once. As in PyTorch that
-# backward has no derivative of its own: a second backward through it raises. PyTorch's
-# kernel walks the keys in blocks with an online softmax, so its values differ from one
-# softmax over each whole row in the last bits (~1e-7 relative in float32), as its own math
-# form does; a row whose every key is masked gives zeros and zero gradients in both.
+# the output and each row's logsumexp, and recomputes the probabilities in its backward;
+# here the forward keeps the probabilities themselves (Note [Stashed intermediates]: a
+# product and an exp over every score saved, for the scores' memory) and the backward gives
+# all three input gradients at once. As in PyTorch that backward has no derivative of its
+# own: a second backward through it raises. PyTorch's kernel walks the keys in blocks with an
+# online softmax, so its values differ from one softmax over each whole row in the last bits
+# (~1e-7 relative in float32), as its own math form does; a row whose every key is masked
+# gives zeros and zero gradients in both.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def _scores(q, k, mask, scale, is_causal, repeat):
     s *= scale
     if is_causal:  # top-left aligned: query i sees keys 0..i
         length, source = s.shape[-2:]
-        s[..., ~np.tri(length, source, dtype=bool)] = -np.inf
+        s += np.where(np.tri(length, source, dtype=bool), 0.0, -np.inf).astype(s.dtype)
     if mask is not None:
         if mask.dtype == np.bool_:
             s = np.where(mask, s, -np.inf)
@@ -50,43 +52,43 @@ def _scores(q, k, mask, scale, is_causal, repeat):
     return s
 
 
-def _probabilities(s, lse):
-    # exp(S - lse), 0 on rows with nothing to attend (their lse is -inf)
-    with np.errstate(invalid="ignore"):
-        p = np.exp(s - lse[..., None])
-    p[~np.isfinite(lse)] = 0.0
-    return p
-
-
 def _wide(arrays):
     # float16/bfloat16 work in float32 (PyTorch's kernel accumulates in float), rounded once
     return [a.astype(np.float32) if a.dtype in LOW_PRECISION else a for a in arrays]
 
 
-def _flash_fwd(xp, q, k, v, mask, *, scale, is_causal, repeat):
-    dtype = q.dtype
-    q, k, v = _wide((q, k, v))
+def _softmax_rows(q, k, mask, scale, is_causal, repeat):
+    """The attention probabilities (zeros on a row with nothing to attend) and, per row,
+    the logsumexp PyTorch's kernel keeps."""
     s = _scores(q, k, mask, scale, is_causal, repeat)
     top = s.max(-1, keepdims=True)
     top[~np.isfinite(top)] = 0.0  # a fully masked row: exp(-inf) = 0 below, not NaN
     s -= top
     np.exp(s, out=s)
     total = s.sum(-1, keepdims=True)
-    out = np.matmul(s, _grouped(v, repeat))
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(total > 0, out / total, 0.0).astype(q.dtype, copy=False)
+        s /= np.where(total > 0, total, 1.0)
         lse = (top + np.log(total))[..., 0]
-    return out.astype(dtype, copy=False), lse
+    return s, lse
 
 
-def _flash_grads(grad, q, k, v, mask, out, lse, scale, is_causal, repeat):
+def _flash_fwd(xp, q, k, v, mask, *, scale, is_causal, repeat):
+    # the stash is the probabilities: the backward needs them, and recomputing them (a product
+    # and an exp over every score) would cost more than the forward's own softmax
+    dtype = q.dtype
+    q, k, v = _wide((q, k, v))
+    p, _ = _softmax_rows(q, k, mask, scale, is_causal, repeat)
+    out = np.matmul(p, _grouped(v, repeat))
+    return out.astype(dtype, copy=False), p
+
+
+def _flash_grads(grad, q, k, v, mask, out, p, scale, is_causal, repeat):
     """(dq, dk, dv): dS = P * (dO V^T - rowsum(dO * O)), dQ = scale dS K, dK = scale dS^T Q,
     dV = P^T dO, the grouped heads' gradients summed."""
     dtype = q.dtype
     grad, q, k, v, out = _wide((grad, q, k, v, out))
-    if lse is None:  # (double backward recomputes what the forward stashed)
-        lse = _flash_fwd(np, q, k, v, mask, scale=scale, is_causal=is_causal, repeat=repeat)[1]
-    p = _probabilities(_scores(q, k, mask, scale, is_causal, repeat), lse)
+    if p is None:  # (the backward row of a second backward recomputes what the forward kept)
+        p, _ = _softmax_rows(q, k, mask, scale, is_causal, repeat)
     dv = _ungrouped(np.matmul(np.swapaxes(p, -1, -2), grad), repeat)
     dp = np.matmul(grad, np.swapaxes(_grouped(v, repeat), -1, -2))
     dp -= (grad * out).sum(-1, keepdims=True)
