@@ -726,6 +726,9 @@ def test_str_and_format_of_tensors(lib):
     assert str(t) == repr(t) == "tensor([1., 2.])"
     assert f"{lib.tensor(6.0)}" == "6.0" and f"{lib.tensor(2.5):.2f}" == "2.50"
     assert f"{lib.tensor(1.0, requires_grad=True) * 3}" == "3.0"
+    assert format(t, "") == str(t)
+    with pytest.raises(TypeError, match="unsupported format string passed to Tensor.__format__"):
+        f"{t:.2f}"
 
 
 def test_set_printoptions_precision(lib):

@@ -465,7 +465,9 @@ class Tensor:
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:  # PyTorch formats a 0-d tensor as its number: f"{t}" -> 6.0
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        if spec:  # PyTorch defers to object.__format__, which takes no format spec
+            raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
+        return str(self)
 
     def __reduce_ex__(self, protocol):
         return (_rebuild, (self._data.copy(), self._requires_grad))

@@ -28,6 +28,8 @@ CASES = {
     "float mask": (QKV, {"attn_mask": "float"}),
     "row fully masked": (QKV, {"attn_mask": "masked row"}),
     "scale": (QKV, {"scale": 0.3}),
+    "bool mask and causal": (QKV, {"attn_mask": "bool", "is_causal": True}),
+    "float mask and causal": (QKV, {"attn_mask": "float", "is_causal": True}),
     "gqa": ([(B, H, L, D), (B, 2, S, D), (B, 2, S, D)], {"enable_gqa": True}),
     "3-d (math)": ([(H, L, D), (H, S, D), (H, S, D)], {}),
     "value head size (math)": ([(B, H, L, D), (B, H, S, D), (B, H, S, 5)], {}),
@@ -74,6 +76,20 @@ def test_kernel_choice_values_and_gradients_match_torch(name, torch):
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12, atol=1e-12)
     for a, b in zip(ours[2], theirs[2]):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("shapes", [[(H, L, D), (H, S, D), (H, S, D)], QKV])
+def test_math_form_refuses_a_mask_with_the_causal_hint(shapes, torch):
+    # the flash row takes both (their intersection); the math form (3-d here, dropout on 4-d)
+    # refuses them together, in both libraries
+    dropout = 0.0 if len(shapes[0]) == 3 else 0.5
+    for lib in (dyngrad, torch):
+        q, k, v = (lib.from_numpy(a) for a in _arrays(shapes))
+        mask = lib.from_numpy(np.ones((L, S), dtype=bool))
+        with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when"):
+            lib.nn.functional.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, is_causal=True, dropout_p=dropout
+            )
 
 
 def test_fully_masked_row_gives_zeros_and_zero_gradients():

@@ -236,6 +236,30 @@ def test_dropout2d_zeroes_whole_channels():
         F.dropout2d(dyngrad.ones(2, 3, 4), 0.5)
 
 
+@pytest.mark.parametrize(
+    "name,shape",
+    [("dropout2d", s) for s in [(6, 7), (2, 3, 4), (2, 3, 4, 5), (2, 3, 4, 5, 6), (5,)]]
+    + [("dropout3d", s) for s in [(6, 7), (5, 3, 4), (2, 3, 4, 5), (2, 3, 4, 5, 6), (5,)]],
+)
+def test_feature_dropout_dims_masks_and_warnings_match_torch(name, shape, torch):
+    def run(lib):
+        lib.manual_seed(11)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                out = getattr(lib.nn.functional, name)(lib.ones(*shape), 0.5).numpy()
+            except RuntimeError as exc:
+                out = str(exc)
+        return out, [str(w.message) for w in caught]
+
+    (ours, our_warnings), (theirs, their_warnings) = run(dyngrad), run(torch)
+    assert our_warnings == their_warnings
+    if isinstance(theirs, str):
+        assert ours == theirs
+    else:
+        np.testing.assert_array_equal(ours, theirs)
+
+
 def test_embedding_max_norm_renormalises_rows(torch):
     weights = R.standard_normal((5, 3)) * 3
     ours = dyngrad.from_numpy(weights.copy())

@@ -154,6 +154,7 @@ SPECS = [
         ref=lambda np, x: np.flip(x, 0) if x.ndim else x,
     ),
     OpSpec("flip_dims", lambda t, x: x.flip((0, 2)), [(B,)], covers=("flip",)),
+    OpSpec("flip_keyword", lambda t, x: t.flip(x, dims=[-1, 0]), [(B,)], covers=("flip",)),
     OpSpec("fliplr", lambda t, x: x.fliplr(), [(S,)], covers=("flip",)),
     OpSpec("flipud", lambda t, x: t.flipud(x), [(S,)], covers=("flip",)),
     OpSpec(

@@ -115,14 +115,15 @@ def scaled_dot_product_attention(
     """
     length, source = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    if is_causal and attn_mask is not None:
+    repeat = _flash_repeat(query, key, value, attn_mask, dropout_p, enable_gqa)
+    if repeat and _sdp["flash"]:
+        # the flash kernel takes a mask and the causal hint together (their intersection)
+        return flash_attention(query, key, value, attn_mask, scale, is_causal, repeat)
+    if is_causal and attn_mask is not None:  # only the math form refuses both
         raise RuntimeError(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
             "is_causal=True"
         )
-    repeat = _flash_repeat(query, key, value, attn_mask, dropout_p, enable_gqa)
-    if repeat and _sdp["flash"]:
-        return flash_attention(query, key, value, attn_mask, scale, is_causal, repeat)
     if not _sdp["math"]:
         raise RuntimeError(
             "No viable backend for scaled_dot_product_attention was found. This is likely due "

@@ -64,7 +64,21 @@ def _feature_dropout(input, p, training, inplace, batched_ndim: int):
         return input
     shape = input._data.shape
     lead = 2 if input._data.ndim == batched_ndim else 1
+    if lead == 2 and len(shape) < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     return _masked(input, shape[:lead] + (1,) * (len(shape) - lead), p, inplace)
+
+
+def _warn_deprecated_dims(name: str, ndim: int, spatial: int) -> None:
+    warnings.warn(
+        f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in "
+        "an error in a future release. To retain the behavior and silence this warning, please "
+        f"use dropout instead. Note that {name} exists to provide channel-wise dropout on inputs "
+        f"with {spatial} spatial dimensions, a channel dimension, and an optional batch "
+        f"dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -80,7 +94,10 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Matches `torch.nn.functional.dropout2d`: zero whole channels."""
+    """Matches `torch.nn.functional.dropout2d`: zero whole channels. Any input is read as
+    (N, C, *): a 2-D input is dropped element by element, a 5-D one per (N, C) pair."""
+    if input.dim() not in (3, 4):
+        _warn_deprecated_dims("dropout2d", input.dim(), 2)
     if input.dim() == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
@@ -91,9 +108,12 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             UserWarning,
             stacklevel=2,
         )
-        return _feature_dropout(input, p, training, inplace, 3)
-    return _feature_dropout(input, p, training, inplace, 4)
+    return _feature_dropout(input, p, training, inplace, input.dim())
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Matches `torch.nn.functional.dropout3d`: a 5-D input is (N, C, D, H, W); any other is
+    read as unbatched, its first dim the channels."""
+    if input.dim() not in (4, 5):
+        _warn_deprecated_dims("dropout3d", input.dim(), 3)
     return _feature_dropout(input, p, training, inplace, 5)

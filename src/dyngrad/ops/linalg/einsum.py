@@ -144,10 +144,37 @@ def _prod(values) -> int:
     return n
 
 
+def _sublist_term(sublist) -> str:
+    out = []
+    for s in sublist:
+        if s is Ellipsis:
+            out.append("...")
+        elif isinstance(s, int) and 0 <= s < 52:
+            # PyTorch's labels: 0-25 are 'A'-'Z', 26-51 are 'a'-'z' (so order is numeric)
+            out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+        else:
+            raise ValueError(
+                f"einsum(): subscript in subscript list is not within the valid range [0, 52)\n"
+                f"Got {s!r}; a subscript is an int label (0-51) or Ellipsis."
+            )
+    return "".join(out)
+
+
+def _from_sublists(args):
+    operands, terms = list(args[0::2]), [_sublist_term(s) for s in args[1::2]]
+    output = None
+    if len(args) % 2:  # a trailing sublist names the output
+        output = _sublist_term(operands.pop())
+    equation = ",".join(terms) + ("" if output is None else "->" + output)
+    return equation, tuple(operands)
+
+
 @public(method=False)
 def einsum(equation, *operands):
     """Matches `torch.einsum`, including '...' broadcasting and implicit outputs; operands are
     contracted left to right, as PyTorch does without opt_einsum."""
+    if not isinstance(equation, str):  # the sublist form: einsum(a, [0, 1], b, [1, 2], [0, 2])
+        equation, operands = _from_sublists((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     labels, output = _parse(equation, operands)

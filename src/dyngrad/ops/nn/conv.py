@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..._tensor_errors import CPP_TYPE_NAMES
 from ..arrays.gemm import rounds_once
 from ..arrays.im2col import col2im_slots, col2im_strided, columns, windows
 from ..table import record as recording
@@ -290,6 +291,28 @@ def _check_params(input, weight, stride, padding, dilation, groups, nd: int) -> 
         )
 
 
+def _mkldnn_message(input, other, name: str) -> str:
+    # a bfloat16 input goes to oneDNN, whose check names the legacy tensor types
+    return (
+        f"Input type (CPU{input.dtype._legacy}Type) and {name} type (torch."
+        f"{other.dtype._legacy}Tensor) should be the same or input should be a MKLDNN tensor "
+        f"and {name} is a dense tensor\n"
+        f"Cast the {name} with `.to({input.dtype})` or the input with `.to({other.dtype})`."
+    )
+
+
+def _check_weight_dtype(input, weight) -> None:
+    if input.dtype == weight.dtype:
+        return
+    if input.dtype.name == "bfloat16":
+        raise RuntimeError(_mkldnn_message(input, weight, "weight"))
+    raise RuntimeError(
+        f"expected scalar type {input.dtype._legacy} but found {weight.dtype._legacy}\n"
+        f"The input is {input.dtype} and the weight {weight.dtype}: cast one to the other "
+        "(a module's parameters with `module.to(dtype)`)."
+    )
+
+
 def convolution(input, weight, bias, stride, padding, dilation, groups, nd: int):
     """conv1d/conv2d/conv3d: batched or unbatched input, int/tuple/'same'/'valid' padding."""
     if recording.autocast is not None:  # cast before the dtype checks: Note [Autocast hook]
@@ -300,15 +323,18 @@ def convolution(input, weight, bias, stride, padding, dilation, groups, nd: int)
         args = (weight, bias, stride, padding, dilation, groups, nd)
         return convolution(input.unsqueeze(0), *args).squeeze(0)
     _check_params(input, weight, stride, padding, dilation, groups, nd)
+    if bias is not None and bias.dtype != input.dtype:  # PyTorch checks it before the shapes
+        raise RuntimeError(
+            f"Input type ({CPP_TYPE_NAMES[input.dtype.name]}) and bias type "
+            f"({CPP_TYPE_NAMES[bias.dtype.name]}) should be the same\n"
+            f"Cast the bias with `.to({input.dtype})` or the input with `.to({bias.dtype})`."
+        )
     _check_input(input, weight, nd, False, groups)
     _check_bias(weight, bias, False, groups)
-    if input.dtype != weight.dtype:
-        raise RuntimeError(
-            f"expected scalar type {input.dtype._legacy} but found {weight.dtype._legacy}"
-        )
     stride, dilation = _tuple(stride, nd), _tuple(dilation, nd)
     input, padding = _padding(input, weight, padding, stride, dilation, nd)
     _check_kernel(input, weight, padding, dilation, nd)
+    _check_weight_dtype(input, weight)
     geometry = Geometry(stride, tuple((p, p) for p in padding), dilation, groups)
     return conv(input, weight, bias, geometry)
 
@@ -324,6 +350,16 @@ def convolution_transpose(
         return convolution_transpose(input.unsqueeze(0), *args).squeeze(0)
     _check_input(input, weight, nd, True, groups)
     _check_bias(weight, bias, True, groups)
+    _check_weight_dtype(input, weight)
+    if bias is not None and bias.dtype != input.dtype:
+        if input.dtype.name == "bfloat16":
+            raise RuntimeError(_mkldnn_message(input, bias, "bias"))
+        if nd == 3:  # PyTorch's 3-d kernel (slow_conv_transpose3d) checks the bias too
+            raise RuntimeError(
+                f"expected scalar type {input.dtype._legacy} but found {bias.dtype._legacy}\n"
+                f"The input is {input.dtype} and the bias {bias.dtype}: cast one to the other."
+            )
+        bias = bias.to(input.dtype)  # the 1-d and 2-d kernels add a bias of any float type
     stride, padding = _tuple(stride, nd), _tuple(padding, nd)
     dilation, output_padding = _tuple(dilation, nd), _tuple(output_padding, nd)
     for op, s, d in zip(output_padding, stride, dilation):

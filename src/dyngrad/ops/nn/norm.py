@@ -7,6 +7,13 @@
 # they are differentiable in x and double backward is right. A plain backward (grad mode off:
 # no graph of the backward is recorded) takes the same formulas fused on arrays instead, x̂
 # computed once for all three (layer norm's kernel, see Note [Array backwards]).
+
+# Note [Normalization in float32]
+# As PyTorch's CPU kernels do, a float16 or bfloat16 input is normalized in float32 (its
+# "opmath" type) and rounded once, at the end: the statistics, the affine map and the
+# gradients. Such an input may also take float32 parameters (PyTorch's "mixed dtype"), the
+# usual case under autocast or with `model.bfloat16()` applied to the activations only; the
+# output keeps the input's dtype and the running statistics their own.
 """
 
 from __future__ import annotations
@@ -20,6 +27,19 @@ from ..table.arguments import int_list, is_int
 from ..table.array_backward import ArrayBackward
 from ..table.record import apply
 from ..table.registry import defop
+
+_REDUCED = ("float16", "bfloat16")
+
+
+def _up(xp, a):
+    """An array in its compute type: float32 for float16/bfloat16 (Note [Normalization in
+    float32]), else itself."""
+    return a if a is None or a.dtype.name not in _REDUCED else a.astype(xp.float32)
+
+
+def _up_tensor(t):
+    """`_up` for the formulas' Tensors: float32 for float16/bfloat16."""
+    return t.float() if t is not None and t.dtype.name in _REDUCED else t
 
 
 def _stats(xp, x, dims, eps):
@@ -81,6 +101,7 @@ def _batch_dims(ndim: int) -> tuple:
 
 
 def _batch_norm_fwd(xp, x, weight, bias, running_mean, running_var, *, momentum, eps):
+    out_dtype, x, weight, bias = x.dtype, _up(xp, x), _up(xp, weight), _up(xp, bias)
     centered, var, rstd, mean = _stats(xp, x, _batch_dims(x.ndim), eps)
     if running_mean is not None:
         running_mean *= 1 - momentum
@@ -91,14 +112,17 @@ def _batch_norm_fwd(xp, x, weight, bias, running_mean, running_var, *, momentum,
         running_var *= 1 - momentum
         running_var += momentum * unbiased.astype(running_var.dtype)
     y = (centered * rstd).astype(x.dtype, copy=False)
-    return _affine(y, weight, bias, _channel_shape(x.ndim, x.shape[1]))
+    y = _affine(y, weight, bias, _channel_shape(x.ndim, x.shape[1]))
+    return y.astype(out_dtype, copy=False)
 
 
 def _batch_norm_eval_fwd(xp, x, weight, bias, running_mean, running_var, *, eps):
+    out_dtype, x, weight, bias = x.dtype, _up(xp, x), _up(xp, weight), _up(xp, bias)
     shape = _channel_shape(x.ndim, x.shape[1])
-    rstd = 1 / xp.sqrt(running_var.reshape(shape) + eps)
-    y = ((x - running_mean.reshape(shape)) * rstd).astype(x.dtype, copy=False)
-    return _affine(y, weight, bias, shape)
+    mean, var = _up(xp, running_mean), _up(xp, running_var)
+    rstd = 1 / xp.sqrt(var.reshape(shape) + eps)
+    y = ((x - mean.reshape(shape)) * rstd).astype(x.dtype, copy=False)
+    return _affine(y, weight, bias, shape).astype(out_dtype, copy=False)
 
 
 # ---- formulas (Tensor ops; see Note [Normalization backward]) -----------------------------------
@@ -112,6 +136,7 @@ def normalized(x, dims, eps):
 
 
 def _input_grad(g, x, weight, dims, eps, shape):
+    g, x, weight = _up_tensor(g), _up_tensor(x), _up_tensor(weight)
     xhat, var = normalized(x, dims, eps)
     gw = g if weight is None else g * weight.reshape(shape)
     rstd = (var + eps) ** -0.5
@@ -125,16 +150,19 @@ def _bn_input_grad(g, x, weight, eps):
 
 def _bn_weight_grad(g, x, eps):
     dims = _batch_dims(x.ndim)
-    return (g * normalized(x, dims, eps)[0]).sum(dims)
+    return (_up_tensor(g) * normalized(_up_tensor(x), dims, eps)[0]).sum(dims)
 
 
 def _bn_eval_input_grad(g, weight, running_var, eps):
+    g, weight, running_var = _up_tensor(g), _up_tensor(weight), _up_tensor(running_var)
     shape = _channel_shape(g.ndim, g.shape[1])
     scale = (running_var.reshape(shape) + eps) ** -0.5
     return g * scale if weight is None else g * (scale * weight.reshape(shape))
 
 
 def _bn_eval_weight_grad(g, x, running_mean, running_var, eps):
+    g, x = _up_tensor(g), _up_tensor(x)
+    running_mean, running_var = _up_tensor(running_mean), _up_tensor(running_var)
     shape = _channel_shape(g.ndim, g.shape[1])
     xhat = (x - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps) ** -0.5
     return (g * xhat).sum(_batch_dims(g.ndim))
@@ -142,6 +170,7 @@ def _bn_eval_weight_grad(g, x, running_mean, running_var, eps):
 
 def _batch_norm_kernel(xp, needs, g, x, weight, eps):
     """See Note [Normalization backward]: the batch statistics' gradients on arrays."""
+    dtype, g, x, weight = x.dtype, _up(xp, g), _up(xp, x), _up(xp, weight)
     dims = _batch_dims(x.ndim)
     xhat, rstd = _normalized_fwd(xp, x, dims, eps)
     dweight = _channel_sum(xp, xhat * g) if needs[1] else None
@@ -153,16 +182,20 @@ def _batch_norm_kernel(xp, needs, g, x, weight, eps):
         xhat *= _mean(xp, gw, dims)
         dx -= xhat
         dx *= rstd
+        dx = dx.astype(dtype, copy=False)
     return dx, dweight, _channel_sum(xp, g) if needs[2] else None, None, None
 
 
 def _batch_norm_eval_kernel(xp, needs, g, x, weight, running_mean, running_var, eps):
     # eval mode is an affine map per channel: g scaled, and the sums for weight and bias
+    dtype, g, x, weight = x.dtype, _up(xp, g), _up(xp, x), _up(xp, weight)
+    running_mean, running_var = _up(xp, running_mean), _up(xp, running_var)
     shape = _channel_shape(g.ndim, g.shape[1])
     rstd = 1 / xp.sqrt(running_var.reshape(shape) + eps)
     dx = None
     if needs[0]:
         dx = g * rstd if weight is None else g * (rstd * weight.reshape(shape))
+        dx = dx.astype(dtype, copy=False)
     dweight = None
     if needs[1]:
         dweight = _channel_sum(xp, g * ((x - running_mean.reshape(shape)) * rstd))
@@ -204,8 +237,10 @@ def _trailing(ndim: int, k: int) -> tuple:
 
 
 def _layer_norm_fwd(xp, x, weight, bias, *, normalized_ndim, eps):
+    out_dtype, x, weight, bias = x.dtype, _up(xp, x), _up(xp, weight), _up(xp, bias)
     y, _ = _normalized_fwd(xp, x, _trailing(x.ndim, normalized_ndim), eps)
-    return _affine(y, weight, bias, x.shape[x.ndim - normalized_ndim :])
+    y = _affine(y, weight, bias, x.shape[x.ndim - normalized_ndim :])
+    return y.astype(out_dtype, copy=False)
 
 
 def _ln_input_grad(g, x, weight, normalized_ndim, eps):
@@ -214,7 +249,7 @@ def _ln_input_grad(g, x, weight, normalized_ndim, eps):
 
 
 def _ln_weight_grad(g, x, normalized_ndim, eps):
-    return g * normalized(x, _trailing(x.ndim, normalized_ndim), eps)[0]
+    return _up_tensor(g) * normalized(_up_tensor(x), _trailing(x.ndim, normalized_ndim), eps)[0]
 
 
 def _normalized_fwd(xp, x, dims, eps):
@@ -225,6 +260,7 @@ def _normalized_fwd(xp, x, dims, eps):
 
 def _layer_norm_kernel(xp, needs, g, x, weight, normalized_ndim, eps):
     """See Note [Normalization backward]: dx, dweight and dbias on arrays, x̂ computed once."""
+    dtype, g, x, weight = x.dtype, _up(xp, g), _up(xp, x), _up(xp, weight)
     dims = _trailing(x.ndim, normalized_ndim)
     xhat, rstd = _normalized_fwd(xp, x, dims, eps)
     dweight = lead_sum(xp, xhat * g, x.ndim - len(dims)) if needs[1] else None
@@ -236,6 +272,7 @@ def _layer_norm_kernel(xp, needs, g, x, weight, normalized_ndim, eps):
         xhat *= _mean(xp, gw, dims)
         dx -= xhat
         dx *= rstd
+        dx = dx.astype(dtype, copy=False)
     return dx, dweight, g
 
 
@@ -255,18 +292,26 @@ LAYER_NORM = defop(
 
 
 def _group_norm_fwd(xp, x, weight, bias, *, num_groups, eps):
+    out_dtype, x, weight, bias = x.dtype, _up(xp, x), _up(xp, weight), _up(xp, bias)
     grouped = x.reshape(x.shape[0], num_groups, -1)
     centered, _, rstd, _ = _stats(xp, grouped, (2,), eps)
     y = (centered * rstd).reshape(x.shape).astype(x.dtype, copy=False)
-    return _affine(y, weight, bias, _channel_shape(x.ndim, x.shape[1]))
+    y = _affine(y, weight, bias, _channel_shape(x.ndim, x.shape[1]))
+    return y.astype(out_dtype, copy=False)
 
 
 def _gn_xhat(x, num_groups, eps):
+    x = _up_tensor(x)
     grouped = x.reshape(x.shape[0], num_groups, -1)
     return normalized(grouped, (2,), eps)[0].reshape(*x.shape)
 
 
+def _gn_weight_grad(g, x, num_groups, eps):
+    return (_up_tensor(g) * _gn_xhat(x, num_groups, eps)).sum(_batch_dims(x.ndim))
+
+
 def _gn_input_grad(g, x, weight, num_groups, eps):
+    g, x, weight = _up_tensor(g), _up_tensor(x), _up_tensor(weight)
     shape = _channel_shape(x.ndim, x.shape[1])
     gw = g if weight is None else g * weight.reshape(shape)
     grouped = (x.shape[0], num_groups, -1)
@@ -279,9 +324,7 @@ GROUP_NORM = defop(
     _group_norm_fwd,
     {
         "x": lambda g, x, weight, num_groups, eps: _gn_input_grad(g, x, weight, num_groups, eps),
-        "weight": lambda g, x, num_groups, eps: (g * _gn_xhat(x, num_groups, eps)).sum(
-            _batch_dims(x.ndim)
-        ),
+        "weight": lambda g, x, num_groups, eps: _gn_weight_grad(g, x, num_groups, eps),
         "bias": lambda g: g.sum(_batch_dims(g.ndim)),
     },
     node="NativeGroupNormBackward0",
@@ -322,10 +365,37 @@ def _check_batch_norm_args(input, running_mean, running_var, weight, bias, train
         )
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"batch_norm\" not implemented for '{input.dtype._legacy}'")
-    for t in (running_mean, running_var, weight, bias):
-        if t is not None and t.dtype != input.dtype:
+    check_param_dtypes(input, (weight, bias, running_mean, running_var))
+
+
+def check_param_dtypes(input, params) -> None:
+    """PyTorch's CPU rule for a normalization's parameters: all of the input's dtype, or all
+    float32 under a float16/bfloat16 (or float32) input (Note [Normalization in float32]).
+    The first parameter given decides which rule applies."""
+    given = [t for t in params if t is not None]
+    if not given:
+        return
+    if given[0].dtype == input.dtype:
+        for t in given[1:]:
+            if t.dtype != input.dtype:
+                raise RuntimeError(
+                    f"expected scalar type {input.dtype._legacy} but found {t.dtype._legacy}\n"
+                    f"The input is {input.dtype}: give every parameter and running statistic "
+                    "that dtype."
+                )
+        return
+    if input.dtype.name not in _REDUCED + ("float32",):
+        raise RuntimeError(
+            "mixed dtype (CPU): all inputs must share same datatype.\n"
+            f"The input is {input.dtype} and a parameter {given[0].dtype}: cast the module "
+            f"with `.to({input.dtype})`."
+        )
+    for t in given:
+        if t.dtype.name != "float32":
             raise RuntimeError(
-                f"mixed dtype (CPU): expect parameter to have scalar type of {input.dtype._legacy}"
+                "mixed dtype (CPU): expect parameter to have scalar type of Float\n"
+                f"A {input.dtype} input takes float32 parameters or parameters of its own "
+                f"dtype; one is {t.dtype}."
             )
 
 
@@ -382,6 +452,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise NotImplementedError(
             f"\"LayerNormKernelImpl\" not implemented for '{input.dtype._legacy}'"
         )
+    check_param_dtypes(input, (weight, bias))
     return apply(LAYER_NORM, (input, weight, bias), {"normalized_ndim": k, "eps": eps})
 
 
@@ -412,4 +483,5 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             f"channels in input, but got weight of shape "
             f"{list(weight._data.shape)} and input of shape {list(shape)}"
         )
+    check_param_dtypes(input, (weight, bias))
     return apply(GROUP_NORM, (input, weight, bias), {"num_groups": num_groups, "eps": eps})

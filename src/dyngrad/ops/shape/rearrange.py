@@ -89,8 +89,14 @@ def _dims_arg(dims) -> tuple:
 
 
 @public
-def flip(input, *dims):
+def flip(input, *dims, **kwargs):
     """Matches `torch.flip`: a copy with the order of `dims` reversed."""
+    if kwargs:
+        # `flip(x, dims=(0,))` is PyTorch's documented spelling.
+        if set(kwargs) != {"dims"} or dims:
+            bad = next(iter(set(kwargs) - {"dims"}), "dims")
+            raise TypeError(f"flip() got an unexpected keyword argument '{bad}'")
+        dims = (kwargs["dims"],)
     dims = normalize_dims(_dims_arg(dims), input._data.ndim)
     return apply(FLIP, (input,), {"dims": dims})
 
