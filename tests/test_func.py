@@ -413,6 +413,71 @@ def test_vmap_misuse_raises_torchs_errors(lib, call, message):
     assert str(info.value) == message
 
 
+def test_vmap_randomness_flags(lib):
+    def noisy(x):
+        return x + lib.rand(3)
+
+    x = lib.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="vmap: called random operation while in randomness"):
+        lib.func.vmap(noisy)(x)
+    lib.manual_seed(0)
+    same = lib.func.vmap(noisy, randomness="same")(x)
+    after_same = lib.rand(1)
+    lib.manual_seed(0)
+    one = lib.rand(3)
+    assert lib.equal(same[0], one) and lib.equal(same[1], one)
+    assert lib.equal(after_same, lib.rand(1))  # "same" draws as one call does
+    lib.manual_seed(0)
+    different = lib.func.vmap(noisy, randomness="different")(x)
+    lib.manual_seed(0)
+    assert lib.equal(different, lib.rand(2, 3))
+    lib.manual_seed(0)
+    dropped = lib.func.vmap(lambda t: lib.nn.functional.dropout(t, 0.5), randomness="different")(
+        lib.ones(2, 5)
+    )
+    lib.manual_seed(0)
+    assert lib.equal(dropped, lib.nn.functional.dropout(lib.ones(2, 5), 0.5))
+
+
+def test_stack_module_state_ensembles_as_torch(torch):
+    def run(lib):
+        lib.manual_seed(0)
+        models = [lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh()) for _ in range(3)]
+        params, buffers = lib.func.stack_module_state(models)
+
+        def call(p, b, x):
+            return lib.func.functional_call(models[0], (p, b), (x,))
+
+        x = lib.linspace(-1, 1, 15).reshape(5, 3)
+        out = lib.func.vmap(call, in_dims=(0, 0, None))(params, buffers, x)
+        out.square().sum().backward()
+        leaves = all(p.is_leaf and p.requires_grad for p in params.values())
+        unrelated = models[0][0].weight.grad is None
+        return out.detach().numpy(), params["0.weight"].grad.numpy(), leaves, unrelated
+
+    ours, theirs = run(dyngrad), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5)
+    assert ours[2:] == theirs[2:] == (True, True)
+
+
+@pytest.mark.parametrize("case", ["empty", "mode", "class", "requires_grad"])
+def test_stack_module_state_errors(lib, case):
+    models = [lib.nn.Linear(2, 2), lib.nn.Linear(2, 2)]
+    if case == "empty":
+        models, message = [], "Expected at least one model, got 0."
+    elif case == "mode":
+        models[1].eval()
+        message = "Expected all models to have the same training/eval mode."
+    elif case == "class":
+        models[1], message = lib.nn.Conv1d(2, 2, 1), "Expected all models to be of the same class."
+    else:
+        models[1].bias.requires_grad_(False)
+        message = "Expected bias from each model to have the same .requires_grad"
+    with pytest.raises(RuntimeError, match=message):
+        lib.func.stack_module_state(models)
+
+
 # ---- functional_call -----------------------------------------------------------------------
 
 

@@ -38,9 +38,12 @@ def test_backward_hook_calls_match_torch(requires_input_grad, torch):
     assert ours == theirs
 
 
-def test_backward_hook_warns_without_input_grad():
+@pytest.mark.parametrize(
+    "register", ["register_full_backward_hook", "register_full_backward_pre_hook"]
+)
+def test_backward_hook_warns_without_input_grad(register):
     layer = nn.Linear(2, 2)
-    layer.register_full_backward_hook(lambda *a: None)
+    getattr(layer, register)(lambda *a: None)  # a pre-hook alone warns too, as in PyTorch
     with pytest.warns(
         UserWarning,
         match="Full backward hook is firing when gradients are "

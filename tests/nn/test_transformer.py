@@ -286,6 +286,29 @@ ERRORS = {
 }
 
 
+def _mha(t, query=(3, 2, 8), key=(3, 2, 8), **masks):
+    mha = t.nn.MultiheadAttention(8, 2)
+    q, k = t.zeros(*query), t.zeros(*key)
+    kwargs = {name: t.zeros(*shape, dtype=t.bool) for name, shape in masks.items()}
+    return mha(q, k, k, **kwargs)
+
+
+ERRORS.update(
+    {
+        "mha 2d mask": lambda t: _mha(t, attn_mask=(4, 4)),
+        "mha 2d mask source": lambda t: _mha(t, key=(5, 2, 8), attn_mask=(3, 3)),
+        "mha 3d mask": lambda t: _mha(t, attn_mask=(2, 3, 3)),
+        "mha 4d mask": lambda t: _mha(t, attn_mask=(2, 2, 3, 3)),
+        "mha unbatched 3d mask": lambda t: _mha(t, (3, 8), (3, 8), attn_mask=(4, 3, 3)),
+        "mha padding batch": lambda t: _mha(t, key_padding_mask=(3, 3)),
+        "mha padding source": lambda t: _mha(t, key_padding_mask=(2, 4)),
+        "mha padding dims": lambda t: _mha(t, key_padding_mask=(2, 3, 1)),
+        "mha key dims": lambda t: _mha(t, key=(3, 8)),
+        "mha query dims": lambda t: _mha(t, query=(1, 3, 2, 8)),
+    }
+)
+
+
 @pytest.mark.parametrize("case", sorted(ERRORS))
 def test_errors_match_torch(case, torch):
     raised = []
@@ -347,3 +370,21 @@ def test_word_language_model_subclass_matches_torch(torch):
     tokens = R.integers(0, 11, (6, 2))
     out = assert_same(torch, pair, [tokens])
     assert out[0].grad_fn.name() == "LogSoftmaxBackward0"
+
+
+def test_padded_eval_batch_warns_once_as_torchs_nested_tensor_path(monkeypatch):
+    from dyngrad.nn.modules import transformer
+
+    monkeypatch.setattr(transformer, "_nested_warned", [])
+    layer = dyngrad.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+    encoder = dyngrad.nn.TransformerEncoder(layer, 1).eval()
+    padding = dyngrad.tensor([[False] * 5, [False, False, False, True, True]])
+    with warnings.catch_warnings(record=True) as caught, dyngrad.no_grad():
+        warnings.simplefilter("always")
+        for _ in range(2):
+            out = encoder(dyngrad.randn(2, 5, 8), src_key_padding_mask=padding)
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1 and messages[0].startswith(
+        "The PyTorch API of nested tensors is in prototype stage"
+    )
+    assert bool((out[1, 3:] == 0).all())

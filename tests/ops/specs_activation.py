@@ -86,6 +86,13 @@ SPECS = [
     _spec("hardswish", lambda t, x: F(t).hardswish(x), lambda np, x: x * np.clip(x + 3, 0, 6) / 6),
     _inplace("hardswish_", lambda t, x: F(t).hardswish(x, inplace=True), covers=("hardswish",)),
     _spec(
+        "glu",
+        lambda t, x: t.nn.functional.glu(x, 0),
+        lambda np, x: x[: len(x) // 2] / (1 + np.exp(-x[len(x) // 2 :])),
+        samples=[(T((4, 3), -4.0, 4.0),), (T((2, 5), nc=True),)],
+        gradgrad=True,
+    ),
+    _spec(
         "logsigmoid", lambda t, x: F(t).logsigmoid(x * 20), lambda np, x: -np.logaddexp(0, -20 * x)
     ),
     _spec(

@@ -1,8 +1,9 @@
-"""`torch.func`: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap and functional_call."""
+"""`torch.func`: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call and
+stack_module_state."""
 
 from __future__ import annotations
 
-from .functional_call import functional_call
+from .functional_call import functional_call, stack_module_state
 from .jacobians import hessian, jacfwd, jacrev
 from .transforms import grad, grad_and_value, jvp, vjp
 from .vmap import vmap
@@ -17,4 +18,5 @@ __all__ = [
     "hessian",
     "vmap",
     "functional_call",
+    "stack_module_state",
 ]

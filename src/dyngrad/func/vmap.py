@@ -5,7 +5,9 @@
 # `func` per element and stacks the outputs. Values and gradients are the same; it is slower,
 # and more permissive: data-dependent control flow, `.item()` and random ops (each element
 # draws its own values, as `randomness="different"`) work instead of raising. An output whose
-# out_dim is None is taken from the first call.
+# out_dim is None is taken from the first call. Randomness follows the flag: "same" replays
+# the default generator's state for every element (all draw what one call draws), "error"
+# raises PyTorch's error once a call has drawn from it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import functools
 
 from .._tensor import Tensor
 from ..ops.shape.joining import stack
+from ..runtime.random import default_generator
 from .jacobians import RANDOMNESS
 from .pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -137,10 +140,19 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     def wrapper(*args, **kwargs):
         _check_out_dims(name, out_dims)
         size, flat_args, flat_dims, spec = _batched_inputs(name, in_dims, args)
-        results = []
+        results, start = [], default_generator._state_bytes()
         for i in range(size):
+            if randomness == "same" and i:
+                default_generator._load_state_bytes(start)
             element = [a if d is None else a.select(d, i) for a, d in zip(flat_args, flat_dims)]
             results.append(func(*tree_unflatten(element, spec), **kwargs))
+            if randomness == "error" and i == 0 and default_generator._state_bytes() != start:
+                raise RuntimeError(
+                    "vmap: called random operation while in randomness error mode. Please "
+                    "either use the 'same' or 'different' randomness flags on vmap or perform "
+                    f"the randomness operation out of vmap\n`{name}` drew from the default "
+                    "generator."
+                )
         return _stack_outputs(name, out_dims, results)
 
     return wrapper

@@ -13,6 +13,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..graph.grad_mode import no_grad
 from ..ops.elementwise.activation import (  # noqa: F401
+    GLU,
     celu,
     celu_,
     elu,
@@ -228,8 +229,7 @@ def glu(input, dim=-1):
             f"Halving dimension must be even, but dimension {dim % input.dim()} "
             f"is size {input.shape[dim]}"
         )
-    a, b = input.chunk(2, dim)
-    return a * b.sigmoid()
+    return apply(GLU, (input,), {"dim": dim % input.dim()})
 
 
 # ---- shapes, padding, normalization ----------------------------------------------------------
@@ -254,19 +254,9 @@ def one_hot(tensor, num_classes=-1):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """Matches `torch.nn.functional.normalize`: input / max(‖input‖_p, eps) along `dim`."""
-    # clamp(‖x‖, eps) taken as clamp(Σ|x|^p, eps^p)^(1/p): same values, and a zero vector
-    # gets PyTorch's zero gradient instead of 0/0
-    if not (input.is_floating_point() or input.is_complex()):
-        raise RuntimeError(
-            f"linalg.vector_norm: Expected a floating point or complex tensor as "
-            f"input. Got {input.dtype._legacy}"
-        )
-    if p == 0:  # the count of nonzero entries, which eps bounds below
-        norm = (input != 0).sum(dim, keepdim=True).to(input.dtype).clamp(min=eps)
-    else:
-        powered = input * input if p == 2.0 else input.abs() ** p
-        norm = powered.sum(dim, keepdim=True).clamp(min=eps**p) ** (1.0 / p)
+    """Matches `torch.nn.functional.normalize`: input / max(‖input‖_p, eps) along `dim`,
+    PyTorch's graph (Div, Expand, ClampMin, LinalgVectorNorm)."""
+    norm = vector_norm(input, p, dim, keepdim=True).clamp_min(eps)
     if out is not None:  # PyTorch's torch.div(input, denominator, out=out)
         return write_into("div", out, lambda: input / norm.expand_as(input), (input,))
     return input / norm.expand_as(input)

@@ -143,6 +143,50 @@ def scaled_dot_product_attention(
     return weights.matmul(value)
 
 
+def _check_mha_dims(query, key, value, key_padding_mask, attn_mask, num_heads) -> None:
+    """PyTorch's checks of the inputs' dims: a batched (3-D) or unbatched (2-D) query."""
+    if query.dim() not in (2, 3):
+        raise AssertionError(
+            "query should be unbatched 2D or batched 3D tensor but received "
+            f"{query.dim()}-D query tensor"
+        )
+    form = "batched (3-D)" if query.dim() == 3 else "unbatched (2-D)"
+    if key.dim() != query.dim() or value.dim() != query.dim():
+        raise AssertionError(
+            f"For {form} `query`, expected `key` and `value` to be {query.dim()}-D but found "
+            f"{key.dim()}-D and {value.dim()}-D tensors respectively"
+        )
+    if key_padding_mask is not None and key_padding_mask.dim() != query.dim() - 1:
+        raise AssertionError(
+            f"For {form} `query`, expected `key_padding_mask` to be `None` or "
+            f"{query.dim() - 1}-D but found {key_padding_mask.dim()}-D tensor instead"
+        )
+    if attn_mask is None:
+        return
+    if attn_mask.dim() not in (2, 3):
+        raise AssertionError(
+            f"For {form} `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+            f"{attn_mask.dim()}-D tensor instead"
+        )
+    if query.dim() == 2 and attn_mask.dim() == 3:
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if tuple(attn_mask.shape) != expected:
+            raise AssertionError(
+                f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}"
+            )
+
+
+def _check_attn_mask_shape(attn_mask, length, source, batch_heads) -> None:
+    # a 2-D mask is shared by every batch element and head; a 3-D one has one per pair
+    want = (length, source) if attn_mask.dim() == 2 else (batch_heads, length, source)
+    if tuple(attn_mask.shape) != want:
+        raise RuntimeError(
+            f"The shape of the {attn_mask.dim()}D attn_mask is {attn_mask.shape}, but should be "
+            f"{want}.\nattn_mask is (target length, source length), or (batch * num_heads, "
+            "target length, source length) for one mask per batch element and head."
+        )
+
+
 def _project(query, key, value, in_proj_weight, in_proj_bias, separate):
     weights = separate if separate is not None else in_proj_weight.chunk(3)
     biases = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
@@ -203,6 +247,7 @@ def multi_head_attention_forward(
     is_causal=False,
 ):
     """Matches `torch.nn.functional.multi_head_attention_forward` for (L, N, E) inputs."""
+    _check_mha_dims(query, key, value, key_padding_mask, attn_mask, num_heads)
     unbatched = query.dim() == 2
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -223,6 +268,8 @@ def multi_head_attention_forward(
     causal_hint = is_causal and key_padding_mask is None and not need_weights
     if causal_hint:
         attn_mask = None
+    if attn_mask is not None:
+        _check_attn_mask_shape(attn_mask, length, key.shape[0], batch * num_heads)
     head_dim = embed_dim // num_heads
     separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
     q, k, v = _project(query, key, value, in_proj_weight, in_proj_bias, separate)
@@ -239,6 +286,14 @@ def multi_head_attention_forward(
         if key_padding_mask is not None:
             key_padding_mask = pad(key_padding_mask, (0, 1))
     source = k.shape[1]
+    if key_padding_mask is not None:
+        for i, want in enumerate((batch, source)):
+            if key_padding_mask.shape[i] != want:
+                raise AssertionError(
+                    f"Expected key_padded_mask.shape[{i}] to be {want}, but got "
+                    f"{key_padding_mask.shape[i]}\n"
+                    "key_padding_mask is (batch, source length): True marks a key to ignore."
+                )
     if causal_hint:
         attn_mask = _causal_mask(length, source, query.dtype)
     mask = _merged_mask(attn_mask, key_padding_mask, query.dtype, batch, num_heads, length, source)

@@ -293,8 +293,8 @@ class BackwardHook:
             self.grad_outputs = tuple(out)
 
     def _fire_without_input_grads(self) -> None:
-        if self.user_hooks:
-            warnings.warn(_NO_INPUT_GRAD_WARNING, stacklevel=2)
+        # PyTorch warns for a module with backward pre-hooks only, too
+        warnings.warn(_NO_INPUT_GRAD_WARNING, stacklevel=2)
         grad_inputs = (None,) * self.n_inputs
         for user_hook in self.user_hooks:
             res = user_hook(self.module, grad_inputs, self.grad_outputs)

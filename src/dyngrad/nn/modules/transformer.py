@@ -138,7 +138,26 @@ class TransformerEncoder(Module):
         tensors = (src, *first.parameters())
         if is_grad_enabled() and any(t.requires_grad for t in tensors):
             return None
+        _warn_nested_prototype()
         return padded.unsqueeze(-1)
+
+
+_nested_warned = []
+
+
+def _warn_nested_prototype() -> None:
+    # where PyTorch builds a nested tensor it warns, once per process (TORCH_WARN_ONCE)
+    if not _nested_warned:
+        _nested_warned.append(True)
+        warnings.warn(
+            "The PyTorch API of nested tensors is in prototype stage and will change in the "
+            "near future. We recommend specifying layout=torch.jagged when constructing a nested "
+            "tensor, as this layout receives active development, has better operator coverage, "
+            "and works with torch.compile. (dyngrad runs this padded batch without nested "
+            "tensors, with the same values.)",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 class TransformerDecoder(Module):

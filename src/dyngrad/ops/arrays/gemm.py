@@ -26,11 +26,10 @@
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from ...runtime.dtypes import LOW_PRECISION
+from ..table.opmath import in_float32
 
 __all__ = ["mm", "matvec", "rounds_once", "LOW_PRECISION"]
 
@@ -53,18 +52,9 @@ def matvec(xp, x, y):
 
 def rounds_once(fwd):
     """`fwd` (a product's forward) with float16/bfloat16 arrays computed in float32 and the
-    result rounded once to their dtype. See Note [Low-precision products]."""
-
-    @functools.wraps(fwd)  # keeps the signature: the op table reads its parameter names
-    def run(xp, *arrays, **attrs):
-        low = next((a.dtype for a in arrays if getattr(a, "dtype", None) in LOW_PRECISION), None)
-        if low is None:
-            return fwd(xp, *arrays, **attrs)
-        wide = [a.astype(_F32_TYPE) if getattr(a, "dtype", None) == low else a for a in arrays]
-        return fwd(xp, *wide, **attrs).astype(low)
-
-    run.full_precision = fwd  # the product alone, for callers that know their dtypes
-    return run
+    result rounded once to their dtype. See Note [Low-precision products]; the wrapper is
+    the op table's (Note [Reduced-precision opmath])."""
+    return in_float32(fwd)
 
 
 _F32 = np.dtype(np.float32)

@@ -7,6 +7,7 @@ live in `torch.nn.functional`, so here they are plain functions of this module.
 from __future__ import annotations
 
 from ...runtime import dtypes
+from ..shape.joining import cat
 from ..table.argument_errors import type_name
 from ..table.errors import floating_only
 from ..table.inplace import apply_inplace
@@ -130,6 +131,18 @@ def _hardswish_grad(g, x):
     return where(x <= -3, 0.0, where(x < 3, g * (x / 3 + 0.5), g))
 
 
+def _glu(xp, x, *, dim):
+    a, b = xp.split(x, 2, axis=dim)
+    return a * _sigmoid(xp, b)
+
+
+def _glu_grad(g, x, dim):
+    # d/da = sigmoid(b), d/db = a * sigmoid(b) * (1 - sigmoid(b)), side by side along dim
+    a, b = x.chunk(2, dim)
+    s = b.sigmoid()
+    return cat([g * s, g * (a * (s * (1 - s)))], dim)
+
+
 # ---- the table ------------------------------------------------------------------------------
 
 LEAKY_RELU = defop(
@@ -163,6 +176,7 @@ HARDSIGMOID = defop(
     {"x": lambda g, x: g * (x > -3).logical_and(x < 3) * _SIXTH_AS_FLOAT32},
 )
 HARDSWISH = defop("hardswish", _hardswish, {"x": _hardswish_grad})
+GLU = defop("glu", _glu, {"x": _glu_grad})
 LOGSIGMOID = defop(
     "logsigmoid", _logsigmoid, {"x": lambda g, x: g * (-x).sigmoid()}, node="LogSigmoidBackward0"
 )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..._tensor import Tensor
 from ...runtime import dtypes
 from ...runtime.exact_math import multiply_add
@@ -189,7 +191,19 @@ def _power(xp, x, y):
             odd = (y % 2).astype(bool)
             inverse = xp.where(x == 1, 1, xp.where(x == -1, xp.where(odd, -1, 1), 0))
             return xp.where(y < 0, inverse, out).astype(out.dtype, copy=False)
+    if (type(y) is int or type(y) is float) and x.dtype.itemsize == 2 and x.dtype.kind in "fV":
+        return _reduced_power(x, y)
     return x**y
+
+
+def _reduced_power(x, y):
+    # PyTorch's float16/bfloat16 `x ** number`: the exponent cast to the tensor's dtype; cubes
+    # and inverse squares as products (each step rounded for bfloat16, in float32 for float16);
+    # any other power in float32, rounded once (See Note [Reduced-precision opmath])
+    if y == 3 or y == -2:
+        w = x if x.dtype.kind == "V" else x.astype(np.float32)  # (V: bfloat16)
+        return ((w * w) * w if y == 3 else 1 / (w * w)).astype(x.dtype, copy=False)
+    return (x.astype(np.float32) ** np.float32(x.dtype.type(y))).astype(x.dtype)
 
 
 def _pow_scalar_kernel(xp, needs, g, x, y):

@@ -63,7 +63,8 @@ def _euclidean_fwd(xp, x1, x2):
     n2 = (x2 * x2).sum(-1, keepdims=True)
     a = xp.concatenate([x1 * -2, n1, xp.ones_like(n1)], -1)
     b = xp.concatenate([x2, xp.ones_like(n2), n2], -1)
-    return xp.sqrt(xp.maximum(xp.matmul(a, xp.swapaxes(b, -1, -2)), 1e-30))
+    out = xp.sqrt(xp.maximum(xp.matmul(a, xp.swapaxes(b, -1, -2)), 1e-30))
+    return out.astype(x1.dtype, copy=False)  # (a half type's product comes back float32)
 
 
 def _euclidean_x1_grad(g, x1, x2, out):
@@ -103,6 +104,16 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         raise RuntimeError(
             f"X1 and X2 must have the same number of columns. X1: {a.shape[-1]} X2: {b.shape[-1]}"
         )
+    for name, t in (("X1", x1), ("X2", x2)):
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name} got: {t.dtype._legacy}"
+            )
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(
+            f"expected scalar type {x1.dtype._legacy} but found {x2.dtype._legacy}\n"
+            "cdist takes two tensors of one dtype: cast one to the other."
+        )
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     if compute_mode not in _MODES:
@@ -117,6 +128,8 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         )
     )
     if not use_mm:
+        if a.dtype.itemsize == 2:  # PyTorch's direct kernel has no half types
+            raise NotImplementedError(f"\"cdist\" not implemented for '{x1.dtype._legacy}'")
         return apply(CDIST, (x1, x2), {"p": p})
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     if math.prod(batch) == 1:  # as PyTorch: the inputs as they are

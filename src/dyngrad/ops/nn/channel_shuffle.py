@@ -73,8 +73,10 @@ RRELU_INPLACE = defop(
 def _noise(input, lower, upper, training, generator):
     # PyTorch's noise: when training, a double uniform slope drawn for each element <= 0 in
     # row-major order (so the same draws after the same seed); else the mean slope
-    if not training:
-        return Tensor._wrap(np.asarray((lower + upper) / 2, dtype=input._data.dtype))
+    if not training:  # PyTorch's leaky_relu with that slope: a float32 one for half types
+        dtype = input._data.dtype
+        dtype = np.float32 if dtype.itemsize == 2 and dtype.kind in "fV" else dtype
+        return Tensor._wrap(np.asarray((lower + upper) / 2, dtype=dtype))
     a = np.ascontiguousarray(input._data)
     below = a <= 0
     draws = Tensor._wrap(np.empty(int(below.sum()))).uniform_(lower, upper, generator=generator)

@@ -17,6 +17,7 @@ from ...graph.saved import SavedOutput
 from ...graph.saved_hooks import Packed
 from ...runtime import dtypes
 from . import record
+from .opmath import widened_env
 
 __all__ = [
     "OpNode",
@@ -58,6 +59,8 @@ class OpNode(Node):
         if self._attrs:
             env.update(self._attrs)
         env["g"] = grads[0] if op.n_outputs == 1 else grads
+        if op.opmath and not grad_state.enabled:  # See Note [Reduced-precision opmath]
+            env = widened_env(env, Tensor._wrap)
         meta = self._meta
         if op.variadic:
             return self._apply_variadic(op, env, meta)
