@@ -1,5 +1,6 @@
 """Specs for the ATen-level functions with their own rows: `torch.fill` (FillBackward0/1),
-`torch.native_dropout` (NativeDropoutBackward0) and `torch.native_channel_shuffle`."""
+`torch.native_dropout` (NativeDropoutBackward0), `torch.native_channel_shuffle` and
+`_pack_padded_sequence` (PackPaddedSequenceBackward0)."""
 
 from __future__ import annotations
 
@@ -24,5 +25,16 @@ SPECS = [
         lambda t, x: t.native_channel_shuffle(x, 2),
         [(T((2, 4, 3)),)],
         grad=False,
+    ),
+    OpSpec(
+        "_pack_padded_sequence",
+        lambda t, x: t.nn.utils.rnn.pack_padded_sequence(x, [4, 2, 1]).data,
+        [(T((4, 3, 2)),), (T((5, 3), nc=True),)],
+    ),
+    OpSpec(
+        "_pack_padded_sequence_batch_first",
+        lambda t, x: t.nn.utils.rnn.pack_padded_sequence(x, [3, 3, 1], True, False).data,
+        [(T((3, 4, 2)),)],
+        covers=("_pack_padded_sequence",),
     ),
 ]

@@ -11,12 +11,14 @@ from __future__ import annotations
 import numbers
 import warnings
 
+import numpy as np
+
 from ...ops.creation.factories import empty, tensor, zeros
 from ...ops.elementwise.compare import where
 from ...ops.shape.joining import cat, stack
 from .. import functional as F
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence, packed_like, pad_packed_sequence
+from ..utils.rnn import PackedSequence, padded_sorted
 from .module import Module
 from .rnn_cell import RNNCellBase, gru_step, lstm_step, rnn_step
 
@@ -197,9 +199,14 @@ class RNNBase(Module):
     def _prepare(self, input, hx):
         """Time-major input, hx, whether unbatched, and the running mask of a packed batch."""
         if isinstance(input, PackedSequence):
-            padded, lengths = pad_packed_sequence(input)
+            # as PyTorch: run the batch in its packed (length-sorted) order, hx permuted to it
+            padded = padded_sorted(input)
             self._check_input(padded)
+            sizes = input.batch_sizes.numpy()
+            lengths = tensor((sizes[None, :] > np.arange(int(sizes[0]))[:, None]).sum(1))
             steps = tensor(range(padded.shape[0]))
+            if hx is not None and input.sorted_indices is not None:
+                hx = _permute_hidden(hx, input.sorted_indices)
             return padded, hx, False, steps[:, None, None] < lengths[None, :, None]
         self._check_input(input)
         unbatched = input.dim() == 2
@@ -223,7 +230,10 @@ class RNNBase(Module):
 
     def _finish(self, output, unbatched, input):
         if isinstance(input, PackedSequence):
-            return packed_like(output, input)
+            # each step's rows of the sequences still running, concatenated (CatBackward0)
+            sizes = input.batch_sizes.numpy()
+            data = cat([output[t, : int(n)] for t, n in enumerate(sizes)])
+            return PackedSequence(data, input.batch_sizes, input.sorted_indices, input[3])
         if unbatched:
             return output.squeeze(1)
         return output.transpose(0, 1) if self.batch_first else output
@@ -239,8 +249,22 @@ class RNNBase(Module):
             hx = self._zeros(padded)
         self._check_hidden(hx, padded.shape[1], "Expected hidden size {}, got {}")
         output, finals = self._layers(padded, list(hx.unbind(0)), step, alive)
-        h_n = stack(finals)
+        h_n = _unsorted(stack(finals), input)
         return self._finish(output, unbatched, input), h_n.squeeze(1) if unbatched else h_n
+
+
+def _permute_hidden(hx, indices):
+    if isinstance(hx, tuple):
+        return tuple(h.index_select(1, indices) for h in hx)
+    return hx.index_select(1, indices)
+
+
+def _unsorted(h_n, input):
+    """A final state back in the batch's order (IndexSelectBackward0), for a packed batch
+    that was sorted by length."""
+    if isinstance(input, PackedSequence) and input.unsorted_indices is not None:
+        return h_n.index_select(1, input.unsorted_indices)
+    return h_n
 
 
 class RNN(RNNBase):
@@ -306,7 +330,8 @@ class LSTM(RNNBase):
         self._check_hidden(hx[1], padded.shape[1], "Expected hidden[1] size {}, got {}")
         states = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
         output, finals = self._layers(padded, states, lstm_step, alive)
-        h_n, c_n = stack([h for h, _ in finals]), stack([c for _, c in finals])
+        h_n = _unsorted(stack([h for h, _ in finals]), input)
+        c_n = _unsorted(stack([c for _, c in finals]), input)
         if unbatched:
             h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
         return self._finish(output, unbatched, input), (h_n, c_n)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...ops.creation.factories import full, tensor
-from ...ops.shape.joining import cat
+from ...ops.nn.packed_sequence import pack_padded
 
 __all__ = [
     "PackedSequence",
@@ -93,30 +93,30 @@ def invert_permutation(permutation):
     return tensor(inverse, device=permutation.device)
 
 
-def _packed_positions(batch_sizes: np.ndarray, sorted_indices, batch: int) -> np.ndarray:
-    """Where each packed row sits in the time-major (T*B) flattening of the unsorted batch."""
-    order = np.arange(batch) if sorted_indices is None else sorted_indices.numpy()
-    return np.concatenate([t * batch + order[:size] for t, size in enumerate(batch_sizes)])
-
-
 def _time_major(input, batch_first: bool):
     return input.transpose(0, 1) if batch_first else input
 
 
 def pack_padded_sequence(input, lengths, batch_first: bool = False, enforce_sorted: bool = True):
-    """Matches `torch.nn.utils.rnn.pack_padded_sequence`; `lengths` in the batch's order."""
+    """Matches `torch.nn.utils.rnn.pack_padded_sequence`; `lengths` in the batch's order.
+
+    As PyTorch's: an unsorted batch is first sorted by length (IndexSelectBackward0), then
+    packed by one op (PackPaddedSequenceBackward0).
+    """
     lengths = np.asarray(lengths.numpy() if isinstance(lengths, Tensor) else lengths, np.int64)
-    padded = _time_major(input, batch_first)
-    batch = padded.shape[1]
+    batch_dim = 0 if batch_first else 1
+    batch = input.shape[batch_dim]
     sorted_indices = None
-    if not enforce_sorted:
-        sorted_indices = tensor(np.argsort(-lengths, kind="stable"), device=input.device)
-        lengths = lengths[sorted_indices.numpy()]
     if lengths.size != batch:
         raise RuntimeError(
             f"Expected `len(lengths)` to be equal to batch_size, but got {lengths.size} "
             f"(batch_size={batch})"
         )
+    if not enforce_sorted:
+        order = np.argsort(-lengths, kind="stable")
+        sorted_indices = tensor(order, device=input.device)
+        lengths = lengths[order]
+        input = input.index_select(batch_dim, sorted_indices)
     if lengths[-1] <= 0:
         raise RuntimeError(
             "Length of all samples has to be greater than 0, but found an element in "
@@ -125,19 +125,31 @@ def pack_padded_sequence(input, lengths, batch_first: bool = False, enforce_sort
     if np.any(np.diff(lengths) > 0):
         raise RuntimeError(_NOT_SORTED)
     batch_sizes = (lengths[None, :] > np.arange(lengths[0])[:, None]).sum(1)
-    return _pack(padded, batch_sizes, sorted_indices)
-
-
-def _pack(padded, batch_sizes: np.ndarray, sorted_indices) -> PackedSequence:
-    rows = padded.reshape(-1, *padded.shape[2:])
-    positions = _packed_positions(batch_sizes, sorted_indices, padded.shape[1])
-    data = rows.index_select(0, tensor(positions, device=padded.device))
+    data = pack_padded(input, batch_sizes, batch_first)
     return PackedSequence(data, tensor(batch_sizes), sorted_indices, None)
 
 
-def packed_like(padded, like: PackedSequence) -> PackedSequence:
-    """A time-major padded batch packed with the layout of `like` (the RNNs' output)."""
-    return _pack(padded, like.batch_sizes.numpy(), like.sorted_indices)
+def padded_sorted(sequence: PackedSequence, padding_value=0.0, length: int | None = None):
+    """ATen's `_pad_packed_sequence`: the time-major padded batch in the packed (sorted)
+    order, filled block by block of steps with one batch size (CopySlices)."""
+    batch_sizes = sequence.batch_sizes.numpy()
+    data = sequence.data
+    length = batch_sizes.size if length is None else length
+    out = full(
+        (length, int(batch_sizes[0]), *data.shape[1:]),
+        padding_value,
+        dtype=data.dtype,
+        device=data.device,
+    )
+    step = offset = 0
+    while step < batch_sizes.size:
+        n, end = int(batch_sizes[step]), step + 1
+        while end < batch_sizes.size and batch_sizes[end] == n:
+            end += 1
+        rows = (end - step) * n
+        out[step:end, :n] = data[offset : offset + rows].view(end - step, n, *data.shape[1:])
+        step, offset = end, offset + rows
+    return out
 
 
 def pad_packed_sequence(
@@ -157,17 +169,12 @@ def pad_packed_sequence(
                 f"{length}"
             )
         length = total_length
-    data, batch = sequence.data, int(batch_sizes[0])
-    positions = _packed_positions(batch_sizes, sequence.sorted_indices, batch)
-    gather = np.full(length * batch, positions.size)  # the padding row, appended below
-    gather[positions] = np.arange(positions.size)
-    fill = full((1, *data.shape[1:]), padding_value, dtype=data.dtype, device=data.device)
-    rows = cat([data, fill]).index_select(0, tensor(gather, device=data.device))
-    padded = rows.view(length, batch, *data.shape[1:])
-    lengths = (batch_sizes[None, :] > np.arange(batch)[:, None]).sum(1)
+    padded = _time_major(padded_sorted(sequence, padding_value, length), batch_first)
+    lengths = (batch_sizes[None, :] > np.arange(int(batch_sizes[0]))[:, None]).sum(1)
     if sequence.unsorted_indices is not None:
+        padded = padded.index_select(0 if batch_first else 1, sequence.unsorted_indices)
         lengths = lengths[sequence.unsorted_indices.numpy()]
-    return _time_major(padded, batch_first), tensor(lengths)
+    return padded, tensor(lengths)
 
 
 def pad_sequence(sequences, batch_first: bool = False, padding_value=0.0, padding_side="right"):
