@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -220,3 +221,26 @@ def test_global_forward_hook():
     assert seen == ["ReLU", "Sequential"]
     nn.ReLU()(dyngrad.ones(1))
     assert len(seen) == 2
+
+
+def test_every_hook_returns_a_removable_handle(lib):
+    layer = lib.nn.Linear(2, 2)
+    x = lib.ones(2, requires_grad=True)
+    handles = [
+        layer.register_forward_hook(lambda *a: None, with_kwargs=True),
+        layer.register_forward_pre_hook(lambda *a: None),
+        layer.register_full_backward_hook(lambda *a: None),
+        layer.register_state_dict_pre_hook(lambda *a: None),
+        x.register_hook(lambda g: g),
+    ]
+    assert {type(h).__name__ for h in handles} == {"RemovableHandle"}
+    assert all(isinstance(h, lib.utils.hooks.RemovableHandle) for h in handles)
+
+
+def test_removable_handle_clears_its_extra_dicts(lib):
+    hooks, flags = OrderedDict(), OrderedDict()  # (PyTorch's holds them by weak reference)
+    handle = lib.utils.hooks.RemovableHandle(hooks, extra_dict=flags)
+    hooks[handle.id] = flags[handle.id] = "hook"
+    with handle:
+        assert handle.id in hooks
+    assert hooks == {} and flags == {}

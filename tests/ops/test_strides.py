@@ -1,5 +1,5 @@
 """Strides as PyTorch reports them: `expand` keeps a size-1 dim's stride where the size does
-not change, and `dim_order` (with its ambiguity checks) over random layouts."""
+not change, rot90's odd turns are transposed copies, and `dim_order` (with its ambiguity checks) over random layouts."""
 
 from __future__ import annotations
 
@@ -18,6 +18,13 @@ EXPANDS = [
     "t.ones(3, 1).t().expand(2, 1, 3)",
     "t.ones(4, 3)[:, ::2].expand(2, 4, 2)",
     "t.ones(2, 1, 4).expand(2, 3, 4)",
+    # rot90: an odd turn is a flipped copy seen transposed
+    "t.rot90(t.ones(3, 4), 1)",
+    "t.rot90(t.ones(3, 4), 2)",
+    "t.rot90(t.ones(3, 4), -1)",
+    "t.rot90(t.ones(2, 3, 4), 1, [0, 2])",
+    "t.rot90(t.ones(2, 3, 4), 3, [2, 0])",
+    "t.rot90(t.ones(2, 3, 4), 5, [1, 2])",
 ]
 
 

@@ -41,21 +41,6 @@ _global_backward_hooks: dict = OrderedDict()
 ANY_GLOBAL: dict = {}
 
 
-class _Handle(RemovableHandle):
-    """A RemovableHandle that also clears the hook's flags (with_kwargs, always_call)."""
-
-    __slots__ = ("_extra",)
-
-    def __init__(self, store: dict, extra: tuple = ()):
-        super().__init__(store)
-        self._extra = extra
-
-    def remove(self) -> None:
-        super().remove()
-        for flags in self._extra:
-            flags.pop(self.id, None)
-
-
 def _insert(store: dict, key, hook, prepend: bool) -> None:
     if not prepend:
         store[key] = hook
@@ -66,10 +51,10 @@ def _insert(store: dict, key, hook, prepend: bool) -> None:
     store.update(rest)
 
 
-def add(module, store_name: str, hook, prepend: bool, flags: dict) -> _Handle:
+def add(module, store_name: str, hook, prepend: bool, flags: dict) -> RemovableHandle:
     """Register `hook` in `module.<store_name>`; `flags` name the flag dicts it sets."""
     extra = tuple(getattr(module, name) for name in flags)
-    handle = _Handle(getattr(module, store_name), extra)
+    handle = RemovableHandle(getattr(module, store_name), extra_dict=extra)
     _insert(getattr(module, store_name), handle.id, hook, prepend)
     for name, on in flags.items():
         if on:
@@ -77,17 +62,18 @@ def add(module, store_name: str, hook, prepend: bool, flags: dict) -> _Handle:
     return handle
 
 
-def register_module_forward_pre_hook(hook) -> _Handle:
+def register_module_forward_pre_hook(hook) -> RemovableHandle:
     """Matches `torch.nn.modules.module.register_module_forward_pre_hook`."""
-    handle = _Handle(_global_forward_pre_hooks, (ANY_GLOBAL,))
+    handle = RemovableHandle(_global_forward_pre_hooks, extra_dict=(ANY_GLOBAL,))
     _global_forward_pre_hooks[handle.id] = hook
     ANY_GLOBAL[handle.id] = hook
     return handle
 
 
-def register_module_forward_hook(hook, *, always_call: bool = False) -> _Handle:
+def register_module_forward_hook(hook, *, always_call: bool = False) -> RemovableHandle:
     """Matches `torch.nn.modules.module.register_module_forward_hook`."""
-    handle = _Handle(_global_forward_hooks, (_global_forward_hooks_always_called, ANY_GLOBAL))
+    extra = (_global_forward_hooks_always_called, ANY_GLOBAL)
+    handle = RemovableHandle(_global_forward_hooks, extra_dict=extra)
     _global_forward_hooks[handle.id] = hook
     ANY_GLOBAL[handle.id] = hook
     if always_call:
@@ -95,15 +81,15 @@ def register_module_forward_hook(hook, *, always_call: bool = False) -> _Handle:
     return handle
 
 
-def register_module_full_backward_pre_hook(hook) -> _Handle:
-    handle = _Handle(_global_backward_pre_hooks, (ANY_GLOBAL,))
+def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
+    handle = RemovableHandle(_global_backward_pre_hooks, extra_dict=(ANY_GLOBAL,))
     _global_backward_pre_hooks[handle.id] = hook
     ANY_GLOBAL[handle.id] = hook
     return handle
 
 
-def register_module_full_backward_hook(hook) -> _Handle:
-    handle = _Handle(_global_backward_hooks, (ANY_GLOBAL,))
+def register_module_full_backward_hook(hook) -> RemovableHandle:
+    handle = RemovableHandle(_global_backward_hooks, extra_dict=(ANY_GLOBAL,))
     _global_backward_hooks[handle.id] = hook
     ANY_GLOBAL[handle.id] = hook
     return handle

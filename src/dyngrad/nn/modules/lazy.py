@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import itertools
 
+from ..._handles import RemovableHandle
 from ...graph.grad_mode import no_grad
 from ...ops.creation.factories import tensor
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-from .hooks import _Handle
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, _InstanceNorm
 from .linear import Linear
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, _BatchNorm, _NormBase
@@ -47,7 +47,7 @@ class LazyModuleMixin:
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # the bound method itself (not a closure over it): the module still pickles
-        self._load_hook = _Handle(self._load_state_dict_pre_hooks)
+        self._load_hook = RemovableHandle(self._load_state_dict_pre_hooks)
         self._load_state_dict_pre_hooks[self._load_hook.id] = self._lazy_load_hook
         self._initialize_hook = self.register_forward_pre_hook(
             type(self)._infer_parameters, with_kwargs=True

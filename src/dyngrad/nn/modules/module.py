@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from ..._handles import RemovableHandle
 from ..._tensor import Tensor
 from ..._typename import typename
 from ...autograd import scope
@@ -356,7 +357,7 @@ class Module(StateDictMixin, ConversionMixin):
         module first only `with_module`; kept as given, so its remover can find it by type."""
         if with_module:
             return self.register_load_state_dict_pre_hook(hook)
-        handle = hooks._Handle(self._load_state_dict_pre_hooks)
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
         self._load_state_dict_pre_hooks[handle.id] = hook
         return handle
 

@@ -6,10 +6,10 @@ import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
+from ..._handles import RemovableHandle
 from ..._tensor import Tensor
 from ...graph.grad_mode import no_grad
 from ..parameter import Parameter
-from .hooks import _Handle
 
 __all__ = ["StateDictMixin"]
 
@@ -186,14 +186,14 @@ class StateDictMixin:
     def register_state_dict_pre_hook(self, hook):
         """`hook(module, prefix, keep_vars)` before `state_dict` collects this module."""
 
-        handle = _Handle(self._state_dict_pre_hooks)
+        handle = RemovableHandle(self._state_dict_pre_hooks)
         self._state_dict_pre_hooks[handle.id] = hook
         return handle
 
     def register_state_dict_post_hook(self, hook):
         """`hook(module, state_dict, prefix, local_metadata)` after `state_dict`."""
 
-        handle = _Handle(self._state_dict_hooks)
+        handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
 
@@ -202,14 +202,14 @@ class StateDictMixin:
     def register_load_state_dict_pre_hook(self, hook):
         """`hook(module, state_dict, prefix, local_metadata, strict, missing, unexpected, errs)`."""
 
-        handle = _Handle(self._load_state_dict_pre_hooks)
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
         self._load_state_dict_pre_hooks[handle.id] = lambda *args: hook(self, *args)
         return handle
 
     def register_load_state_dict_post_hook(self, hook):
         """`hook(module, incompatible_keys)` after loading; it may edit the key lists."""
 
-        handle = _Handle(self._load_state_dict_post_hooks)
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
         self._load_state_dict_post_hooks[handle.id] = hook
         return handle
 

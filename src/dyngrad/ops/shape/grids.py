@@ -130,7 +130,11 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 
 
 def _rot90_fwd(xp, x, *, k, dims):
-    return xp.ascontiguousarray(xp.rot90(x, k, axes=dims))
+    # PyTorch's layout: an odd turn is a flipped copy seen transposed (not contiguous)
+    if k % 2 == 0:
+        return xp.ascontiguousarray(xp.rot90(x, k, axes=dims))
+    flipped = xp.ascontiguousarray(xp.flip(x, dims[1] if k == 1 else dims[0]))
+    return xp.swapaxes(flipped, *dims)
 
 
 ROT90 = defop(
