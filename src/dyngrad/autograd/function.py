@@ -23,6 +23,7 @@ from ..graph.saved_hooks import Packed
 from ..ops.creation.factories import zeros
 from ..ops.table.record import record
 from ..ops.table.views import check_inplace_allowed, rebase_history
+from . import forward_ad
 from .special_nodes import Error, outputs_through
 
 __all__ = [
@@ -56,6 +57,16 @@ class FunctionCtx:
                 )
         self._to_save = tensors
 
+    def save_for_forward(self, *tensors) -> None:
+        """Tensors for `jvp` to read as `ctx.saved_tensors` (forward AD)."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    "save_for_forward expects all arguments to be tensors; you should save "
+                    "non-tensors as attributes on ctx."
+                )
+        self._forward_saved = tensors
+
     def mark_dirty(self, *tensors) -> None:
         self._dirty = tensors
 
@@ -67,6 +78,9 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple:
+        forward_saved = self.__dict__.get("_forward_saved")
+        if forward_saved is not None and self.__dict__.get("_in_jvp"):
+            return forward_saved
         if self._saved is None:
             raise RuntimeError(CLEARED_ON_ACCESS if self._cleared_on_access else SECOND_BACKWARD)
         out = tuple(self._unpack_saved_slot(i) for i in range(len(self._saved)))
@@ -228,6 +242,14 @@ class Function(metaclass=_FunctionMeta):
         raise NotImplementedError("setup_context is not implemented.")
 
     vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
     # True: `ctx.saved_tensors` gives the saved tensors once and lets them go (so backward can
     # free them as it goes); a second access raises.
     clear_saved_tensors_on_access = False
@@ -269,13 +291,17 @@ class Function(metaclass=_FunctionMeta):
         ctx._input_meta = tuple(
             (a._data.shape, a.dtype) if isinstance(a, Tensor) else None for a in args
         )
-        with no_grad():
+        tangents = forward_ad.tangents_of(args)
+        with no_grad(), forward_ad.hidden_tangents():
             if custom_setup:
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
             else:
                 output = cls.forward(ctx, *args, **kwargs)
-        return _wrap_outputs(ctx, args, output, tracking)
+        result = _wrap_outputs(ctx, args, output, tracking)
+        if tangents is not None:  # See Note [Forward AD from the backward formulas]
+            forward_ad.custom_jvp(cls, ctx, tangents, result)
+        return result
 
 
 class InplaceFunction(Function):

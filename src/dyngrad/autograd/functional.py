@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..graph.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
-from ..ops.creation.factories import zeros_like
+from ..ops.creation.factories import zeros, zeros_like
 from ..ops.shape.joining import stack
+from . import forward_ad
 from .engine import grad as autograd_grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -252,10 +253,6 @@ def _check_strategy(strategy: str, create_graph: bool, strict: bool, vectorize: 
             "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
             "only implemented for `vectorize=True`."
         )
-    raise NotImplementedError(
-        'dyngrad has no forward-mode AD: strategy="forward-mode" is not supported; use '
-        'strategy="reverse-mode" (the same Jacobian, one backward pass per output element).'
-    )
 
 
 def _jacobian_rows(out: Tensor, inputs: tuple, i: int, create_graph: bool, strict: bool):
@@ -287,9 +284,13 @@ def jacobian(
     """Matches `torch.autograd.functional.jacobian`: shapes out.shape + in.shape.
 
     `vectorize=True` is accepted and computes the same Jacobian row by row (dyngrad has no
-    batched gradients); `strategy="forward-mode"` raises NotImplementedError.
+    batched gradients); `strategy="forward-mode"` computes it column by column, one dual
+    input direction per input element (autograd/forward_ad.py).
     """
     _check_strategy(strategy, create_graph, strict, vectorize)
+    if strategy == "forward-mode":
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        return _forward_jacobian(func, inputs, is_inputs_tuple)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _fresh(inputs, create_graph, need_graph=True)
@@ -304,6 +305,38 @@ def jacobian(
             _jacobian_rows(out, inputs, i, create_graph, strict) for i, out in enumerate(outputs)
         )
         return _unpack(_finish(jac, create_graph), (is_outputs_tuple, is_inputs_tuple))
+
+
+def _forward_jacobian(func, inputs: tuple, is_inputs_tuple: bool):
+    """The Jacobian by forward-mode AD: column e of input i is the outputs' tangent when
+    input i moves along its e-th element."""
+    inputs = tuple(t.detach() for t in inputs)
+    is_outputs_tuple, outputs = _as_tuple(func(*inputs), OUTPUTS, "jacobian")
+    jac = [[[] for _ in inputs] for _ in outputs]
+    for i, inp in enumerate(inputs):
+        for e in range(inp.nelement()):
+            direction = zeros(inp.nelement(), dtype=inp.dtype)
+            direction[e] = 1
+            with forward_ad.dual_level():
+                duals = [
+                    forward_ad.make_dual(t, direction.view(t.shape) if k == i else zeros_like(t))
+                    for k, t in enumerate(inputs)
+                ]
+                _, outs = _as_tuple(func(*duals), OUTPUTS, "jacobian")
+                for j, out in enumerate(outs):
+                    tangent = forward_ad.unpack_dual(out).tangent
+                    column = zeros_like(out) if tangent is None else tangent.detach()
+                    jac[j][i].append(column.reshape(-1))
+    result = tuple(
+        tuple(
+            stack(columns, -1).view(*outputs[j].shape, *inp.shape)
+            if columns
+            else zeros(*outputs[j].shape, *inp.shape, dtype=outputs[j].dtype)
+            for columns, inp in zip(jac[j], inputs)
+        )
+        for j in range(len(outputs))
+    )
+    return _unpack(result, (is_outputs_tuple, is_inputs_tuple))
 
 
 def hessian(

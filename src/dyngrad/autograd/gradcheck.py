@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._tensor import Tensor
+from . import forward_ad
 from .engine import grad as autograd_grad
 from .gradcheck_analytical import checked_vjp_columns, unit_seeds, vjp_columns
 from .gradcheck_checks import (
@@ -118,13 +119,22 @@ def gradcheck(
     v^T J u for random u and v (gradcheck_fast.py), and on a mismatch shows the full Jacobians
     as PyTorch does; `check_batched_grad` adds nothing, as dyngrad's vmap is a loop
     (Note [vmap as a loop]) and batched gradients are per-sample gradients by construction.
-    dyngrad has no forward-mode AD: `check_forward_ad=True` raises NotImplementedError.
+    `check_forward_ad` compares the Jacobians forward-mode AD gives (one dual input direction
+    at a time, Note [Forward AD from the backward formulas]) with the numerical ones too.
     """
     _check_modes(
         check_forward_ad, check_backward_ad, check_batched_grad, check_batched_forward_grad
     )
     options = _Options(
-        eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes, fast_mode
+        eps,
+        atol,
+        rtol,
+        nondet_tol,
+        check_undefined_grad,
+        check_grad_dtypes,
+        fast_mode,
+        check_forward_ad,
+        check_backward_ad,
     )
     func, inputs = real_embedding(func, _as_tuple(inputs))  # Note [gradcheck of complex functions]
     try:
@@ -143,6 +153,8 @@ class _Options(NamedTuple):
     check_undefined_grad: bool
     check_grad_dtypes: bool
     fast_mode: bool
+    forward_ad: bool = False
+    backward_ad: bool = True
 
 
 def _check_modes(forward_ad, backward_ad, batched_grad, batched_forward_grad) -> None:
@@ -158,11 +170,6 @@ def _check_modes(forward_ad, backward_ad, batched_grad, batched_forward_grad) ->
     if batched_forward_grad and not forward_ad:
         raise AssertionError(
             "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
-        )
-    if forward_ad:
-        raise NotImplementedError(
-            "dyngrad has no forward-mode AD: gradcheck(check_forward_ad=True) is not supported; "
-            "check the backward pass with check_forward_ad=False (the default)."
         )
 
 
@@ -187,6 +194,10 @@ def _gradcheck(func, inputs, options: _Options) -> bool:
         return True
     if not picks:
         return _check_constant_outputs(everything, _numerical_jacobians(call, targets, options.eps))
+    if options.forward_ad:
+        _compare_forward_jacobians(func, inputs, targets, everything, picks, options)
+    if not options.backward_ad:
+        return True
     if options.fast_mode:
         _fast_check(func, inputs, targets, everything, picks, options)
     else:
@@ -195,6 +206,33 @@ def _gradcheck(func, inputs, options: _Options) -> bool:
     if options.check_undefined_grad:
         check_undefined_grad(func, inputs, targets, _differentiable_outputs)
     return True
+
+
+def _compare_forward_jacobians(func, inputs, targets, everything, picks, options) -> None:
+    """Every Jacobian column by forward-mode AD (one input element's direction at a time),
+    against the numerical Jacobians."""
+    numerical = _numerical_jacobians(lambda: _tensors(func(*inputs)), targets, options.eps)
+    for i, t in enumerate(targets):
+        size = t._data.size
+        columns = {k: np.zeros((size, everything[k]._data.size)) for k in picks}
+        for e in range(size):
+            direction = np.zeros(size, t._data.dtype)
+            direction[e] = 1
+            tangent = Tensor._wrap(direction.reshape(t._data.shape))
+            with forward_ad.dual_level():
+                dual = forward_ad.make_dual(t, tangent)
+                outs = _tensors(func(*[dual if a is t else a for a in inputs]))
+                for k in picks:
+                    found = forward_ad.unpack_dual(outs[k]).tangent
+                    if found is not None:
+                        columns[k][e] = found.detach()._data.reshape(-1)
+        for j, k in enumerate(picks):
+            a, n = columns[k], numerical[i][k]
+            if not np.allclose(a, n, rtol=options.rtol, atol=options.atol, equal_nan=True):
+                raise GradcheckError(
+                    "Jacobian computed with forward mode mismatch for output "
+                    + _mismatch(i, j, n, a.astype(t._data.dtype)).partition("for output ")[2]
+                )
 
 
 def _compare_jacobians(func, inputs, targets, everything, picks, options: _Options) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...graph.grad_mode import state as grad_state
-from ..table.record import record
+from ..table.record import apply, record
 from ..table.registry import defop
 from ..table.surface import public
 from ..table.views import check_inplace_allowed
@@ -59,6 +59,9 @@ def inplace_view(self: Tensor, view_op, inplace_op, attrs: dict, name: str) -> T
     if grad_state.enabled and self._requires_grad:
         node = object.__new__(inplace_op.node_class())
         record(node, (self,), 1, attrs, inplace_op.plans[1], None)
+    tangent = self.__dict__.get("_fw_grad")
+    if tangent is not None:  # forward AD: the tangent takes the same geometry
+        self.__dict__["_fw_grad"] = apply(view_op, (tangent,), attrs)
     self._data = view_op.fwd(np, self._data, **attrs)
     if self._base is not None:  # still a view of its base, one step further
         self._view_chain = (self._view_chain, view_op, attrs)

@@ -73,6 +73,8 @@ def apply_inplace(op, args: tuple, attrs: dict = _EMPTY, name: str | None = None
         inputs = args
         if any(index == 0 for _, index in plan):  # the formula reads self before the write
             inputs = (_snapshot(self),) + args[1:]
+    if recording.inplace_observer is not None:  # forward AD, before the old value is gone
+        recording.inplace_observer(op, args, attrs, out)
     if _write_watchers:  # See Note [Writes into saved tensors]
         for watcher in _write_watchers:
             watcher(self)

@@ -64,6 +64,7 @@ __all__ = [
     "gradient_edge",
     "note_no_grad",
     "observer",
+    "inplace_observer",
     "observe_backward",
     "replay_view",
     "refresh_view",
@@ -86,6 +87,10 @@ _hooks_active = saved_hooks.active  # non-empty while any thread has saved-tenso
 # (nodes.py); when False they keep their array kernels (Note [Array backwards]) and only the
 # forward is observed: the doctor turns it on once a gradient turns non-finite.
 observer = None
+# forward AD (autograd/forward_ad.py) sets this to `inplace_observer(op, args, attrs, value)`
+# while a dual level is open: called by in-place ops before they write `value` (an array)
+# into args[0], when the old value is still there to read
+inplace_observer = None
 observe_backward = True
 
 # Note [Autocast hook]
