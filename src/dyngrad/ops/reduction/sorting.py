@@ -1,10 +1,12 @@
 """Sorting: sort, argsort, topk, kthvalue, msort.
 
-Every sort is stable, and NaN sorts as the largest value, as in PyTorch. PyTorch's default
-(unstable) sort may order equal values differently; `stable=True` gives the same indices.
+NaN sorts as the largest value, as in PyTorch. On the CPU, equal values come in PyTorch's
+order (see Note [Tie order of sort and topk]); on other devices every sort is stable.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from ...return_types import kthvalue as kthvalue_result
 from ...return_types import sort as sort_result
@@ -16,10 +18,11 @@ from ..table.arguments import as_int
 from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
+from .select_order import kthvalue_order, sort_order, topk_order
 
 
-def sorted_indices(xp, x, dim, descending):
-    """A stable argsort; descending keeps equal values in their original order."""
+def stable_order(xp, x, dim, descending):
+    """A stable argsort; descending keeps equal values in their original order too."""
     if not descending:
         return xp.argsort(x, axis=dim, kind="stable")
     # sort the reversed array ascending and reverse back: ties stay in order, NaN comes first
@@ -28,24 +31,43 @@ def sorted_indices(xp, x, dim, descending):
     return n - 1 - xp.flip(xp.argsort(reverse, axis=dim, kind="stable"), axis=dim)
 
 
-def _sort_fwd(xp, x, *, dim, descending):
-    if x.ndim == 0:
-        return x.copy(), xp.zeros((), dtype=xp.int64)
-    index = sorted_indices(xp, x, dim, descending)
-    return xp.take_along_axis(x, index, axis=dim), index.astype(xp.int64)
+def sort_indices(xp, x, dim, descending, stable=False):
+    """The indices of `torch.sort` along `dim`: see Note [Tie order of sort and topk]."""
+    index = stable_order(xp, x, dim, descending)
+    if xp is np and not stable:
+        index = sort_order(x, index, dim, descending)
+    return index
 
 
-def _topk_fwd(xp, x, *, k, dim, largest):
+def _sort_fwd(stable):
+    def fwd(xp, x, *, dim, descending):
+        if x.ndim == 0:
+            return x.copy(), xp.zeros((), dtype=xp.int64)
+        index = sort_indices(xp, x, dim, descending, stable)
+        return xp.take_along_axis(x, index, axis=dim), index.astype(xp.int64)
+
+    return fwd
+
+
+def _topk_fwd(xp, x, *, k, dim, largest, sorted):
     if x.ndim == 0:
         return x.copy(), xp.zeros((), dtype=xp.int64)
-    index = xp.take(sorted_indices(xp, x, dim, largest), range(k), axis=dim)
+    order = stable_order(xp, x, dim, largest)
+    if xp is np:
+        index = topk_order(x, order, k, dim, largest, sorted)
+    else:
+        index = xp.take(order, range(k), axis=dim)
     return xp.take_along_axis(x, index, axis=dim), index.astype(xp.int64)
 
 
 def _kthvalue_fwd(xp, x, *, k, dim, keepdim):
     if x.ndim == 0:
         return x.copy(), xp.zeros((), dtype=xp.int64)
-    index = xp.take(sorted_indices(xp, x, dim, False), [k - 1], axis=dim)
+    order = stable_order(xp, x, dim, False)
+    if xp is np:
+        index = kthvalue_order(x, order, k, dim)
+    else:
+        index = xp.take(order, [k - 1], axis=dim)
     values = xp.take_along_axis(x, index, axis=dim)
     if not keepdim:
         values, index = values.squeeze(dim), index.squeeze(dim)
@@ -72,9 +94,11 @@ def _sorted_grad(g, x_shape, dim, out):
     return _to_positions(g, x_shape, dim, out[1])
 
 
-SORT = _values_and_indices("sort", _sort_fwd, _sorted_grad)
+SORT = _values_and_indices("sort", _sort_fwd(stable=False), _sorted_grad)
 # sort(stable=True) is a separate overload in PyTorch, with its own node name
-SORT_STABLE = _values_and_indices("sort_stable", _sort_fwd, _sorted_grad, node="SortBackward1")
+SORT_STABLE = _values_and_indices(
+    "sort_stable", _sort_fwd(stable=True), _sorted_grad, node="SortBackward1"
+)
 TOPK = _values_and_indices("topk", _topk_fwd, _sorted_grad)
 KTHVALUE = _values_and_indices(
     "kthvalue",
@@ -83,17 +107,17 @@ KTHVALUE = _values_and_indices(
 )
 ARGSORT = defop(
     "argsort",
-    lambda xp, x, *, dim, descending: (
+    lambda xp, x, *, dim, descending, stable: (
         xp.zeros((), dtype=xp.int64)
         if x.ndim == 0
-        else sorted_indices(xp, x, dim, descending).astype(xp.int64)
+        else sort_indices(xp, x, dim, descending, stable).astype(xp.int64)
     ),
 )
 
 
 @public
 def sort(input, dim=-1, descending=False, *, stable=False):
-    """Matches `torch.sort`: `(values, indices)`; always stable here."""
+    """Matches `torch.sort`: `(values, indices)`, equal values in PyTorch's CPU order."""
     d = wrap_dim(dim, input._data.ndim)
     op = SORT_STABLE if stable else SORT
     return sort_result(*apply(op, (input,), {"dim": d, "descending": bool(descending)}))
@@ -103,7 +127,8 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """Matches `torch.argsort`."""
     d = wrap_dim(dim, input._data.ndim)
-    return apply(ARGSORT, (input,), {"dim": d, "descending": bool(descending)})
+    attrs = {"dim": d, "descending": bool(descending), "stable": bool(stable)}
+    return apply(ARGSORT, (input,), attrs)
 
 
 @public
@@ -122,7 +147,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         raise RuntimeError("selected index k out of range")
     if input.dtype is dtypes.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    return topk_result(*apply(TOPK, (input,), {"k": int(k), "dim": d, "largest": bool(largest)}))
+    attrs = {"k": int(k), "dim": d, "largest": bool(largest), "sorted": bool(sorted)}
+    return topk_result(*apply(TOPK, (input,), attrs))
 
 
 @public
