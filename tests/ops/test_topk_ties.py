@@ -171,3 +171,19 @@ def test_gradient_of_tied_values_goes_to_the_chosen_index(torch, call):
         (out * weights).sum().backward()
         grads.append(x.grad.tolist())
     assert grads[0] == grads[1]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mode_median_and_nanmedian_ties_match_torch(torch, seed):
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(60):
+        n = int(rng.integers(1, 50))
+        a = rng.integers(0, int(rng.integers(1, 6)), (3, n)).astype(np.float64)
+        nan = a.copy()
+        nan[rng.random((3, n)) < 0.3] = np.nan
+        nan[2] = np.nan  # a slice of NaN alone
+        for name, data in (("mode", a), ("median", nan), ("nanmedian", nan)):
+            ours = getattr(dyngrad, name)(dyngrad.from_numpy(data), 1)
+            theirs = getattr(torch, name)(torch.from_numpy(data), 1)
+            np.testing.assert_array_equal(ours.indices.numpy(), theirs.indices.numpy())
+            np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())

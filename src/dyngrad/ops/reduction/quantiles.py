@@ -11,6 +11,7 @@ from ...runtime import dtypes
 from ..shape.reshaping import wrap_dim
 from ..table.record import apply
 from ..table.surface import public
+from . import select_order
 from .sorting import _to_positions, _values_and_indices, sort
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -105,18 +106,25 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 
 
 def _mode_fwd(xp, x, *, dim, keepdim):
-    # the smallest most frequent value, and the last index where it occurs (PyTorch's CPU)
+    # PyTorch's CPU kernel std::sorts each row's (value, index) pairs (not stably: See Note
+    # [Tie order of sort and topk]) and keeps the first longest run of equal values (the
+    # smallest most frequent value) and the index that ends that run
     if x.ndim == 0:
         return x.copy(), xp.zeros((), dtype=xp.int64)
     moved = xp.moveaxis(x, dim, -1)
-    rows = moved.reshape(-1, moved.shape[-1])
+    n = moved.shape[-1]
+    rows = np.ascontiguousarray(moved).reshape(-1, n)
+    key, index, first = select_order.row_keys(rows)
+    select_order.sort_ranges(key, index, first, first + n)
+    key, index = key.reshape(rows.shape), index.reshape(rows.shape)
     values = xp.empty(rows.shape[0], x.dtype)
-    index = xp.empty(rows.shape[0], xp.int64)
-    for r, row in enumerate(rows):
-        uniq, counts = xp.unique(row, return_counts=True)
-        values[r] = uniq[xp.argmax(counts)]
-        index[r] = row.shape[0] - 1 - xp.argmax((row == values[r])[::-1])
-    values, index = values.reshape(moved.shape[:-1]), index.reshape(moved.shape[:-1])
+    at = xp.empty(rows.shape[0], xp.int64)
+    for r in range(rows.shape[0]):
+        bounds = np.flatnonzero(np.r_[True, key[r, 1:] != key[r, :-1], True])
+        run = int(np.argmax(np.diff(bounds)))
+        at[r] = index[r, bounds[run + 1] - 1]
+        values[r] = rows[r, at[r]]
+    values, index = values.reshape(moved.shape[:-1]), at.reshape(moved.shape[:-1])
     if keepdim:
         values, index = xp.expand_dims(values, dim), xp.expand_dims(index, dim)
     return values, index

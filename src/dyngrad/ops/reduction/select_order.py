@@ -314,6 +314,13 @@ def _flat(keys):
     return keys.reshape(-1).copy(), np.tile(np.arange(n, dtype=np.int64), rows), first
 
 
+def row_keys(rows: np.ndarray):
+    """(flat keys, flat indices, each row's first position) of a (rows, n) array, ready for
+    `sort_ranges`/`select_ranges`: the keys compare as ATen's comparator."""
+    order = np.argsort(rows, axis=1, kind="stable")
+    return _flat(_keys(rows, order))
+
+
 def sort_order(x: np.ndarray, order: np.ndarray, dim: int, descending: bool) -> np.ndarray:
     """PyTorch's CPU sort(stable=False) indices, from the stable `order` along `dim`."""
     n = x.shape[dim]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -17,6 +18,7 @@ from ..table.arguments import as_ints
 from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
+from . import select_order
 from .reduce_ops import amax, amin, expand_reduced, reduce_dims
 
 
@@ -185,7 +187,20 @@ def _nanmedian_index(xp, x, dim):
     else:
         counted = xp.full((1,) * x.ndim, x.shape[dim])
     k = xp.maximum(counted - 1, 0) // 2
-    return xp.take_along_axis(order, k, axis=dim)
+    index = xp.take_along_axis(order, k, axis=dim)
+    if x.dtype.kind == "f" and x.shape[dim] and bool((counted == 0).any()):
+        # a slice of NaN alone: the position std::nth_element leaves first among n equal
+        # values (See Note [Tie order of sort and topk])
+        index = xp.where(counted == 0, _all_equal_first(x.shape[dim]), index)
+    return index
+
+
+@functools.lru_cache(maxsize=64)
+def _all_equal_first(n: int) -> int:
+    key, index = np.zeros(n, np.int64), np.arange(n, dtype=np.int64)
+    zero = np.zeros(1, np.int64)
+    select_order.select_ranges(key, index, zero, zero, np.array([n], np.int64))
+    return int(index[0])
 
 
 def _median_all(index_of):
@@ -275,8 +290,8 @@ def median(input, dim=ALL_DIMS, keepdim=False):
 def nanmedian(input, dim=ALL_DIMS, keepdim=False):
     """Matches `torch.nanmedian`: the median of the values that are not NaN (NaN if all are).
 
-    Among ties, and for a slice of NaN alone, the index reported may differ from PyTorch's
-    (which its selection algorithm leaves unspecified), and so may where the gradient goes.
+    Among ties, and for a slice of NaN alone, the index is the one PyTorch's selection
+    algorithm leaves (and so is where the gradient goes).
     """
     return _median((NANMEDIAN, NANMEDIAN_DIM), nanmedian_result, input, dim, keepdim)
 
