@@ -92,3 +92,24 @@ def test_adaptive_log_softmax_passes_gradcheck_and_gradgradcheck(torch):
     y = dyngrad.tensor(Y)
     assert dyngrad.autograd.gradcheck(lambda x: m(x, y).output, (x,))
     assert dyngrad.autograd.gradgradcheck(lambda x: m(x, y).loss, (x,))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "F.adaptive_avg_pool1d(x[0], 2.5)",
+        "F.adaptive_max_pool1d(x[0], 2.5)",
+        "F.adaptive_avg_pool2d(x, 2.5)",
+        "F.adaptive_avg_pool2d(x, (2.5, 3))",
+        "F.adaptive_max_pool2d(x, (3, 2.5))",
+        "F.adaptive_avg_pool3d(x[None], (1, 2.5, 3))",
+    ],
+)
+def test_float_output_size_errors_match_torch(call, torch):
+    messages = []
+    for lib in (dyngrad, torch):
+        env = {"F": lib.nn.functional, "x": lib.ones(1, 2, 6, 6)}
+        with pytest.raises(TypeError) as info:
+            eval(call, env)
+        messages.append(str(info.value).splitlines()[0])
+    assert messages[0] == messages[1]

@@ -108,6 +108,76 @@ SPECS: list[OpSpec] = [
         covers=("upsample_linear1d_backward",),
     ),
     OpSpec(
+        "upsample_nearest3d",
+        lambda t, x: t.nn.functional.interpolate(x, scale_factor=(1.5, 0.7, 2)),
+        [(T((1, 2, 2, 3, 4)),), (T((2, 1, 3, 2, 2), nc=True),)],
+        covers=("upsample_nearest3d_backward",),
+    ),
+    OpSpec(
+        "upsample_nearest_exact3d",
+        lambda t, x: t.nn.functional.interpolate(x, size=(3, 5, 2), mode="nearest-exact"),
+        [(T((1, 2, 2, 3, 4)),)],
+        covers=("upsample_nearest_exact3d_backward",),
+    ),
+    OpSpec(
+        "upsample_trilinear3d",
+        lambda t, x: t.nn.functional.interpolate(x, scale_factor=1.6, mode="trilinear"),
+        [(T((1, 2, 2, 3, 4)),), (T((2, 1, 3, 2, 2), nc=True),)],
+        covers=("upsample_trilinear3d_backward",),
+    ),
+    OpSpec(
+        "upsample_trilinear3d_corners",
+        lambda t, x: t.nn.functional.interpolate(
+            x, size=(3, 2, 5), mode="trilinear", align_corners=True
+        ),
+        [(T((1, 2, 2, 3, 4)),)],
+        covers=("upsample_trilinear3d",),
+    ),
+    OpSpec(
+        "upsample_bicubic2d",
+        lambda t, x: t.nn.functional.interpolate(x, scale_factor=1.7, mode="bicubic"),
+        [(T((1, 2, 3, 4)),), (T((2, 1, 3, 3), nc=True),)],
+        covers=("upsample_bicubic2d_backward",),
+    ),
+    OpSpec(
+        "upsample_bicubic2d_corners",
+        lambda t, x: t.nn.functional.interpolate(
+            x, size=(2, 7), mode="bicubic", align_corners=True
+        ),
+        [(T((1, 2, 5, 4)),)],
+        covers=("upsample_bicubic2d",),
+    ),
+    OpSpec(
+        "upsample_bilinear2d_aa",
+        lambda t, x: t.nn.functional.interpolate(
+            x, scale_factor=(0.5, 1.4), mode="bilinear", antialias=True
+        ),
+        [(T((1, 2, 6, 5)),), (T((2, 1, 4, 4), nc=True),)],
+        covers=("upsample_bilinear2d_aa_backward",),
+    ),
+    OpSpec(
+        "upsample_bicubic2d_aa",
+        lambda t, x: t.nn.functional.interpolate(
+            x, size=(3, 7), mode="bicubic", align_corners=True, antialias=True
+        ),
+        [(T((1, 2, 6, 5)),)],
+        covers=("upsample_bicubic2d_aa_backward",),
+    ),
+    OpSpec(
+        "upsample_lanczos2d_aa",
+        lambda t, x: t.nn.functional.interpolate(
+            x, scale_factor=(0.4, 1.5), mode="lanczos", antialias=True
+        ),
+        [(T((1, 2, 6, 5)),)],
+        covers=("upsample_lanczos2d_aa_backward",),
+    ),
+    OpSpec(
+        "interpolate_area",
+        lambda t, x: t.nn.functional.interpolate(x, size=(4, 3), mode="area"),
+        [(T((1, 2, 6, 5)),)],
+        covers=("adaptive_avg_pool2d",),
+    ),
+    OpSpec(
         "linear",
         lambda t, x, w, b: _f(t).linear(x, w, b),
         [

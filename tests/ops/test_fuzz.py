@@ -46,8 +46,6 @@ ALLOWED: dict[str, str] = {
     "reported as Python's TypeError, not the parser's",
     "F.instance_norm(img, t.zeros(2).long(), t.ones(2))": "PyTorch's instance_norm does not "
     "check the running stats' dtype",
-    "F.interpolate(img, size=(3, 3), mode='bicubic')": "bicubic interpolation is not "
-    "implemented in dyngrad",
 }
 
 

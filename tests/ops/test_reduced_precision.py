@@ -112,6 +112,23 @@ def test_gradients_bit_for_bit(expr, dtype, torch):
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "F.adaptive_avg_pool2d(m[None], (5, 3))",
+        "F.adaptive_avg_pool1d(m, 6)",
+        "F.interpolate(m[None, None], (7, 9), mode='bilinear')",
+    ],
+)
+def test_pooling_and_resampling_keep_the_dtype(expr, dtype, torch):
+    # computed in float32, rounded once: all but the odd element equal PyTorch's bits
+    ours, theirs = _value(dyngrad, dtype, expr), _value(torch, dtype, expr)
+    assert ours[0] == theirs[0] == dtype
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=2**-7, atol=1e-6)
+    assert np.mean(ours[1] == theirs[1]) > 0.9
+
+
 def test_double_backward_keeps_working_in_half_types():
     x = dyngrad.linspace(-2, 2, 8).to(dyngrad.bfloat16).requires_grad_(True)
     (g,) = dyngrad.autograd.grad(dyngrad.nn.functional.silu(x).sum(), x, create_graph=True)

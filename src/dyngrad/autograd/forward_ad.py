@@ -31,6 +31,7 @@ from ..graph.grad_mode import _DecoratorContextManager, enable_grad
 from ..graph.grad_mode import state as grad_state
 from ..ops.creation.factories import zeros_like
 from ..ops.table import record as recording
+from .engine import grad
 
 __all__ = [
     "UnpackedDualTensor",
@@ -229,8 +230,6 @@ def _jvp(op, args, attrs, result, tangents) -> tuple:
         isinstance(a, Tensor) and a.requires_grad for a in (*args, *tangents)
     )
     with _quiet(), enable_grad():
-        from .engine import grad  # (the engine imports this package)
-
         probes = [
             zeros_like(out).requires_grad_(True)
             if _differentiable(out) and op.is_differentiable(k)

@@ -85,8 +85,8 @@ def aten_name(row: str) -> str:
 def _operator(row: str) -> str:
     if row in _RENAMED:
         return _RENAMED[row]
-    if row.startswith("upsample_nearest_exact"):
-        return "_" + row
+    if row.startswith("upsample_nearest_exact") or row.startswith("upsample") and "_aa" in row:
+        return "_" + row  # PyTorch's private kernels: _upsample_nearest_exact2d, ..._aa
     if row.startswith("foreach_"):
         return "_foreach_" + _operator(row[len("foreach_") :])
     if row.endswith("_inplace"):

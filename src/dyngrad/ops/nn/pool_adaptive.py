@@ -117,8 +117,23 @@ def adaptive_output_size(fn: str, input, output_size, nd: int) -> tuple:
     sequence whose Nones keep the input's sizes."""
     if isinstance(output_size, int):
         output_size = (output_size,) * nd
+    elif isinstance(output_size, float):
+        if nd != 1:  # the 2-d and 3-d forms take len() of it in Python first
+            raise TypeError("object of type 'float' has no len()")
+        raise TypeError(
+            f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, not float"
+        )
     elif input._data.ndim <= len(output_size):  # len() is Python's TypeError for None, float
         raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    for i, o in enumerate(output_size):
+        if isinstance(o, float):  # PyTorch's argument parser words the first element apart
+            raise TypeError(
+                f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, but found "
+                "element of type float at pos 0"
+                if i == 0
+                else f"{fn}(): argument 'output_size' failed to unpack the object at pos 2 with "
+                'error "type must be tuple of ints,but got float"'
+            )
     shape = input._data.shape
     sizes = tuple(
         shape[-len(output_size) + i] if o is None else o for i, o in enumerate(output_size)
@@ -218,6 +233,11 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     if input._data.ndim not in (2, 3):
         raise RuntimeError(
             f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: {list(input._data.shape)}"
+        )
+    if isinstance(output_size, float):
+        raise TypeError(
+            "adaptive_max_pool1d(): argument 'output_size' (position 2) must be tuple of ints, "
+            "not float"
         )
     size = _tuple(output_size, 1)[0]
     values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices=True)

@@ -83,6 +83,10 @@ OPMATH_OPS = frozenset(
         "renorm",
         "softmax",
         "log_softmax",
+        "adaptive_avg_pool2d",
+        "adaptive_avg_pool3d",
+        "adaptive_avg_pool2d_backward",
+        "adaptive_avg_pool3d_backward",
         # losses
         "mse_loss",
         "huber_loss",
