@@ -36,13 +36,31 @@ __all__ = [
     "widened_env",
 ]
 
+# rows whose forward and backward are each one PyTorch kernel (or one product) computed in
+# float32: mul's, and the activations (silu_backward, softmax's _softmax_backward_data, ...)
+_FUSED = {
+    "mul",
+    "div",
+    "mul_scalar",
+    "div_scalar",
+    "elu",
+    "gelu",
+    "hardsigmoid",
+    "hardswish",
+    "leaky_relu",
+    "logsigmoid",
+    "mish",
+    "rrelu_with_noise",
+    "silu",
+    "softplus",
+    "softmax",
+    "log_softmax",
+}
+
 OPMATH_OPS = frozenset(
-    {
+    _FUSED
+    | {
         # a product or quotient with a Python number or value: the number stays float32
-        "mul",
-        "div",
-        "mul_scalar",
-        "div_scalar",
         "addcmul",
         "addcdiv",
         "lerp",
@@ -51,18 +69,7 @@ OPMATH_OPS = frozenset(
         "deg2rad",
         "rad2deg",
         "sinc",
-        # activations of several steps
-        "elu",
-        "gelu",
         "glu",
-        "hardsigmoid",
-        "hardswish",
-        "leaky_relu",
-        "logsigmoid",
-        "mish",
-        "rrelu_with_noise",
-        "silu",
-        "softplus",
         # reductions: accumulated in float32
         "sum",
         "sum_dim",
@@ -81,8 +88,6 @@ OPMATH_OPS = frozenset(
         "norm_dim",
         "linalg_vector_norm",
         "renorm",
-        "softmax",
-        "log_softmax",
         "adaptive_avg_pool2d",
         "adaptive_avg_pool3d",
         "adaptive_avg_pool2d_backward",
@@ -97,29 +102,9 @@ OPMATH_OPS = frozenset(
     }
 )
 
-# the rows whose backward PyTorch computes as one kernel (silu_backward, softmax's
-# _softmax_backward_data, ...) or one product (mul's), which the same widening gives; the
-# others' backward is a composite of ops, each rounding, as the formulas already do
-OPMATH_BACKWARD = frozenset(
-    {
-        "mul",
-        "div",
-        "mul_scalar",
-        "div_scalar",
-        "elu",
-        "gelu",
-        "hardsigmoid",
-        "hardswish",
-        "leaky_relu",
-        "logsigmoid",
-        "mish",
-        "rrelu_with_noise",
-        "silu",
-        "softplus",
-        "softmax",
-        "log_softmax",
-    }
-)
+# the rows whose backward the same widening gives; the others' backward is a composite of
+# ops in PyTorch, each rounding, as the formulas already do
+OPMATH_BACKWARD = frozenset(_FUSED)
 
 # add and subtract with alpha: PyTorch casts alpha to the tensor's dtype first (as it does the
 # number of `x + 0.1`, which NumPy's rounding of a weak Python scalar already gives), then
