@@ -43,8 +43,8 @@ class Optimizer:
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
-        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
-        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        for name in _HOOK_STORES:
+            setattr(self, name, OrderedDict())
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of "
@@ -70,8 +70,18 @@ class Optimizer:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
-        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+        for name in _HOOK_STORES:
+            self.__dict__.setdefault(name, OrderedDict())
+        # a checkpoint from an older PyTorch: its groups lack the options added since (each
+        # PyTorch optimizer's __setstate__ sets them to their defaults) and its step counts
+        # are Python numbers (before 1.12), which become the 0-d tensors steps now are
+        for group in self.param_groups:
+            for name, default in self.defaults.items():
+                if default is not required:
+                    group.setdefault(name, default)
+        for value in self.state.values():
+            if isinstance(value, dict) and isinstance(value.get("step"), (int, float)):
+                value["step"] = step_counter(float(value["step"]))
 
     def __repr__(self) -> str:
         text = self.__class__.__name__ + " ("
@@ -180,9 +190,36 @@ class Optimizer:
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
 
+    def register_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Matches PyTorch's: `hook(optimizer)` before `state_dict()` builds its dict."""
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Matches PyTorch's: `hook(optimizer, state_dict)`, which may return a new dict."""
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Matches PyTorch's: `hook(optimizer, state_dict)` before loading, which may return
+        the dict to load instead."""
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Matches PyTorch's: `hook(optimizer)` after `load_state_dict()`."""
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     # ---- state_dict -----------------------------------------------------------------------
     def state_dict(self) -> dict:
         """Matches `torch.optim.Optimizer.state_dict`: parameters become their indices."""
+        for pre_hook in list(self._optimizer_state_dict_pre_hooks.values()):
+            pre_hook(self)
+        result = self._state_dict()
+        for post_hook in list(self._optimizer_state_dict_post_hooks.values()):
+            changed = post_hook(self, result)
+            if changed is not None:
+                result = changed
+        return result
+
+    def _state_dict(self) -> dict:
         index: dict[int, int] = {}
         start = 0
         param_groups = []
@@ -198,6 +235,16 @@ class Optimizer:
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Matches `torch.optim.Optimizer.load_state_dict`."""
+        state_dict = state_dict.copy()  # (a pre-hook may change it; the caller's is kept)
+        for pre_hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
+            changed = pre_hook(self, state_dict)
+            if changed is not None:
+                state_dict = changed
+        self._load_state_dict(state_dict)
+        for post_hook in list(self._optimizer_load_state_dict_post_hooks.values()):
+            post_hook(self)
+
+    def _load_state_dict(self, state_dict: dict) -> None:
         groups = self.param_groups
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -225,6 +272,25 @@ class Optimizer:
             if "param_names" in group and "param_names" not in saved:
                 saved["param_names"] = group["param_names"]
         self.__setstate__({"state": state, "param_groups": saved_groups})
+
+
+# the hook stores, by PyTorch's attribute names
+_HOOK_STORES = (
+    "_optimizer_step_pre_hooks",
+    "_optimizer_step_post_hooks",
+    "_optimizer_state_dict_pre_hooks",
+    "_optimizer_state_dict_post_hooks",
+    "_optimizer_load_state_dict_pre_hooks",
+    "_optimizer_load_state_dict_post_hooks",
+)
+
+
+def _add_hook(store: OrderedDict, hook, prepend: bool) -> RemovableHandle:
+    handle = RemovableHandle(store)
+    store[handle.id] = hook
+    if prepend:
+        store.move_to_end(handle.id, last=False)
+    return handle
 
 
 # `dyngrad.doctor` sets this to `observer(optimizer)`, called before every step while it watches.
