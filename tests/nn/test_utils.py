@@ -72,3 +72,25 @@ def test_parameters_to_vector_and_back():
     np.testing.assert_array_equal(model[1].bias.detach().numpy(), [12.0])
     with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
         nn.utils.vector_to_parameters([1], model.parameters())
+
+
+def test_clip_grad_norm_of_half_and_mixed_dtypes_matches_torch(torch):
+    def run(lib):
+        h = lib.nn.Parameter(lib.ones(2, dtype=lib.float16))
+        h.grad = lib.full((2,), 300.0, dtype=lib.float16)  # its square overflows float16
+        b = lib.nn.Parameter(lib.ones(3, dtype=lib.bfloat16))
+        b.grad = lib.full((3,), 0.1, dtype=lib.bfloat16)
+        a = lib.nn.Parameter(lib.ones(2))
+        a.grad = lib.ones(2) * 3
+        c = lib.nn.Parameter(lib.ones(2, dtype=lib.float64))
+        c.grad = lib.ones(2, dtype=lib.float64) * 4
+        totals = [
+            lib.nn.utils.clip_grad_norm_([h], 1.0),
+            lib.nn.utils.clip_grad_norm_([b], 10.0),
+            lib.nn.utils.clip_grad_norm_([a, c], 1.0),
+        ]
+        return [(str(t.dtype), t.item()) for t in totals] + [
+            p.grad.double().tolist() for p in (h, b, a, c)
+        ]
+
+    assert run(dyngrad) == run(torch)

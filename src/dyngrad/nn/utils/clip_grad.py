@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...graph.grad_mode import no_grad
+from ...runtime.dtypes import promote_types
 
 __all__ = [
     "get_total_norm",
@@ -26,6 +28,10 @@ def _tensors(parameters) -> list:
 
 
 def _vector_norm(array, norm_type: float):
+    """linalg.vector_norm of an array, as PyTorch's kernel: float16/bfloat16 accumulate in
+    float32 and round once (See Note [Reduced-precision opmath])."""
+    if array.dtype.itemsize == 2 and array.dtype.kind in "fV":
+        return np.asarray(_vector_norm(array.astype(np.float32), norm_type)).astype(array.dtype)
     a = np.abs(array.reshape(-1))
     if norm_type == math.inf:
         return a.max() if a.size else a.dtype.type(0)
@@ -46,9 +52,9 @@ def get_total_norm(
     norm_type = float(norm_type)
     if not tensors:
         return Tensor._wrap(np.array(0.0, np.float32))
-    norms = np.array(
-        [_vector_norm(t._data, norm_type) for t in tensors], dtype=tensors[0]._data.dtype
-    )
+    # the per-tensor norms stacked, as PyTorch's torch.stack: in their promoted dtype
+    dtype = functools.reduce(promote_types, (t.dtype for t in tensors)).np
+    norms = np.array([_vector_norm(t._data, norm_type) for t in tensors], dtype=dtype)
     total = np.asarray(_vector_norm(norms, norm_type), dtype=norms.dtype)
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(
