@@ -106,6 +106,7 @@ _FP32 = (
     "triplet_margin_loss",
     "multi_margin_loss",
     "multilabel_margin_loss",
+    "ctc_loss",
 )
 
 _PROMOTE = ("cat", "stack", "index_copy")
