@@ -312,7 +312,14 @@ class Tensor:
         return is_contiguous_as(self._data, check_format("is_contiguous", memory_format))
 
     def stride(self, dim: int | None = None):
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        data = self._data
+        strides = tuple(s // data.itemsize for s in data.strides)
+        if data.size == 0 and 0 in strides:  # NumPy's empty array: PyTorch's contiguous ones
+            strides, step = [], 1
+            for n in reversed(data.shape):
+                strides.insert(0, step)
+                step *= max(n, 1)
+            strides = tuple(strides)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self) -> int:

@@ -156,3 +156,12 @@ def test_tensor_dataset_training_loop_runs(torch):
     loader = DataLoader(TensorDataset(X, y), batch_size=16, shuffle=True)
     shapes = {(tuple(bx.shape), tuple(by.shape)) for bx, by in loader}
     assert shapes == {((16, 20), (16, 1))} and len(loader) == 8
+
+
+def test_iterator_class_names_match_torch(torch):
+    names = []
+    for lib in (dyngrad, torch):
+        loader = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(lib.arange(4.0)), 2)
+        names.append(type(iter(loader)).__name__)
+        assert lib.utils.data.dataloader._SingleProcessDataLoaderIter is type(iter(loader))
+    assert names[0] == names[1] == "_SingleProcessDataLoaderIter"

@@ -25,6 +25,11 @@ EXPANDS = [
     "t.rot90(t.ones(2, 3, 4), 1, [0, 2])",
     "t.rot90(t.ones(2, 3, 4), 3, [2, 0])",
     "t.rot90(t.ones(2, 3, 4), 5, [1, 2])",
+    # empty tensors: PyTorch's contiguous strides (a size 0 counted as 1)
+    "t.empty(0, 3)",
+    "t.zeros(2, 0, 3)",
+    "t.ones(3, 0)",
+    "t.empty(0)",
 ]
 
 

@@ -259,3 +259,20 @@ def test_tensor_lr_is_filled_in_place():
     sched.step()
     assert opt.param_groups[0]["lr"] is lr
     assert math.isclose(lr.item(), 0.05, rel_tol=1e-7)
+
+
+def test_old_base_class_name_is_a_subclass(lib):
+    # PyTorch keeps `_LRScheduler` as a subclass for old scripts: the built-in schedulers
+    # are not instances of it, a scheduler deriving from it works
+    opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=1.0)
+    schedulers = lib.optim.lr_scheduler
+    assert not isinstance(schedulers.CosineAnnealingLR(opt, 5), schedulers._LRScheduler)
+
+    class Halving(schedulers._LRScheduler):
+        def get_lr(self):
+            return [group["lr"] * 0.5 for group in self.optimizer.param_groups]
+
+    scheduler = Halving(opt)
+    opt.step()
+    scheduler.step()
+    assert scheduler.get_last_lr() == [0.25]

@@ -19,7 +19,11 @@ from .multiplicative import (
 from .one_cycle import OneCycleLR
 from .plateau import ReduceLROnPlateau
 
-_LRScheduler = LRScheduler  # PyTorch's old name, kept for the scripts that subclass it
+
+class _LRScheduler(LRScheduler):
+    """PyTorch's old base name, kept for the scripts that subclass it (a subclass of
+    LRScheduler, as PyTorch's: the built-in schedulers are not instances of it)."""
+
 
 __all__ = [
     "LRScheduler",

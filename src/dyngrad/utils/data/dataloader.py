@@ -8,8 +8,12 @@ import warnings
 
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
-from .iterators import SingleProcessDataLoaderIter
-from .multiprocess import MultiProcessingDataLoaderIter
+from .iterators import (  # noqa: F401 - PyTorch's names, for code that imports them from here
+    SingleProcessDataLoaderIter,
+    _BaseDataLoaderIter,
+    _SingleProcessDataLoaderIter,
+)
+from .multiprocess import MultiProcessingDataLoaderIter, _MultiProcessingDataLoaderIter  # noqa: F401
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader"]

@@ -47,8 +47,7 @@ class BaseDataLoaderIter:
 
     def __next__(self):
         if profiler.collector is not None:  # PyTorch's range: See Note [Profiler ranges]
-            # PyTorch's iterator classes start with "_": `_SingleProcessDataLoaderIter`
-            with profiler.record_function(f"enumerate(DataLoader)#_{type(self).__name__}.__next__"):
+            with profiler.record_function(f"enumerate(DataLoader)#{type(self).__name__}.__next__"):
                 return self._next_batch()
         return self._next_batch()
 
@@ -73,3 +72,12 @@ class SingleProcessDataLoaderIter(BaseDataLoaderIter):
 
     def _next_data(self):
         return self._fetcher.fetch(self._next_index())
+
+
+# PyTorch's class names (private there: `type(iter(loader)).__name__` is
+# "_SingleProcessDataLoaderIter")
+BaseDataLoaderIter.__name__ = BaseDataLoaderIter.__qualname__ = "_BaseDataLoaderIter"
+SingleProcessDataLoaderIter.__name__ = "_SingleProcessDataLoaderIter"
+SingleProcessDataLoaderIter.__qualname__ = "_SingleProcessDataLoaderIter"
+_BaseDataLoaderIter = BaseDataLoaderIter
+_SingleProcessDataLoaderIter = SingleProcessDataLoaderIter

@@ -213,3 +213,8 @@ def _describe_exit(code: int | None) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exit code {code}"
+
+
+MultiProcessingDataLoaderIter.__name__ = "_MultiProcessingDataLoaderIter"
+MultiProcessingDataLoaderIter.__qualname__ = "_MultiProcessingDataLoaderIter"
+_MultiProcessingDataLoaderIter = MultiProcessingDataLoaderIter
