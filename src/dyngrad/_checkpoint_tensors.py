@@ -118,7 +118,7 @@ def strided_view(storage, offset, size, stride, name: str):
             f"and itemsize {itemsize} requiring a storage size of {extent * itemsize} are out "
             f"of bounds for storage of size {storage.size * itemsize} ({name} is corrupt)"
         )
-    strides = tuple(st * itemsize if n > 1 else 0 for n, st in zip(size, stride))
+    strides = tuple(st * itemsize for st in stride)  # (a size-1 dim keeps its stride)
     xp = namespace(storage)
     view = xp.lib.stride_tricks.as_strided(storage[offset:], size, strides)
     if xp is np and any(n > 1 and st == 0 for n, st in zip(size, stride)):

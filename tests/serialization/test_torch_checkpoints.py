@@ -375,3 +375,12 @@ def test_legacy_torch_files_without_torch(tmp_path):
     with pytest.raises(RuntimeError, match="before PyTorch 1.6") as info:
         dyngrad.load(path)
     assert os.fspath(path) in str(info.value)
+
+
+def test_loaded_tensors_keep_torchs_strides(torch, tmp_path):
+    path = tmp_path / "strides.pt"
+    torch.save([torch.ones(1), torch.zeros(1, 1, 3), torch.arange(6.0).reshape(2, 3)[:, :1]], path)
+    ours = dyngrad.load(path)
+    theirs = torch.load(path)
+    assert [t.stride() for t in ours] == [t.stride() for t in theirs]
+    assert [t.tolist() for t in ours] == [t.tolist() for t in theirs]
