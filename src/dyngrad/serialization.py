@@ -16,6 +16,8 @@ import zlib
 from typing import TYPE_CHECKING
 
 from ._checkpoint_manifest import MANIFEST, read_manifest
+from ._checkpoint_names import ALLOWED_VALUES, PLAIN_CALLABLES, TENSOR_REBUILDERS, qualified_name
+from ._checkpoint_records import locate_pickle
 from ._checkpoint_trusted import load_trusted
 from ._checkpoint_writer import archive_name, pickle_checkpoint, write_checkpoint
 from ._safe_globals import (
@@ -32,6 +34,7 @@ if TYPE_CHECKING:  # zipfile (and the pathlib it loads) is imported by load and 
     import zipfile
 
 __all__ = [
+    "get_unsafe_globals_in_checkpoint",
     "save",
     "load",
     "add_safe_globals",
@@ -156,6 +159,45 @@ def load(
             )
         except corrupt as exc:
             raise RuntimeError(f"{name} is corrupt: {exc}") from None
+
+
+def get_unsafe_globals_in_checkpoint(f) -> list[str]:
+    """Matches `torch.serialization.get_unsafe_globals_in_checkpoint`: the globals a
+    checkpoint's pickle names that a weights_only load would refuse (unless marked safe with
+    `add_safe_globals`), read from its opcodes: nothing in the file runs."""
+    import pickletools
+    import zipfile
+
+    name = os.fspath(f) if _is_path(f) else getattr(f, "name", "<file object>")
+    data = _read_all(f)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, ValueError, EOFError):
+        raise RuntimeError(_not_a_zip(name, data)) from None
+    with archive:
+        pickled = locate_pickle(archive, name)[0]
+    safe = allowed_globals()
+    found, strings, memo = [], [], {}
+    for op, arg, _ in pickletools.genops(pickled):
+        if op.name in ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE"):
+            strings.append(arg)
+        elif op.name in ("BINPUT", "LONG_BINPUT", "PUT") and strings:
+            memo[arg] = strings[-1]
+        elif op.name == "MEMOIZE" and strings:
+            memo[len(memo)] = strings[-1]
+        elif op.name in ("BINGET", "LONG_BINGET", "GET") and arg in memo:
+            strings.append(memo[arg])
+        elif op.name == "GLOBAL":
+            found.append(tuple(arg.split(" ", 1)))
+        elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+            found.append((strings[-2], strings[-1]))
+    unsafe = set()
+    for module, global_name in found:
+        key = qualified_name(module, global_name)
+        known = key in ALLOWED_VALUES or key in PLAIN_CALLABLES or key in TENSOR_REBUILDERS
+        if not known and key not in safe:
+            unsafe.add(f"{module}.{global_name}")
+    return sorted(unsafe)
 
 
 def _weights_only(weights_only: bool | None, pickle_module) -> bool:

@@ -384,3 +384,17 @@ def test_loaded_tensors_keep_torchs_strides(torch, tmp_path):
     theirs = torch.load(path)
     assert [t.stride() for t in ours] == [t.stride() for t in theirs]
     assert [t.tolist() for t in ours] == [t.tolist() for t in theirs]
+
+
+class _Custom:
+    pass
+
+
+def test_unsafe_globals_are_listed_as_torch(torch, tmp_path):
+    path = tmp_path / "unsafe.pt"
+    torch.save({"w": torch.ones(2), "p": torch.nn.Parameter(torch.ones(1)), "c": _Custom()}, path)
+    expected = torch.serialization.get_unsafe_globals_in_checkpoint(path)
+    assert dyngrad.serialization.get_unsafe_globals_in_checkpoint(path) == expected
+    assert expected == [f"{__name__}._Custom"]
+    with dyngrad.serialization.safe_globals([_Custom]):
+        assert dyngrad.serialization.get_unsafe_globals_in_checkpoint(path) == []
