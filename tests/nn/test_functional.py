@@ -293,3 +293,13 @@ def test_max_pool_ties_and_nan_pick_torch_indices(values, torch):
     ours.sum().backward()
     theirs.sum().backward()
     np.testing.assert_array_equal(ours_in.grad.numpy(), theirs_in.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "int64"])
+def test_pdist_refuses_dtypes_as_torch(dtype, torch):
+    raised = []
+    for lib in (dyngrad, torch):
+        with pytest.raises((RuntimeError, NotImplementedError)) as info:
+            lib.nn.functional.pdist(lib.ones(3, 2, dtype=getattr(lib, dtype)))
+        raised.append((type(info.value).__name__, str(info.value).splitlines()[0]))
+    assert raised[0] == raised[1]

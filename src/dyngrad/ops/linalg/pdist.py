@@ -41,7 +41,11 @@ def pdist(input, p: float = 2):
     """Matches `torch.pdist`: the distances between rows i < j, in row-major order."""
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
+    if input._data.dtype.itemsize == 2:  # PyTorch's kernel has no half types
+        raise NotImplementedError(f"\"pdist\" not implemented for '{input.dtype._legacy}'")
     p = float(p) if p != math.inf else math.inf
     return apply(PDIST, (input.contiguous(),), {"p": p})  # PyTorch's kernel takes C order
