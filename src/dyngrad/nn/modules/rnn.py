@@ -13,9 +13,11 @@ import warnings
 
 import numpy as np
 
+from ...amp import autocast_mode
 from ...ops.creation.factories import empty, tensor, zeros
 from ...ops.elementwise.compare import where
 from ...ops.shape.joining import cat, stack
+from ...runtime.dtypes import bfloat16, float32
 from .. import functional as F
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, padded_sorted
@@ -53,10 +55,12 @@ def _check_options(hidden_size, num_layers, dropout, proj_size) -> None:
 
 
 def _held(alive, new, old):
-    """`new` for the sequences still running, `old` (held) for those that have ended."""
+    """`new` for the sequences still running, `old` (held) for those that have ended, in
+    `new`'s dtype (PyTorch's packed loop never mixes the two: a bfloat16 step under autocast
+    stays bfloat16)."""
     if isinstance(new, tuple):
-        return tuple(where(alive, n, o) for n, o in zip(new, old))
-    return where(alive, new, old)
+        return tuple(_held(alive, n, o) for n, o in zip(new, old))
+    return where(alive, new, old if old.dtype == new.dtype else old.to(new.dtype))
 
 
 class RNNBase(Module):
@@ -134,6 +138,8 @@ class RNNBase(Module):
             s += f", bidirectional={self.bidirectional}"
         return s
 
+    _compute_dtype = None  # set while an LSTM runs in bfloat16 under CPU autocast
+
     def _weights(self, layer: int, suffix: str) -> tuple:
         get = lambda kind: (
             getattr(self, f"{kind}_l{layer}{suffix}")
@@ -141,7 +147,10 @@ class RNNBase(Module):
             if (self.bias or kind.startswith("weight"))
             else None
         )
-        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
+        weights = get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
+        if self._compute_dtype is not None:
+            weights = tuple(None if w is None else w.to(self._compute_dtype) for w in weights)
+        return weights
 
     def _check_input(self, input) -> None:
         if input.dim() not in (2, 3):
@@ -323,6 +332,29 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        # under CPU bfloat16 autocast PyTorch runs an unpacked float LSTM as oneDNN's
+        # bfloat16 kernel (input, state and weights cast); anything else runs as it comes
+        low = None
+        if (
+            autocast_mode.is_autocast_enabled("cpu")
+            and autocast_mode.get_autocast_dtype("cpu") is bfloat16
+            and not isinstance(input, PackedSequence)
+            and input.dtype in (float32, bfloat16)
+        ):
+            low = bfloat16
+            input = input.to(low)
+            if hx is not None:
+                hx = tuple(h.to(low) for h in hx)
+        if low is None:  # PyTorch's cells, their products under autocast as any
+            return self._run(input, hx)
+        self._compute_dtype = low
+        try:
+            with autocast_mode.autocast("cpu", enabled=False):
+                return self._run(input, hx)
+        finally:
+            self._compute_dtype = None
+
+    def _run(self, input, hx):
         padded, hx, unbatched, alive = self._prepare(input, hx)
         if hx is None:
             hx = (self._zeros(padded), self._zeros(padded))

@@ -30,7 +30,7 @@ def gru_step(gi, h, w_hh, b_hh):
     r = (i_r + h_r).sigmoid()
     z = (i_z + h_z).sigmoid()
     n = (i_n + r * h_n).tanh()
-    return (1 - z) * n + z * h
+    return (h - n) * z + n  # PyTorch's order (its fused CPU cell): h' = (1 - z) n + z h
 
 
 def lstm_step(gi, state, w_hh, b_hh):
