@@ -37,6 +37,7 @@ _LOWER_PRECISION_FP = (
     "scaled_dot_product_attention",
     "linalg_vecdot",
     "affine_grid_generator",
+    "_mkldnn_rnn",  # an unpacked nn.LSTM's entry (oneDNN's kernel in PyTorch)
 )
 
 _FP32 = (

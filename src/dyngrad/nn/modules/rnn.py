@@ -13,11 +13,10 @@ import warnings
 
 import numpy as np
 
-from ...amp import autocast_mode
 from ...ops.creation.factories import empty, tensor, zeros
 from ...ops.elementwise.compare import where
 from ...ops.shape.joining import cat, stack
-from ...runtime.dtypes import bfloat16, float32
+from ...ops.table import record as recording
 from .. import functional as F
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, padded_sorted
@@ -138,7 +137,7 @@ class RNNBase(Module):
             s += f", bidirectional={self.bidirectional}"
         return s
 
-    _compute_dtype = None  # set while an LSTM runs in bfloat16 under CPU autocast
+    _cast_weights = None  # parameter id -> its cast, while an LSTM runs as oneDNN's kernel
 
     def _weights(self, layer: int, suffix: str) -> tuple:
         get = lambda kind: (
@@ -148,8 +147,8 @@ class RNNBase(Module):
             else None
         )
         weights = get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
-        if self._compute_dtype is not None:
-            weights = tuple(None if w is None else w.to(self._compute_dtype) for w in weights)
+        if self._cast_weights is not None:
+            weights = tuple(None if w is None else self._cast_weights[id(w)] for w in weights)
         return weights
 
     def _check_input(self, input) -> None:
@@ -332,27 +331,20 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
-        # under CPU bfloat16 autocast PyTorch runs an unpacked float LSTM as oneDNN's
-        # bfloat16 kernel (input, state and weights cast); anything else runs as it comes
-        low = None
-        if (
-            autocast_mode.is_autocast_enabled("cpu")
-            and autocast_mode.get_autocast_dtype("cpu") is bfloat16
-            and not isinstance(input, PackedSequence)
-            and input.dtype in (float32, bfloat16)
-        ):
-            low = bfloat16
-            input = input.to(low)
-            if hx is not None:
-                hx = tuple(h.to(low) for h in hx)
-        if low is None:  # PyTorch's cells, their products under autocast as any
+        # under CPU autocast PyTorch runs an unpacked LSTM as oneDNN's kernel, `_mkldnn_rnn`,
+        # on its autocast list: input, state and weights cast to the autocast dtype, so the
+        # outputs and states come out in it (See Note [Autocast policy])
+        if recording.autocast is None or isinstance(input, PackedSequence):
             return self._run(input, hx)
-        self._compute_dtype = low
+        weights = list(self.parameters(recurse=False))
+        states = () if hx is None else tuple(hx)
+        cast = recording.autocast("_mkldnn_rnn", (input, *states, *weights))
+        input, states = cast[0], cast[1 : 1 + len(states)]
+        self._cast_weights = {id(w): c for w, c in zip(weights, cast[1 + len(states) :])}
         try:
-            with autocast_mode.autocast("cpu", enabled=False):
-                return self._run(input, hx)
+            return self._run(input, states or None)
         finally:
-            self._compute_dtype = None
+            self._cast_weights = None
 
     def _run(self, input, hx):
         padded, hx, unbatched, alive = self._prepare(input, hx)
