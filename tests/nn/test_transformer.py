@@ -373,9 +373,9 @@ def test_word_language_model_subclass_matches_torch(torch):
 
 
 def test_padded_eval_batch_warns_once_as_torchs_nested_tensor_path(monkeypatch):
-    from dyngrad.nn.modules import transformer
+    from dyngrad.runtime import warn_always
 
-    monkeypatch.setattr(transformer, "_nested_warned", [])
+    monkeypatch.setattr(warn_always, "_warned", set())
     layer = dyngrad.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
     encoder = dyngrad.nn.TransformerEncoder(layer, 1).eval()
     padding = dyngrad.tensor([[False] * 5, [False, False, False, True, True]])

@@ -26,6 +26,8 @@ from __future__ import annotations
 import weakref
 from typing import NamedTuple
 
+import numpy as np
+
 from .._tensor import Tensor
 from ..graph.grad_mode import _DecoratorContextManager, enable_grad
 from ..graph.grad_mode import state as grad_state
@@ -112,15 +114,12 @@ class dual_level(_DecoratorContextManager):
         exit_dual_level()
 
 
-def _check_level(level) -> int:
-    if level is None:
-        level = _state.level
-    if level is None:
+def _check_level(level) -> None:
+    if (_state.level if level is None else level) is None:
         raise RuntimeError(
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
             "enter_dual_level() first."
         )
-    return level
 
 
 def make_dual(tensor, tangent, *, level=None):
@@ -173,6 +172,12 @@ def hidden_tangents():
 # ---- propagation: See Note [Forward AD from the backward formulas] ----------------------------
 
 
+def _tangents(args):
+    """Each argument's tangent (None where it has none), or None when none has one."""
+    tangents = tuple(tangent_of(a) for a in args)
+    return tangents if any(t is not None for t in tangents) else None
+
+
 def _observe(op, args, attrs, result) -> None:
     if _state.previous is not None:
         _state.previous(op, args, attrs, result)
@@ -184,8 +189,8 @@ def _observe(op, args, attrs, result) -> None:
         if result._base is not None:  # written through a view: the base's tangent too
             _write_into_base(result, tangent)
         return
-    tangents = [tangent_of(a) for a in args]
-    if any(t is not None for t in tangents):
+    tangents = _tangents(args)
+    if tangents is not None:
         _attach(result, _jvp(op, args, attrs, result, tangents))
 
 
@@ -194,8 +199,8 @@ def _observe_inplace(op, args, attrs, new_value) -> None:
     they are now (the old value among them)."""
     if _state.busy:
         return
-    tangents = [tangent_of(a) for a in args]
-    if any(t is not None for t in tangents):
+    tangents = _tangents(args)
+    if tangents is not None:
         (tangent,) = _jvp(op, args, attrs, Tensor._wrap(new_value), tangents)
         if tangent is not None:
             _state.pending[id(args[0])] = tangent
@@ -299,8 +304,7 @@ def tangents_of(args):
     when no dual level is open or no argument carries one."""
     if _state.level is None or _state.busy:
         return None
-    tangents = tuple(tangent_of(a) for a in args)
-    return tangents if any(t is not None for t in tangents) else None
+    return _tangents(args)
 
 
 def custom_jvp(cls, ctx, tangents, result) -> None:
@@ -320,3 +324,18 @@ def custom_jvp(cls, ctx, tangents, result) -> None:
             f"{len(out)})"
         )
     _attach(result, out)
+
+
+def jvp_columns(func, inputs: tuple, i: int):
+    """The Jacobian's columns by forward mode, one per element e of `inputs[i]`: for each, the
+    flat tangents (arrays, None where none) of `func`'s outputs (a sequence of tensors) when
+    `inputs[i]` alone moves along its e-th element. (gradcheck and `jacobian` read these.)"""
+    t = inputs[i]
+    for e in range(t._data.size):
+        direction = np.zeros(t._data.size, t._data.dtype)
+        direction[e] = 1
+        with dual_level():
+            args = list(inputs)
+            args[i] = make_dual(t, Tensor._wrap(direction.reshape(t._data.shape)))
+            tangents = [tangent_of(out) for out in func(*args)]
+            yield [None if g is None else g.detach()._data.reshape(-1) for g in tangents]

@@ -313,20 +313,16 @@ def _forward_jacobian(func, inputs: tuple, is_inputs_tuple: bool):
     inputs = tuple(t.detach() for t in inputs)
     is_outputs_tuple, outputs = _as_tuple(func(*inputs), OUTPUTS, "jacobian")
     jac = [[[] for _ in inputs] for _ in outputs]
-    for i, inp in enumerate(inputs):
-        for e in range(inp.nelement()):
-            direction = zeros(inp.nelement(), dtype=inp.dtype)
-            direction[e] = 1
-            with forward_ad.dual_level():
-                duals = [
-                    forward_ad.make_dual(t, direction.view(t.shape) if k == i else zeros_like(t))
-                    for k, t in enumerate(inputs)
-                ]
-                _, outs = _as_tuple(func(*duals), OUTPUTS, "jacobian")
-                for j, out in enumerate(outs):
-                    tangent = forward_ad.unpack_dual(out).tangent
-                    column = zeros_like(out) if tangent is None else tangent.detach()
-                    jac[j][i].append(column.reshape(-1))
+
+    def call(*args):
+        return _as_tuple(func(*args), OUTPUTS, "jacobian")[1]
+
+    for i in range(len(inputs)):
+        for tangents in forward_ad.jvp_columns(call, inputs, i):
+            for j, (out, g) in enumerate(zip(outputs, tangents)):
+                jac[j][i].append(
+                    zeros(out.nelement(), dtype=out.dtype) if g is None else Tensor._wrap(g)
+                )
     result = tuple(
         tuple(
             stack(columns, -1).view(*outputs[j].shape, *inp.shape)

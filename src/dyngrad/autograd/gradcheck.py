@@ -213,19 +213,13 @@ def _compare_forward_jacobians(func, inputs, targets, everything, picks, options
     against the numerical Jacobians."""
     numerical = _numerical_jacobians(lambda: _tensors(func(*inputs)), targets, options.eps)
     for i, t in enumerate(targets):
-        size = t._data.size
-        columns = {k: np.zeros((size, everything[k]._data.size)) for k in picks}
-        for e in range(size):
-            direction = np.zeros(size, t._data.dtype)
-            direction[e] = 1
-            tangent = Tensor._wrap(direction.reshape(t._data.shape))
-            with forward_ad.dual_level():
-                dual = forward_ad.make_dual(t, tangent)
-                outs = _tensors(func(*[dual if a is t else a for a in inputs]))
-                for k in picks:
-                    found = forward_ad.unpack_dual(outs[k]).tangent
-                    if found is not None:
-                        columns[k][e] = found.detach()._data.reshape(-1)
+        position = next(p for p, a in enumerate(inputs) if a is t)
+        columns = {k: np.zeros((t._data.size, everything[k]._data.size)) for k in picks}
+        found = forward_ad.jvp_columns(lambda *a: _tensors(func(*a)), inputs, position)
+        for e, tangents in enumerate(found):
+            for k in picks:
+                if tangents[k] is not None:
+                    columns[k][e] = tangents[k]
         for j, k in enumerate(picks):
             a, n = columns[k], numerical[i][k]
             if not np.allclose(a, n, rtol=options.rtol, atol=options.atol, equal_nan=True):

@@ -180,15 +180,11 @@ class Optimizer:
 
     def register_step_pre_hook(self, hook) -> RemovableHandle:
         """Matches `torch.optim.Optimizer.register_step_pre_hook`: `hook(opt, args, kwargs)`."""
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_step_pre_hooks, hook, prepend=False)
 
     def register_step_post_hook(self, hook) -> RemovableHandle:
         """Matches `torch.optim.Optimizer.register_step_post_hook`."""
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_step_post_hooks, hook, prepend=False)
 
     def register_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
         """Matches PyTorch's: `hook(optimizer)` before `state_dict()` builds its dict."""

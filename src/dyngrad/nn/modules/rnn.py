@@ -11,15 +11,13 @@ from __future__ import annotations
 import numbers
 import warnings
 
-import numpy as np
-
 from ...ops.creation.factories import empty, tensor, zeros
 from ...ops.elementwise.compare import where
 from ...ops.shape.joining import cat, stack
 from ...ops.table import record as recording
 from .. import functional as F
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence, padded_sorted
+from ..utils.rnn import PackedSequence, padded_sorted, sorted_lengths
 from .module import Module
 from .rnn_cell import RNNCellBase, gru_step, lstm_step, rnn_step
 
@@ -210,8 +208,7 @@ class RNNBase(Module):
             # as PyTorch: run the batch in its packed (length-sorted) order, hx permuted to it
             padded = padded_sorted(input)
             self._check_input(padded)
-            sizes = input.batch_sizes.numpy()
-            lengths = tensor((sizes[None, :] > np.arange(int(sizes[0]))[:, None]).sum(1))
+            lengths = tensor(sorted_lengths(input.batch_sizes.numpy()))
             steps = tensor(range(padded.shape[0]))
             if hx is not None and input.sorted_indices is not None:
                 hx = _permute_hidden(hx, input.sorted_indices)

@@ -10,6 +10,7 @@ from ... import backends
 from ...graph.grad_mode import is_grad_enabled
 from ...ops.creation.factories import full
 from ...ops.shape.diagonal import triu
+from ...runtime.warn_always import warn_once
 from .. import functional as F
 from .. import init
 from ..functional_attention import canonical_mask, none_or_dtype
@@ -142,13 +143,9 @@ class TransformerEncoder(Module):
         return padded.unsqueeze(-1)
 
 
-_nested_warned = []
-
-
 def _warn_nested_prototype() -> None:
     # where PyTorch builds a nested tensor it warns, once per process (TORCH_WARN_ONCE)
-    if not _nested_warned:
-        _nested_warned.append(True)
+    if warn_once("nested tensor prototype"):
         warnings.warn(
             "The PyTorch API of nested tensors is in prototype stage and will change in the "
             "near future. We recommend specifying layout=torch.jagged when constructing a nested "

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...graph.grad_mode import no_grad
-from ...runtime.dtypes import promote_types
+from ...runtime.dtypes import LOW_PRECISION, promote_types
 
 __all__ = [
     "get_total_norm",
@@ -30,7 +30,7 @@ def _tensors(parameters) -> list:
 def _vector_norm(array, norm_type: float):
     """linalg.vector_norm of an array, as PyTorch's kernel: float16/bfloat16 accumulate in
     float32 and round once (See Note [Reduced-precision opmath])."""
-    if array.dtype.itemsize == 2 and array.dtype.kind in "fV":
+    if array.dtype in LOW_PRECISION:
         return np.asarray(_vector_norm(array.astype(np.float32), norm_type)).astype(array.dtype)
     a = np.abs(array.reshape(-1))
     if norm_type == math.inf:

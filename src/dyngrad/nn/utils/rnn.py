@@ -129,6 +129,11 @@ def pack_padded_sequence(input, lengths, batch_first: bool = False, enforce_sort
     return PackedSequence(data, tensor(batch_sizes), sorted_indices, None)
 
 
+def sorted_lengths(batch_sizes: np.ndarray) -> np.ndarray:
+    """Each sequence's length, in the packed (length-sorted) order, from the batch sizes."""
+    return (batch_sizes[None, :] > np.arange(int(batch_sizes[0]))[:, None]).sum(1)
+
+
 def padded_sorted(sequence: PackedSequence, padding_value=0.0, length: int | None = None):
     """ATen's `_pad_packed_sequence`: the time-major padded batch in the packed (sorted)
     order, filled block by block of steps with one batch size (CopySlices)."""
@@ -170,7 +175,7 @@ def pad_packed_sequence(
             )
         length = total_length
     padded = _time_major(padded_sorted(sequence, padding_value, length), batch_first)
-    lengths = (batch_sizes[None, :] > np.arange(int(batch_sizes[0]))[:, None]).sum(1)
+    lengths = sorted_lengths(batch_sizes)
     if sequence.unsorted_indices is not None:
         padded = padded.index_select(0 if batch_first else 1, sequence.unsorted_indices)
         lengths = lengths[sequence.unsorted_indices.numpy()]

@@ -191,7 +191,7 @@ def _power(xp, x, y):
             odd = (y % 2).astype(bool)
             inverse = xp.where(x == 1, 1, xp.where(x == -1, xp.where(odd, -1, 1), 0))
             return xp.where(y < 0, inverse, out).astype(out.dtype, copy=False)
-    if (type(y) is int or type(y) is float) and x.dtype.itemsize == 2 and x.dtype.kind in "fV":
+    if (type(y) is int or type(y) is float) and x.dtype in dtypes.LOW_PRECISION:
         return _reduced_power(x, y)
     return x**y
 

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ...runtime.dtypes import LOW_PRECISION
 from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
@@ -128,7 +129,7 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         )
     )
     if not use_mm:
-        if a.dtype.itemsize == 2:  # PyTorch's direct kernel has no half types
+        if a.dtype in LOW_PRECISION:  # PyTorch's direct kernel has no half types
             raise NotImplementedError(f"\"cdist\" not implemented for '{x1.dtype._legacy}'")
         return apply(CDIST, (x1, x2), {"p": p})
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])

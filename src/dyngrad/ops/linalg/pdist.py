@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..._tensor import Tensor
+from ...runtime.dtypes import LOW_PRECISION
 from ..table.record import apply
 from ..table.registry import defop
 from ..table.surface import public
@@ -45,7 +46,7 @@ def pdist(input, p: float = 2):
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    if input._data.dtype.itemsize == 2:  # PyTorch's kernel has no half types
+    if input._data.dtype in LOW_PRECISION:  # PyTorch's kernel has no half types
         raise NotImplementedError(f"\"pdist\" not implemented for '{input.dtype._legacy}'")
     p = float(p) if p != math.inf else math.inf
     return apply(PDIST, (input.contiguous(),), {"p": p})  # PyTorch's kernel takes C order

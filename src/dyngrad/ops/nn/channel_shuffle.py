@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
+from ...runtime.dtypes import LOW_PRECISION
 from ..table.inplace import apply_inplace
 from ..table.record import apply
 from ..table.registry import defop
@@ -75,7 +76,7 @@ def _noise(input, lower, upper, training, generator):
     # row-major order (so the same draws after the same seed); else the mean slope
     if not training:  # PyTorch's leaky_relu with that slope: a float32 one for half types
         dtype = input._data.dtype
-        dtype = np.float32 if dtype.itemsize == 2 and dtype.kind in "fV" else dtype
+        dtype = np.float32 if dtype in LOW_PRECISION else dtype
         return Tensor._wrap(np.asarray((lower + upper) / 2, dtype=dtype))
     a = np.ascontiguousarray(input._data)
     below = a <= 0

@@ -291,26 +291,27 @@ def _check_params(input, weight, stride, padding, dilation, groups, nd: int) -> 
         )
 
 
-def _mkldnn_message(input, other, name: str) -> str:
-    # a bfloat16 input goes to oneDNN, whose check names the legacy tensor types
-    return (
-        f"Input type (CPU{input.dtype._legacy}Type) and {name} type (torch."
-        f"{other.dtype._legacy}Tensor) should be the same or input should be a MKLDNN tensor "
-        f"and {name} is a dense tensor\n"
-        f"Cast the {name} with `.to({input.dtype})` or the input with `.to({other.dtype})`."
+def _dtype_mismatch(input, other, name: str) -> RuntimeError:
+    """PyTorch's error for a weight or bias of another dtype than the input: oneDNN's words
+    for a bfloat16 input (it names the legacy tensor types), the kernel's otherwise."""
+    hint = (
+        f"The input is {input.dtype} and the {name} {other.dtype}: cast one to the other (a "
+        "module's parameters with `module.to(dtype)`)."
+    )
+    if input.dtype.name == "bfloat16":
+        return RuntimeError(
+            f"Input type (CPU{input.dtype._legacy}Type) and {name} type (torch."
+            f"{other.dtype._legacy}Tensor) should be the same or input should be a MKLDNN "
+            f"tensor and {name} is a dense tensor\n{hint}"
+        )
+    return RuntimeError(
+        f"expected scalar type {input.dtype._legacy} but found {other.dtype._legacy}\n{hint}"
     )
 
 
 def _check_weight_dtype(input, weight) -> None:
-    if input.dtype == weight.dtype:
-        return
-    if input.dtype.name == "bfloat16":
-        raise RuntimeError(_mkldnn_message(input, weight, "weight"))
-    raise RuntimeError(
-        f"expected scalar type {input.dtype._legacy} but found {weight.dtype._legacy}\n"
-        f"The input is {input.dtype} and the weight {weight.dtype}: cast one to the other "
-        "(a module's parameters with `module.to(dtype)`)."
-    )
+    if input.dtype != weight.dtype:
+        raise _dtype_mismatch(input, weight, "weight")
 
 
 def convolution(input, weight, bias, stride, padding, dilation, groups, nd: int):
@@ -352,14 +353,11 @@ def convolution_transpose(
     _check_bias(weight, bias, True, groups)
     _check_weight_dtype(input, weight)
     if bias is not None and bias.dtype != input.dtype:
-        if input.dtype.name == "bfloat16":
-            raise RuntimeError(_mkldnn_message(input, bias, "bias"))
-        if nd == 3:  # PyTorch's 3-d kernel (slow_conv_transpose3d) checks the bias too
-            raise RuntimeError(
-                f"expected scalar type {input.dtype._legacy} but found {bias.dtype._legacy}\n"
-                f"The input is {input.dtype} and the bias {bias.dtype}: cast one to the other."
-            )
-        bias = bias.to(input.dtype)  # the 1-d and 2-d kernels add a bias of any float type
+        # oneDNN (bfloat16) and the 3-d kernel (slow_conv_transpose3d) check the bias too;
+        # the 1-d and 2-d kernels add a bias of any float type
+        if input.dtype.name == "bfloat16" or nd == 3:
+            raise _dtype_mismatch(input, bias, "bias")
+        bias = bias.to(input.dtype)
     stride, padding = _tuple(stride, nd), _tuple(padding, nd)
     dilation, output_padding = _tuple(dilation, nd), _tuple(output_padding, nd)
     for op, s, d in zip(output_padding, stride, dilation):

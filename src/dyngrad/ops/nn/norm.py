@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import math
 
+from ...runtime import dtypes
+from ...runtime.dtypes import LOW_PRECISION
 from ...size import Size
 from ..arrays.axis_sums import by_blas, last_sum, lead_sum
 from ..table.argument_errors import type_name
@@ -28,18 +30,17 @@ from ..table.array_backward import ArrayBackward
 from ..table.record import apply
 from ..table.registry import defop
 
-_REDUCED = ("float16", "bfloat16")
-
 
 def _up(xp, a):
     """An array in its compute type: float32 for float16/bfloat16 (Note [Normalization in
-    float32]), else itself."""
-    return a if a is None or a.dtype.name not in _REDUCED else a.astype(xp.float32)
+    float32]), else itself. (Not the op table's opmath wrapper: batch norm writes its running
+    statistics in place, which a widened copy would lose.)"""
+    return a if a is None or a.dtype not in LOW_PRECISION else a.astype(xp.float32)
 
 
 def _up_tensor(t):
     """`_up` for the formulas' Tensors: float32 for float16/bfloat16."""
-    return t.float() if t is not None and t.dtype.name in _REDUCED else t
+    return t.float() if t is not None and t._data.dtype in LOW_PRECISION else t
 
 
 def _stats(xp, x, dims, eps):
@@ -384,14 +385,14 @@ def check_param_dtypes(input, params) -> None:
                     "that dtype."
                 )
         return
-    if input.dtype.name not in _REDUCED + ("float32",):
+    if input._data.dtype not in LOW_PRECISION and input.dtype is not dtypes.float32:
         raise RuntimeError(
             "mixed dtype (CPU): all inputs must share same datatype.\n"
             f"The input is {input.dtype} and a parameter {given[0].dtype}: cast the module "
             f"with `.to({input.dtype})`."
         )
     for t in given:
-        if t.dtype.name != "float32":
+        if t.dtype is not dtypes.float32:
             raise RuntimeError(
                 "mixed dtype (CPU): expect parameter to have scalar type of Float\n"
                 f"A {input.dtype} input takes float32 parameters or parameters of its own "

@@ -112,6 +112,13 @@ ADAPTIVE_MAX_POOL = {
 # ---- the functional forms: PyTorch's checks of the sizes, in its order -------------------------
 
 
+def _float_size(fn: str) -> TypeError:
+    # PyTorch's argument parser, given a float for a 1-d pool's output_size
+    return TypeError(
+        f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, not float"
+    )
+
+
 def adaptive_output_size(fn: str, input, output_size, nd: int) -> tuple:
     """`output_size` as PyTorch's Python layer reads it (`_list_with_default`): an int, or a
     sequence whose Nones keep the input's sizes."""
@@ -120,9 +127,7 @@ def adaptive_output_size(fn: str, input, output_size, nd: int) -> tuple:
     elif isinstance(output_size, float):
         if nd != 1:  # the 2-d and 3-d forms take len() of it in Python first
             raise TypeError("object of type 'float' has no len()")
-        raise TypeError(
-            f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, not float"
-        )
+        raise _float_size(fn)
     elif input._data.ndim <= len(output_size):  # len() is Python's TypeError for None, float
         raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     for i, o in enumerate(output_size):
@@ -235,10 +240,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
             f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: {list(input._data.shape)}"
         )
     if isinstance(output_size, float):
-        raise TypeError(
-            "adaptive_max_pool1d(): argument 'output_size' (position 2) must be tuple of ints, "
-            "not float"
-        )
+        raise _float_size("adaptive_max_pool1d")
     size = _tuple(output_size, 1)[0]
     values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices=True)
     values, indices = values.squeeze(-2), indices.squeeze(-2)

@@ -270,7 +270,7 @@ def _logsumexp_fwd(xp, x, *, dim, keepdim):
         m = xp.zeros([1 if d in dim else s for d, s in enumerate(x.shape)], x.dtype)
     # float16/bfloat16: PyTorch's composite rounds each step to the dtype, but its sum
     # accumulates in float32 (Note [Reduced-precision opmath])
-    wide = np.float32 if x.dtype.itemsize == 2 and x.dtype.kind in "fV" else None
+    wide = np.float32 if x.dtype in LOW_PRECISION else None
     with np.errstate(divide="ignore"):
         total = xp.sum(xp.exp(x - m), axis=dim, keepdims=True, dtype=wide).astype(x.dtype)
         out = xp.log(total) + m

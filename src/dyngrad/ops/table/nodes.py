@@ -59,7 +59,7 @@ class OpNode(Node):
         if self._attrs:
             env.update(self._attrs)
         env["g"] = grads[0] if op.n_outputs == 1 else grads
-        if op.opmath and not grad_state.enabled:  # See Note [Reduced-precision opmath]
+        if op.opmath_backward and not grad_state.enabled:  # See Note [Reduced-precision opmath]
             env = widened_env(env, Tensor._wrap)
         meta = self._meta
         if op.variadic:

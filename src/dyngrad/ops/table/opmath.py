@@ -26,11 +26,12 @@ import functools
 
 import numpy as np
 
+from ...runtime.dtypes import LOW_PRECISION
+
 __all__ = [
     "OPMATH_BACKWARD",
     "OPMATH_OPS",
     "ROUNDED_ATTRS",
-    "formulas_in_float32",
     "in_float32",
     "kernel_in_float32",
     "widened_env",
@@ -120,8 +121,7 @@ def _reduced(args):
     the float inputs of a row share one dtype, so the first array decides)."""
     for a in args:
         if type(a) is _ndarray:
-            dtype = a.dtype
-            return dtype if dtype.itemsize == 2 and dtype.kind in "fV" else None
+            return a.dtype if a.dtype in LOW_PRECISION else None
     return None
 
 
@@ -177,29 +177,14 @@ def kernel_in_float32(fn):
         out = fn(xp, needs, g, *_widened(saved, dtype))
         return None if out is None else _rounded(tuple(out), dtype)
 
-    kernel.__wrapped__ = fn
     return kernel
-
-
-def formulas_in_float32(bound):
-    """A row's formulas-on-arrays backward (`array_backward=FORMULAS`) that leaves a float16/
-    bfloat16 gradient to the Tensor formulas, which `widened_env` computes in float32."""
-
-    def run(node, g):
-        first = g if type(g) is not tuple else next((x for x in g if x is not None), None)
-        if first is not None and _reduced((first._data,)) is not None:
-            return None
-        return bound(node, g)
-
-    return run
 
 
 def widened_env(env: dict, wrap) -> dict:
     """The names a node's formulas read, its float16/bfloat16 gradient and saved tensors of
     that dtype widened to float32 (`wrap` makes a Tensor of an array); else `env` itself."""
     g = env["g"]
-    first = g if type(g) is not tuple else next((x for x in g if x is not None), None)
-    dtype = None if first is None else _reduced((first._data,))
+    dtype = _reduced([x._data for x in (g if type(g) is tuple else (g,)) if x is not None])
     if dtype is None:
         return env
     out = {}

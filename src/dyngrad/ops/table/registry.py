@@ -44,7 +44,6 @@ from .opmath import (
     OPMATH_BACKWARD,
     OPMATH_OPS,
     ROUNDED_ATTRS,
-    formulas_in_float32,
     in_float32,
     kernel_in_float32,
 )
@@ -84,7 +83,7 @@ class OpDef:
         "edge_mask",
         "refused",
         "mutates",
-        "opmath",
+        "opmath_backward",
     )
 
     def node_class(self):
@@ -157,8 +156,10 @@ def defop(
     # See Note [Reduced-precision opmath]
     if name in OPMATH_OPS or name in ROUNDED_ATTRS:
         op.fwd = in_float32(fwd, name in ROUNDED_ATTRS)
-    op.opmath = name in OPMATH_BACKWARD
-    if op.opmath and isinstance(array_backward, ArrayBackward):
+    op.opmath_backward = name in OPMATH_BACKWARD
+    if op.opmath_backward and array_backward is not None:
+        if not isinstance(array_backward, ArrayBackward):  # formulas on arrays would not widen
+            raise TypeError(f"{name}: an opmath backward needs an ArrayBackward kernel")
         array_backward.fn = kernel_in_float32(array_backward.fn)
     op.inputs = tuple(p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD)
     op.variadic = any(p.kind == p.VAR_POSITIONAL for p in params)
@@ -216,12 +217,6 @@ def defop(
     op.records = bool(grads)
     op.node_cls = None  # made on first use: See Note [Node classes on first use]
     op.array_backward = array_backward.bind(op) if array_backward is not None else None
-    if (
-        op.opmath
-        and op.array_backward is not None
-        and not isinstance(array_backward, ArrayBackward)
-    ):
-        op.array_backward = formulas_in_float32(op.array_backward)
     op.sparse = None
     # inputs the forward writes in place (batch norm's running statistics); their counters
     # are bumped by the op's caller, and by a replay (Note [In-place steps] in _dynamo/trace.py)
